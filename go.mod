@@ -1,0 +1,3 @@
+module github.com/edged-robotics/edged
+
+go 1.24

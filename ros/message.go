@@ -1,0 +1,64 @@
+package ros
+
+import "time"
+
+// PublisherInfo is what a publisher told us in its TCPROS connection
+// header. It is shared by every Message from that connection: read-only.
+type PublisherInfo struct {
+	CallerID          string // the publisher's node name
+	URI               string // the publisher's slave API URI
+	Type              string // e.g. sensor_msgs/Image
+	MD5Sum            string
+	MessageDefinition string // full text, with nested MSG: blocks
+	Latching          bool
+}
+
+// Message is one serialized message body as received (without the 4-byte
+// length prefix). Data is borrowed from a pool: it is valid until Release,
+// and the receiver must call Release exactly once.
+type Message struct {
+	Topic     string
+	Publisher *PublisherInfo
+	Data      []byte
+	Received  time.Time // wall clock at the end of the read
+
+	release func(*Message)
+}
+
+// Release returns the message's buffer to its pool. After Release the
+// Message and its Data must not be used.
+func (m *Message) Release() {
+	if m.release != nil {
+		r := m.release
+		m.release = nil
+		r(m)
+	}
+}
+
+// SubscribeOptions configures one subscription.
+type SubscribeOptions struct {
+	Topic string
+	// Type to register with the master; "" or "*" subscribes to any type
+	// (md5sum "*"), which is what edged does by default.
+	Type string
+	// QueueSize bounds the messages waiting for the consumer; when it is
+	// full the oldest waiting message is dropped and counted. Default 8.
+	QueueSize int
+	// MaxMessageBytes caps one frame read from a publisher; a larger
+	// length closes that connection and is counted. Default 64 MiB
+	// (a 4K rgb8 image is 24.9 MB, rgba16 would be 66 MB).
+	MaxMessageBytes int
+	// TCPNoDelay asks publishers for tcp_nodelay.
+	TCPNoDelay bool
+}
+
+// SubscriptionStats are the counters of one subscription, cumulative.
+type SubscriptionStats struct {
+	Messages   uint64 // delivered to the queue
+	Bytes      uint64 // message bytes received
+	Drops      uint64 // dropped because the consumer was slow
+	Errors     uint64 // connections closed for bad frames or headers
+	Connects   uint64 // publisher connections established
+	Reconnects uint64 // connections re-established after a loss
+	Publishers int    // currently connected publishers
+}
