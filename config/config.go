@@ -1,0 +1,193 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is the whole file. Zero values are replaced by the defaults
+// documented on each field before validation.
+type Config struct {
+	// RobotID names this robot in MQTT topics and episode ids. Required;
+	// letters, digits, '-', '_' and '.', at most 64 characters.
+	RobotID string `yaml:"robot_id"`
+	// DataDir holds episodes/ and outbox/. Default /var/lib/edged.
+	DataDir string         `yaml:"data_dir"`
+	ROS     ROS            `yaml:"ros"`
+	Cameras []CameraTopic  `yaml:"cameras"`
+	Joints  []JointTopic   `yaml:"joints"`
+	FSM     []FSMSource    `yaml:"fsm"`
+	Episode Episode        `yaml:"episode"`
+	Ring    Ring           `yaml:"ring"`
+	Sheet   Sheet          `yaml:"sheet"`
+	Uplink  Uplink         `yaml:"uplink"`
+	HTTP    HTTP           `yaml:"http"`
+	Capture CaptureOptions `yaml:"capture"`
+}
+
+// ROS is how edged joins the ROS graph.
+type ROS struct {
+	// MasterURI of the ROS master. Default "": $ROS_MASTER_URI at start,
+	// else http://localhost:11311 (resolved by the ros package, not here).
+	MasterURI string `yaml:"master_uri"`
+	// NodeName is edged's node name. Default /edged.
+	NodeName string `yaml:"node_name"`
+	// Host is the address publishers reach edged at. Default "":
+	// $ROS_IP, else $ROS_HOSTNAME, else the machine's hostname.
+	Host string `yaml:"host"`
+	// MaxMessage caps one received message. Default 64MiB (a 4K rgb8
+	// image is 24.9 MB).
+	MaxMessage Size `yaml:"max_message"`
+	// QueueSize bounds messages waiting per topic; the oldest is dropped
+	// and counted when full. Default 8.
+	QueueSize int `yaml:"queue_size"`
+}
+
+// CameraTopic is one camera: a sensor_msgs/Image or CompressedImage topic.
+type CameraTopic struct {
+	Topic string `yaml:"topic"`
+	// Name used in file names and metadata. Default: the topic.
+	Name string `yaml:"name"`
+}
+
+// JointTopic is one sensor_msgs/JointState topic.
+type JointTopic struct {
+	Topic string `yaml:"topic"`
+}
+
+// FSM source types.
+const (
+	FSMString    = "string"
+	FSMSmach     = "smach"
+	FSMActionlib = "actionlib"
+	FSMField     = "field"
+)
+
+// FSMSource is one topic the task state machine is read from.
+type FSMSource struct {
+	Topic string `yaml:"topic"`
+	// Type is string | smach | actionlib | field. Default string.
+	Type string `yaml:"type"`
+	// Field is the path of the state inside the message for type field,
+	// e.g. status.phase. Required for field, refused otherwise.
+	Field string `yaml:"field"`
+	// IdleStates are states between episodes: leaving them starts an
+	// episode, returning to one ends it. Default none.
+	IdleStates []string `yaml:"idle_states"`
+}
+
+// Episode says where episodes start and end besides idle states.
+type Episode struct {
+	// RecordingTopic is a std_msgs/Bool (true while recording) or
+	// std_msgs/String (the episode id, empty between episodes). Default
+	// none.
+	RecordingTopic string `yaml:"recording_topic"`
+	// MaxDuration closes an episode that runs longer. Default 1h.
+	MaxDuration Duration `yaml:"max_duration"`
+	// Instruction is the task given to the robot, stored with every
+	// episode. Default "".
+	Instruction string `yaml:"instruction"`
+	// InstructionTopic is a std_msgs/String that overrides Instruction.
+	InstructionTopic string `yaml:"instruction_topic"`
+}
+
+// Ring bounds the recent frames kept per camera.
+type Ring struct {
+	// MaxBytes per camera. Default 256MiB.
+	MaxBytes Size `yaml:"max_bytes"`
+	// MaxAge per camera. Default 30s.
+	MaxAge Duration `yaml:"max_age"`
+}
+
+// Sheet is the contact-sheet recipe (DESIGN.md "Contact sheets").
+type Sheet struct {
+	// Interval between sampled frames. Default 0.5s.
+	Interval Duration `yaml:"interval"`
+	// TileWidth in pixels; height keeps the aspect ratio. Default 224.
+	TileWidth int `yaml:"tile_width"`
+	// Columns per sheet. Default 5.
+	Columns int `yaml:"columns"`
+	// Rows per sheet. Default 4.
+	Rows int `yaml:"rows"`
+	// Quality of the sheet JPEG, 1..100. Default 84.
+	Quality int `yaml:"quality"`
+	// Grace waits this long after a sheet's last tick for late frames.
+	// Default 1s.
+	Grace Duration `yaml:"grace"`
+}
+
+// Uplink is the MQTT side.
+type Uplink struct {
+	// Broker is tcp://host:1883 or ssl://host:8883. Default "": messages
+	// wait in the outbox until a broker is configured.
+	Broker string `yaml:"broker"`
+	// TopicPrefix starts every topic: PREFIX/ROBOT_ID/... Default edged.
+	TopicPrefix string `yaml:"topic_prefix"`
+	// MaxPayload per MQTT message; larger bodies are chunked. Default
+	// 128KiB, at least 1KiB.
+	MaxPayload Size `yaml:"max_payload"`
+	// OutboxBytes bounds the outbox on disk. Default 2GiB.
+	OutboxBytes Size `yaml:"outbox_bytes"`
+	// ClientID for MQTT. Default "edged-" + robot_id.
+	ClientID string `yaml:"client_id"`
+	// Username for MQTT. Default "".
+	Username string `yaml:"username"`
+	// PasswordFile holds the MQTT password. Default "".
+	PasswordFile string `yaml:"password_file"`
+	// CAFile verifies the broker (ssl://). Default "": system roots.
+	CAFile string `yaml:"ca_file"`
+	// CertFile and KeyFile are the client certificate for mutual TLS.
+	// Both or neither. Default "".
+	CertFile string `yaml:"cert_file"`
+	KeyFile  string `yaml:"key_file"`
+	// Bandwidth caps bytes per second sent. Default 0: unlimited.
+	Bandwidth Size `yaml:"bandwidth"`
+}
+
+// HTTP is the metrics, health and status endpoint.
+type HTTP struct {
+	// Listen address. Default 127.0.0.1:9090; "" or "off" disables.
+	Listen string `yaml:"listen"`
+}
+
+// CaptureOptions tunes timestamping.
+type CaptureOptions struct {
+	// MaxStampSkew: a header stamp farther than this from the capture
+	// clock is implausible and replaced by the receive time. Default 10m.
+	MaxStampSkew Duration `yaml:"max_stamp_skew"`
+}
+
+// Load reads, parses, defaults and validates the file at path.
+func Load(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	c, err := Parse(b)
+	if err != nil {
+		return c, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse parses YAML over the defaults, refusing unknown keys, and
+// validates: a key written as 0 stays 0 (and is refused where 0 is
+// invalid) rather than silently becoming the default. On a validation error the defaulted config is returned too.
+func Parse(b []byte) (*Config, error) {
+	c := Default()
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("parse: %w", err)
+	}
+	c.applyDerivedDefaults()
+	return &c, c.Validate()
+}
+
+// Marshal renders the effective config as YAML.
+func (c *Config) Marshal() ([]byte, error) { return yaml.Marshal(c) }

@@ -1,0 +1,173 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const designExample = `
+robot_id: arm-01
+data_dir: /var/lib/edged
+ros:
+  master_uri: ""
+  node_name: /edged
+cameras:
+  - topic: /camera/color/image_raw/compressed
+joints:
+  - topic: /joint_states
+fsm:
+  - topic: /task/state
+    type: string
+    idle_states: [IDLE]
+sheet:
+  interval: 0.5s
+  tile_width: 224
+  columns: 5
+  rows: 4
+  quality: 84
+uplink:
+  broker: ""
+  topic_prefix: edged
+  max_payload: 128KiB
+  outbox_bytes: 2GiB
+http:
+  listen: 127.0.0.1:9090
+`
+
+func TestDesignExampleIsValid(t *testing.T) {
+	c, err := Parse([]byte(designExample))
+	if err != nil {
+		t.Fatalf("the DESIGN.md example must be valid: %v", err)
+	}
+	if c.Sheet.Interval.D() != 500*time.Millisecond || c.Uplink.MaxPayload != 128<<10 || c.Uplink.OutboxBytes != 2<<30 {
+		t.Fatalf("units parsed wrong: %+v %+v", c.Sheet, c.Uplink)
+	}
+	if c.Uplink.ClientID != "edged-arm-01" || c.Ring.MaxAge != DefaultRingAge {
+		t.Fatalf("defaults not applied: %+v", c)
+	}
+}
+
+func TestMinimalGetsDefaults(t *testing.T) {
+	c, err := Parse([]byte("robot_id: r1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Sheet{Interval: DefaultInterval, TileWidth: 224, Columns: 5, Rows: 4, Quality: 84, Grace: DefaultGrace}
+	if c.Sheet != want {
+		t.Fatalf("sheet defaults: got %+v want %+v", c.Sheet, want)
+	}
+	if c.DataDir != DefaultDataDir || c.ROS.NodeName != "/edged" || c.HTTP.Listen != DefaultListen {
+		t.Fatalf("defaults: %+v", c)
+	}
+}
+
+func TestValidationNamesTheField(t *testing.T) {
+	cases := []struct {
+		name, yaml, want string
+	}{
+		{"missing robot", "data_dir: /x\n", "robot_id: required"},
+		{"bad robot", "robot_id: a/b\n", "robot_id: must use only"},
+		{"tile width", "robot_id: r\nsheet: {tile_width: -1}\n", "sheet.tile_width: must be > 0"},
+		{"explicit zero", "robot_id: r\nsheet: {tile_width: 0}\n", "sheet.tile_width: must be > 0"},
+		{"quality", "robot_id: r\nsheet: {quality: 101}\n", "sheet.quality: must be in 1..100"},
+		{"payload", "robot_id: r\nuplink: {max_payload: 100}\n", "uplink.max_payload: must be >= 1024"},
+		{"broker scheme", "robot_id: r\nuplink: {broker: 'http://x:1'}\n", "uplink.broker: scheme"},
+		{"cert without key", "robot_id: r\nuplink: {cert_file: /c}\n", "uplink.cert_file: cert_file and key_file"},
+		{"fsm type", "robot_id: r\nfsm: [{topic: /s, type: magic}]\n", "fsm[0].type: must be string"},
+		{"fsm field missing", "robot_id: r\nfsm: [{topic: /s, type: field}]\n", "fsm[0].field: required"},
+		{"camera topic", "robot_id: r\ncameras: [{topic: cam}]\n", "cameras[0].topic: must be a global ROS name"},
+		{"duplicate topic", "robot_id: r\ncameras: [{topic: /a}]\njoints: [{topic: /a}]\n", "joints[0].topic: topic /a is already used"},
+		{"master uri", "robot_id: r\nros: {master_uri: 'localhost:11311'}\n", "ros.master_uri: must be http"},
+		{"listen", "robot_id: r\nhttp: {listen: nope}\n", "http.listen: must be host:port"},
+		{"ring age", "robot_id: r\nring: {max_age: 100ms}\n", "ring.max_age: must be >="},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.yaml))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct{ name, yaml, want string }{
+		{"unknown key", "robot_id: r\nsheet: {tile_widht: 3}\n", "field tile_widht not found"},
+		{"bad duration", "robot_id: r\nsheet: {interval: fast}\n", "not a duration"},
+		{"bad size", "robot_id: r\nuplink: {max_payload: lots}\n", "not a size"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.yaml))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestSizes(t *testing.T) {
+	cases := []struct {
+		in   string
+		want Size
+		ok   bool
+	}{
+		{"128KiB", 128 << 10, true}, {"2GiB", 2 << 30, true}, {"1.5MiB", 3 << 19, true},
+		{"1000", 1000, true}, {"64MB", 64e6, true}, {"1kB", 1000, true}, {"-1", 0, false},
+		{"", 0, false}, {"KiB", 0, false}, {"1e300TiB", 0, false},
+	}
+	for _, tc := range cases {
+		got, err := ParseSize(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("ParseSize(%q) = %v, %v; want %v ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+	if s := Size(2 << 30).String(); s != "2GiB" {
+		t.Errorf("String: %s", s)
+	}
+}
+
+func TestEffectiveConfigRoundTrips(t *testing.T) {
+	c, err := Parse([]byte(designExample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := Parse(b)
+	if err != nil {
+		t.Fatalf("effective config does not parse back: %v\n%s", err, b)
+	}
+	b2, _ := c2.Marshal()
+	if string(b) != string(b2) {
+		t.Fatalf("round trip changed the config:\n%s\n---\n%s", b, b2)
+	}
+}
+
+func TestSampleConfigIsValid(t *testing.T) {
+	path := filepath.Join("..", "systemd", "edged.yaml")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no sample config at %s yet", path)
+	}
+	if _, err := Load(path); err != nil {
+		t.Fatalf("systemd/edged.yaml must pass edged config check: %v", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(designExample))
+	f.Add([]byte("robot_id: r\nsheet: {interval: 1s, tile_width: 10}\n"))
+	f.Add([]byte("robot_id: [1, 2]\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := Parse(b)
+		if err == nil && c.RobotID == "" {
+			t.Fatal("a config without robot_id validated")
+		}
+	})
+}

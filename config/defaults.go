@@ -1,0 +1,59 @@
+package config
+
+import "time"
+
+// Defaults, named so documentation and code cannot drift apart.
+const (
+	DefaultDataDir      = "/var/lib/edged"
+	DefaultNodeName     = "/edged"
+	DefaultMaxMessage   = Size(64 << 20)
+	DefaultQueueSize    = 8
+	DefaultFSMType      = FSMString
+	DefaultMaxEpisode   = Duration(time.Hour)
+	DefaultRingBytes    = Size(256 << 20)
+	DefaultRingAge      = Duration(30 * time.Second)
+	DefaultInterval     = Duration(500 * time.Millisecond)
+	DefaultTileWidth    = 224
+	DefaultColumns      = 5
+	DefaultRows         = 4
+	DefaultQuality      = 84
+	DefaultGrace        = Duration(time.Second)
+	DefaultTopicPrefix  = "edged"
+	DefaultMaxPayload   = Size(128 << 10)
+	DefaultOutboxBytes  = Size(2 << 30)
+	DefaultListen       = "127.0.0.1:9090"
+	DefaultMaxStampSkew = Duration(10 * time.Minute)
+)
+
+// Default returns a config with every documented default; RobotID is
+// left empty because it has none.
+func Default() Config {
+	return Config{
+		DataDir: DefaultDataDir,
+		ROS:     ROS{NodeName: DefaultNodeName, MaxMessage: DefaultMaxMessage, QueueSize: DefaultQueueSize},
+		Episode: Episode{MaxDuration: DefaultMaxEpisode},
+		Ring:    Ring{MaxBytes: DefaultRingBytes, MaxAge: DefaultRingAge},
+		Sheet: Sheet{Interval: DefaultInterval, TileWidth: DefaultTileWidth, Columns: DefaultColumns,
+			Rows: DefaultRows, Quality: DefaultQuality, Grace: DefaultGrace},
+		Uplink:  Uplink{TopicPrefix: DefaultTopicPrefix, MaxPayload: DefaultMaxPayload, OutboxBytes: DefaultOutboxBytes},
+		HTTP:    HTTP{Listen: DefaultListen},
+		Capture: CaptureOptions{MaxStampSkew: DefaultMaxStampSkew},
+	}
+}
+
+// applyDerivedDefaults fills defaults that depend on other fields or live
+// inside lists, after decoding.
+func (c *Config) applyDerivedDefaults() {
+	for i := range c.FSM {
+		setS(&c.FSM[i].Type, DefaultFSMType)
+	}
+	if c.Uplink.ClientID == "" && c.RobotID != "" {
+		c.Uplink.ClientID = "edged-" + c.RobotID
+	}
+}
+
+func setS(p *string, v string) {
+	if *p == "" {
+		*p = v
+	}
+}
