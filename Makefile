@@ -1,0 +1,52 @@
+# edged: every target installs what it needs first (scripts/deps.sh is
+# idempotent), so each works on a fresh Debian machine as root.
+SHELL := /bin/bash
+export PATH := $(CURDIR)/bin:/usr/local/go/bin:$(PATH)
+GO ?= go
+PKGS := ./...
+FUZZTIME ?= 30s
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+
+.PHONY: all deps build test check unit fuzz bench soak demo install clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+build: deps
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/edged ./cmd/edged
+
+# The CI gate: formatting, vet, staticcheck, then every test with the race
+# detector (unit tests and integration tests against real rosmaster,
+# rospy, mosquitto and libjpeg-turbo), then the pure-Go JPEG fallback.
+test: deps check unit
+
+check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	bin/staticcheck $(PKGS)
+
+unit:
+	$(GO) test -race -timeout 12m $(PKGS)
+	$(GO) test -tags purego -timeout 5m ./sheet/...
+
+# Every fuzz target for FUZZTIME each (make fuzz FUZZTIME=5m).
+fuzz: deps
+	@scripts/fuzz.sh $(FUZZTIME)
+
+# Benchmarks with the same-run reference comparisons (ratios).
+bench: build
+	@scripts/bench.sh
+
+soak: build
+	@scripts/soak.sh
+
+# The main job on a sample episode the project generates itself
+# (make demo BAG=../shared/data/g1_ep29.bag plays a real bag instead).
+demo: build
+	@scripts/demo.sh $(BAG)
+
+clean:
+	rm -rf bin out demo-out

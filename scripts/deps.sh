@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs what edged's build, tests and demo need, idempotently: Debian
+# packages (the real ROS1 master and tools, mosquitto, libjpeg-turbo,
+# ffmpeg, roscpp for the comparison benchmark), the Go modules, and the
+# staticcheck linter. Safe to run again: it installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  ros-core python3-rospy python3-sensor-msgs python3-rosbag python3-genpy
+  python3-roslz4 python3-actionlib python3-numpy python3-pil
+  mosquitto mosquitto-clients libturbojpeg0-dev pkg-config gcc g++
+  ffmpeg libroscpp-dev
+)
+STATICCHECK_VERSION=v0.8.2  # staticcheck 2026.2.2
+
+need_apt=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$p")
+done
+if ((${#need_apt[@]})); then
+  if [ "$(id -u)" != 0 ]; then
+    echo "deps: missing Debian packages: ${need_apt[*]}; run as root or: sudo apt-get install ${need_apt[*]}" >&2
+    exit 1
+  fi
+  echo "deps: installing ${need_apt[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+  if [ -x /usr/local/go/bin/go ]; then export PATH=/usr/local/go/bin:$PATH; else
+    echo "deps: Go 1.24 or newer is required (install it to /usr/local/go)" >&2; exit 1
+  fi
+fi
+go mod download
+
+mkdir -p bin
+if [ ! -x bin/staticcheck ] || ! bin/staticcheck -version 2>/dev/null | grep -q "(${STATICCHECK_VERSION#v})"; then
+  echo "deps: installing staticcheck $STATICCHECK_VERSION into bin/"
+  GOBIN="$PWD/bin" go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+fi
