@@ -1,0 +1,325 @@
+package ringbuf
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/edged-robotics/edged/capture"
+)
+
+// Defaults of Config (used for zero fields).
+const (
+	// DefaultMaxBytes holds about 10 s of 720p JPEG at 30 fps (~100 KB
+	// frames) or 2 s of raw rgb8 720p.
+	DefaultMaxBytes = 64 << 20
+	// DefaultMaxAge is long enough for a sheet tick's window plus grace.
+	DefaultMaxAge = 10 * time.Second
+	// DefaultMaxFrames bounds the index: 10 s at 100 fps.
+	DefaultMaxFrames = 1024
+)
+
+// ErrTooLarge is returned by Put for a frame larger than the whole arena.
+var ErrTooLarge = errors.New("ringbuf: frame larger than the ring")
+
+// Config bounds one ring. Zero fields take the defaults above.
+type Config struct {
+	MaxBytes  int           // arena size in bytes (default 64 MiB)
+	MaxAge    time.Duration // keep frames at most this much older than the newest (default 10 s)
+	MaxFrames int           // index size: most frames held at once (default 1024)
+}
+
+// WithDefaults returns c with zero fields set to the defaults.
+func (c Config) WithDefaults() Config {
+	if c.MaxBytes == 0 {
+		c.MaxBytes = DefaultMaxBytes
+	}
+	if c.MaxAge == 0 {
+		c.MaxAge = DefaultMaxAge
+	}
+	if c.MaxFrames == 0 {
+		c.MaxFrames = DefaultMaxFrames
+	}
+	return c
+}
+
+// Validate reports the first invalid field, naming it.
+func (c Config) Validate() error {
+	switch {
+	case c.MaxBytes < 0:
+		return fmt.Errorf("ringbuf.max_bytes: must be >= 0 (0 means %d)", DefaultMaxBytes)
+	case c.MaxAge < 0:
+		return fmt.Errorf("ringbuf.max_age: must be >= 0 (0 means %s)", DefaultMaxAge)
+	case c.MaxFrames < 0:
+		return fmt.Errorf("ringbuf.max_frames: must be >= 0 (0 means %d)", DefaultMaxFrames)
+	}
+	return nil
+}
+
+// Meta describes one stored frame (everything of capture.Frame but Data).
+type Meta struct {
+	Seq         uint64 // 1, 2, ... in arrival order; identifies the frame for Copy
+	Topic       string
+	Stamp       time.Time
+	Received    time.Time
+	StampSource capture.StampSource
+	Format      capture.FrameFormat
+	Encoding    string
+	Width       int
+	Height      int
+	Step        int
+	BigEndian   bool
+	Size        int // len(Data)
+}
+
+type entry struct {
+	meta Meta
+	off  int // offset of the data in the arena
+}
+
+// Stats is a snapshot of a ring's metrics.
+type Stats struct {
+	Frames      int           // frames held now
+	FillBytes   int           // bytes of frame data held now
+	CapBytes    int           // arena size
+	Put         uint64        // frames stored since New
+	Overwritten uint64        // frames evicted to make room (bytes, count or age)
+	TooLarge    uint64        // frames refused by Put
+	Oldest      time.Time     // smallest stamp held (zero when empty)
+	Newest      time.Time     // largest stamp held
+	Span        time.Duration // Newest - Oldest
+}
+
+// Ring is a bounded buffer of recent frames of one camera. See the package
+// documentation for ownership and concurrency.
+type Ring struct {
+	cfg Config
+
+	mu      sync.Mutex
+	arena   []byte
+	idx     []entry // circular; head is the oldest
+	head, n int
+	wpos    int // next write offset in the arena
+	seq     uint64
+	newest  time.Time
+	stats   Stats
+}
+
+// New returns a ring with its arena and index preallocated.
+func New(cfg Config) (*Ring, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.WithDefaults()
+	return &Ring{
+		cfg:   cfg,
+		arena: make([]byte, cfg.MaxBytes),
+		idx:   make([]entry, cfg.MaxFrames),
+	}, nil
+}
+
+// Config returns the ring's bounds (defaults applied).
+func (r *Ring) Config() Config { return r.cfg }
+
+// Put copies f (Data included) into the ring, overwriting the oldest
+// frames as needed. It returns ErrTooLarge (counted) for a frame bigger
+// than the arena. The caller keeps ownership of f and must Release it.
+func (r *Ring) Put(f *capture.Frame) error {
+	size := len(f.Data)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if size > len(r.arena) {
+		r.stats.TooLarge++
+		return fmt.Errorf("%w: %d bytes, ring holds %d (raise max_bytes)", ErrTooLarge, size, len(r.arena))
+	}
+	off := r.wpos
+	if off+size > len(r.arena) {
+		off = 0 // wrap; the tail end stays unused this round
+	}
+	r.evictOverlapping(off, size)
+	if r.n == len(r.idx) {
+		r.evictOldest()
+	}
+	copy(r.arena[off:off+size], f.Data)
+	r.seq++
+	e := &r.idx[(r.head+r.n)%len(r.idx)]
+	*e = entry{off: off, meta: Meta{
+		Seq: r.seq, Topic: f.Topic, Stamp: f.Stamp, Received: f.Received, StampSource: f.StampSource,
+		Format: f.Format, Encoding: f.Encoding, Width: f.Width, Height: f.Height, Step: f.Step,
+		BigEndian: f.BigEndian, Size: size,
+	}}
+	r.n++
+	r.wpos = off + size
+	r.stats.Put++
+	r.stats.FillBytes += size
+	if f.Stamp.After(r.newest) {
+		r.newest = f.Stamp
+	}
+	r.evictOld()
+	return nil
+}
+
+// evictOverlapping drops the oldest frames while any held frame overlaps
+// [off, off+size). Frames sit in the arena in arrival order, so the frames
+// in the way are the oldest ones (after a wrap, the oldest frames left in
+// the unused tail go first, which is still oldest-first).
+func (r *Ring) evictOverlapping(off, size int) {
+	for r.n > 0 && r.anyOverlap(off, size) {
+		r.evictOldest()
+	}
+}
+
+// anyOverlap reports whether any held frame overlaps [off, off+size).
+func (r *Ring) anyOverlap(off, size int) bool {
+	for i := 0; i < r.n; i++ {
+		e := &r.idx[(r.head+i)%len(r.idx)]
+		if e.meta.Size > 0 && e.off < off+size && off < e.off+e.meta.Size {
+			return true
+		}
+	}
+	return false
+}
+
+// evictOld drops frames older than MaxAge before the newest stamp.
+func (r *Ring) evictOld() {
+	limit := r.newest.Add(-r.cfg.MaxAge)
+	for r.n > 1 && r.idx[r.head].meta.Stamp.Before(limit) {
+		r.evictOldest()
+	}
+}
+
+func (r *Ring) evictOldest() {
+	h := &r.idx[r.head]
+	r.stats.FillBytes -= h.meta.Size
+	r.stats.Overwritten++
+	*h = entry{}
+	r.head = (r.head + 1) % len(r.idx)
+	r.n--
+	if r.n == 0 {
+		r.wpos = 0
+	}
+}
+
+// at returns the i-th oldest entry.
+func (r *Ring) at(i int) *entry { return &r.idx[(r.head+i)%len(r.idx)] }
+
+// copyOut copies e's data into dst (grown when too small).
+func (r *Ring) copyOut(e *entry, dst []byte) []byte {
+	if cap(dst) < e.meta.Size {
+		dst = make([]byte, e.meta.Size)
+	}
+	dst = dst[:e.meta.Size]
+	copy(dst, r.arena[e.off:e.off+e.meta.Size])
+	return dst
+}
+
+// AtOrBefore copies the newest frame stamped at or before t into dst.
+// ok is false when there is none.
+func (r *Ring) AtOrBefore(t time.Time, dst []byte) (m Meta, data []byte, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	best := -1
+	for i := 0; i < r.n; i++ {
+		s := r.at(i).meta.Stamp
+		if !s.After(t) && (best < 0 || s.After(r.at(best).meta.Stamp)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return Meta{}, dst, false
+	}
+	e := r.at(best)
+	return e.meta, r.copyOut(e, dst), true
+}
+
+// Nearest copies the frame whose stamp is nearest to t within the
+// half-open window [t-window, t+window) into dst; on a tie the earlier
+// frame wins. ok is false when no frame is in the window.
+func (r *Ring) Nearest(t time.Time, window time.Duration, dst []byte) (m Meta, data []byte, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	best, bestD := -1, time.Duration(0)
+	for i := 0; i < r.n; i++ {
+		s := r.at(i).meta.Stamp
+		d := s.Sub(t)
+		if d < -window || d >= window {
+			continue
+		}
+		ad := d
+		if ad < 0 {
+			ad = -ad
+		}
+		if best < 0 || ad < bestD || (ad == bestD && s.Before(r.at(best).meta.Stamp)) {
+			best, bestD = i, ad
+		}
+	}
+	if best < 0 {
+		return Meta{}, dst, false
+	}
+	e := r.at(best)
+	return e.meta, r.copyOut(e, dst), true
+}
+
+// Latest copies the most recently stored frame into dst.
+func (r *Ring) Latest(dst []byte) (m Meta, data []byte, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n == 0 {
+		return Meta{}, dst, false
+	}
+	e := r.at(r.n - 1)
+	return e.meta, r.copyOut(e, dst), true
+}
+
+// Range appends to dst the metadata of the frames stamped in [from, to],
+// in arrival order, and returns it. Copy a listed frame's bytes with Copy.
+func (r *Ring) Range(from, to time.Time, dst []Meta) []Meta {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := 0; i < r.n; i++ {
+		m := &r.at(i).meta
+		if !m.Stamp.Before(from) && !m.Stamp.After(to) {
+			dst = append(dst, *m)
+		}
+	}
+	return dst
+}
+
+// Copy copies the frame with sequence number seq into dst. ok is false
+// when that frame has been overwritten (or never existed).
+func (r *Ring) Copy(seq uint64, dst []byte) (data []byte, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n == 0 {
+		return dst, false
+	}
+	first := r.at(0).meta.Seq
+	if seq < first || seq >= first+uint64(r.n) {
+		return dst, false
+	}
+	e := r.at(int(seq - first))
+	return r.copyOut(e, dst), true
+}
+
+// Stats returns a snapshot of the ring's metrics.
+func (r *Ring) Stats() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.stats
+	s.Frames = r.n
+	s.CapBytes = len(r.arena)
+	for i := 0; i < r.n; i++ {
+		st := r.at(i).meta.Stamp
+		if s.Oldest.IsZero() || st.Before(s.Oldest) {
+			s.Oldest = st
+		}
+		if st.After(s.Newest) {
+			s.Newest = st
+		}
+	}
+	if r.n > 0 {
+		s.Span = s.Newest.Sub(s.Oldest)
+	}
+	return s
+}

@@ -1,0 +1,228 @@
+package ringbuf
+
+import (
+	"bytes"
+	"errors"
+	"math/rand"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/edged-robotics/edged/capture"
+)
+
+var t0 = time.Unix(1776842526, 0)
+
+// frame returns a frame stamped t0+ms whose data is size bytes of a
+// pattern derived from id.
+func frame(id, ms, size int) capture.Frame {
+	d := make([]byte, size)
+	for i := range d {
+		d[i] = byte(id*7 + i)
+	}
+	return capture.Frame{Topic: "/cam", Stamp: t0.Add(time.Duration(ms) * time.Millisecond), Format: capture.FormatJPEG, Data: d}
+}
+
+func mustNew(t testing.TB, c Config) *Ring {
+	t.Helper()
+	r, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func put(t testing.TB, r *Ring, id, ms, size int) {
+	t.Helper()
+	f := frame(id, ms, size)
+	if err := r.Put(&f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ms(m Meta) int { return int(m.Stamp.Sub(t0) / time.Millisecond) }
+
+func TestLookups(t *testing.T) {
+	r := mustNew(t, Config{MaxBytes: 1000, MaxAge: time.Hour, MaxFrames: 16})
+	// Out of order on purpose: 0, 100, 300, 200, 500.
+	for i, at := range []int{0, 100, 300, 200, 500} {
+		put(t, r, i, at, 10)
+	}
+	tests := []struct {
+		name   string
+		lookup func() (Meta, []byte, bool)
+		wantMs int // -1: not found
+	}{
+		{"at-or-before exact", func() (Meta, []byte, bool) { return r.AtOrBefore(t0.Add(200*time.Millisecond), nil) }, 200},
+		{"at-or-before between", func() (Meta, []byte, bool) { return r.AtOrBefore(t0.Add(450*time.Millisecond), nil) }, 300},
+		{"at-or-before too early", func() (Meta, []byte, bool) { return r.AtOrBefore(t0.Add(-time.Millisecond), nil) }, -1},
+		{"nearest after", func() (Meta, []byte, bool) { return r.Nearest(t0.Add(480*time.Millisecond), 50*time.Millisecond, nil) }, 500},
+		{"nearest tie takes earlier", func() (Meta, []byte, bool) { return r.Nearest(t0.Add(250*time.Millisecond), 100*time.Millisecond, nil) }, 200},
+		{"nearest window excludes end", func() (Meta, []byte, bool) { return r.Nearest(t0.Add(400*time.Millisecond), 100*time.Millisecond, nil) }, 300},
+		{"nearest none", func() (Meta, []byte, bool) { return r.Nearest(t0.Add(400*time.Millisecond), 50*time.Millisecond, nil) }, -1},
+		{"latest is last put", func() (Meta, []byte, bool) { return r.Latest(nil) }, 500},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, data, ok := tc.lookup()
+			if tc.wantMs < 0 {
+				if ok {
+					t.Fatalf("found %d ms, want none", ms(m))
+				}
+				return
+			}
+			if !ok || ms(m) != tc.wantMs {
+				t.Fatalf("got %d ms (ok=%v), want %d", ms(m), ok, tc.wantMs)
+			}
+			want := frame(int(m.Seq-1), 0, 10).Data
+			if !bytes.Equal(data, want) {
+				t.Fatalf("data of seq %d corrupted", m.Seq)
+			}
+		})
+	}
+	got := r.Range(t0.Add(100*time.Millisecond), t0.Add(300*time.Millisecond), nil)
+	if len(got) != 3 || ms(got[0]) != 100 || ms(got[1]) != 300 || ms(got[2]) != 200 {
+		t.Fatalf("Range = %v", got)
+	}
+}
+
+func TestBounds(t *testing.T) {
+	tests := []struct {
+		name        string
+		cfg         Config
+		n, size, dt int
+		wantFrames  int
+		wantOldest  int // ms
+	}{
+		{"bytes", Config{MaxBytes: 100, MaxAge: time.Hour, MaxFrames: 64}, 20, 30, 10, 3, 170},
+		{"age", Config{MaxBytes: 1 << 20, MaxAge: time.Second, MaxFrames: 64}, 30, 10, 100, 11, 1900},
+		{"count", Config{MaxBytes: 1 << 20, MaxAge: time.Hour, MaxFrames: 4}, 10, 10, 10, 4, 60},
+		{"exact fit", Config{MaxBytes: 100, MaxAge: time.Hour, MaxFrames: 64}, 7, 50, 10, 2, 50},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := mustNew(t, tc.cfg)
+			for i := 0; i < tc.n; i++ {
+				put(t, r, i, i*tc.dt, tc.size)
+			}
+			s := r.Stats()
+			if s.Frames != tc.wantFrames || ms(Meta{Stamp: s.Oldest}) != tc.wantOldest {
+				t.Fatalf("frames %d oldest %d ms, want %d and %d ms", s.Frames, ms(Meta{Stamp: s.Oldest}), tc.wantFrames, tc.wantOldest)
+			}
+			if s.Put != uint64(tc.n) || s.Overwritten != uint64(tc.n-tc.wantFrames) {
+				t.Fatalf("put %d overwritten %d", s.Put, s.Overwritten)
+			}
+			if s.FillBytes != tc.wantFrames*tc.size || s.Span != time.Duration(tc.dt*(tc.wantFrames-1))*time.Millisecond {
+				t.Fatalf("fill %d span %v", s.FillBytes, s.Span)
+			}
+		})
+	}
+}
+
+func TestTooLarge(t *testing.T) {
+	r := mustNew(t, Config{MaxBytes: 10})
+	f := frame(0, 0, 11)
+	if err := r.Put(&f); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("err = %v", err)
+	}
+	if r.Stats().TooLarge != 1 {
+		t.Fatal("not counted")
+	}
+	if err := (Config{MaxBytes: -1}).Validate(); err == nil || err.Error()[:18] != "ringbuf.max_bytes:" {
+		t.Fatalf("Validate = %v", err)
+	}
+}
+
+// TestRandomIntegrity checks, after every Put of a random size, that every
+// frame held still has its own bytes and the bounds hold.
+func TestRandomIntegrity(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	cfg := Config{MaxBytes: 5000, MaxAge: 2 * time.Second, MaxFrames: 32}
+	r := mustNew(t, cfg)
+	var buf []byte
+	var metas []Meta
+	for i := 0; i < 3000; i++ {
+		put(t, r, i, i*33+rng.Intn(200)-100, rng.Intn(1200))
+		s := r.Stats()
+		if s.FillBytes > cfg.MaxBytes || s.Frames > cfg.MaxFrames {
+			t.Fatalf("bounds broken: %+v", s)
+		}
+		metas = r.Range(s.Oldest, s.Newest, metas[:0])
+		if len(metas) != s.Frames {
+			t.Fatalf("range lists %d of %d frames", len(metas), s.Frames)
+		}
+		for _, m := range metas {
+			var ok bool
+			buf, ok = r.Copy(m.Seq, buf)
+			if !ok || !bytes.Equal(buf, frame(int(m.Seq-1), 0, m.Size).Data) {
+				t.Fatalf("put %d: frame seq %d corrupted", i, m.Seq)
+			}
+		}
+	}
+	if _, ok := r.Copy(1, nil); ok {
+		t.Fatal("Copy of an overwritten frame succeeded")
+	}
+}
+
+// TestConcurrentReaders runs one writer and slow readers under -race; the
+// writer must finish regardless of the readers.
+func TestConcurrentReaders(t *testing.T) {
+	r := mustNew(t, Config{MaxBytes: 64 << 10, MaxAge: time.Second, MaxFrames: 64})
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := 0; g < 3; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				latest, _, ok := r.Latest(nil)
+				if !ok {
+					continue
+				}
+				var m Meta
+				m, buf, ok = r.Nearest(latest.Stamp, 100*time.Millisecond, buf)
+				if ok && !bytes.Equal(buf, frame(int(m.Seq-1), 0, m.Size).Data) {
+					t.Errorf("reader saw a torn frame seq %d", m.Seq)
+					return
+				}
+				_ = r.Stats()
+			}
+		}()
+	}
+	for i := 0; i < 2000; i++ {
+		put(t, r, i, i*10, 2000+i%700)
+	}
+	close(stop)
+	wg.Wait()
+}
+
+func BenchmarkPut(b *testing.B) {
+	r := mustNew(b, Config{MaxBytes: 8 << 20, MaxAge: 10 * time.Second, MaxFrames: 1024})
+	f := frame(0, 0, 100_000) // a 720p JPEG
+	b.SetBytes(int64(len(f.Data)))
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		f.Stamp = t0.Add(time.Duration(i) * 33 * time.Millisecond)
+		if err := r.Put(&f); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkNearest(b *testing.B) {
+	r := mustNew(b, Config{MaxBytes: 64 << 20})
+	for i := 0; i < 300; i++ {
+		put(b, r, i, i*33, 100_000)
+	}
+	buf := make([]byte, 100_000)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		_, buf, _ = r.Nearest(t0.Add(time.Duration(i%300)*33*time.Millisecond), 250*time.Millisecond, buf)
+	}
+}
