@@ -1,0 +1,21 @@
+// Package tcpros speaks the subscriber side of ROS1's TCPROS transport:
+// connection headers, the subscriber handshake and length-prefixed
+// message frames.
+//
+// Wire format: a connection header is a 4-byte little-endian total length
+// followed by fields, each a 4-byte little-endian length and "key=value".
+// After the handshake, every message is a 4-byte little-endian length and
+// that many bytes of serialized message.
+//
+// Caps: ReadHeader refuses a header over its total cap and any field over
+// MaxFieldBytes before allocating; FrameReader refuses a frame longer than
+// its cap before allocating. Both return errors wrapping ErrTooLarge or
+// ErrMalformed so the caller can count and close the connection.
+//
+// Buffers: FrameReader takes frame buffers from a Pool of size classes;
+// the caller owns a returned *Buffer until it calls Put. In steady state
+// (frames of similar size, buffers returned) reading allocates nothing.
+//
+// Concurrency: a FrameReader belongs to one goroutine; a Pool is safe for
+// concurrent use.
+package tcpros
