@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/edged-robotics/edged/ros/xmlrpc"
@@ -24,11 +25,15 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("ros %s %s (code %d): %s", e.Method, kind, e.Code, e.Message)
 }
 
-// IsNotFound reports whether err is a ROS failure (code 0), which is how
-// the master says a parameter or node does not exist.
+// IsNotFound reports whether err says a parameter or node does not
+// exist: rosmaster answers code -1 with "Parameter [k] is not set" or
+// "unknown node [n]"; other masters answer code 0.
 func IsNotFound(err error) bool {
 	var se *StatusError
-	return errors.As(err, &se) && se.Code == 0
+	if !errors.As(err, &se) {
+		return false
+	}
+	return se.Code == 0 || strings.Contains(se.Message, "is not set") || strings.HasPrefix(se.Message, "unknown node")
 }
 
 // Call invokes a ROS API method on c and unwraps the [code, status, value]

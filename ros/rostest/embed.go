@@ -1,0 +1,6 @@
+package rostest
+
+import "embed"
+
+//go:embed scripts/*.py
+var scripts embed.FS
