@@ -1,0 +1,31 @@
+// Package score compares two segmentations of one episode: a prediction
+// (for example a cloud VLM's annotation) against a reference (for example
+// the FSM ground truth edged recorded). It implements every metric of
+// docs/SCORING.md:
+//
+//   - tau_k and tau_zeta, the temporal and semantic similarity of the
+//     SIMILARITY algorithm, computed over every intersecting pair exactly
+//     as written there (pairs that only touch at one point intersect too:
+//     with integer steps such a pair has weight 1/L and IoU 0, so step
+//     triples that share end points, [0,10] then [10,20], score just under
+//     1 against themselves; write inclusive steps, [0,9] then [10,19]);
+//   - segment F1 at IoU >= 0.75 after snapping the episode edges, its
+//     end-to-end variant with a label judge, recall by duration bucket and
+//     the fixed-length baseline.
+//
+// Labels are encoded by a pluggable Encoder; the built-in one,
+// HashedNGram, needs no model: it is a hashed character-n-gram plus word
+// bag-of-features embedding compared by cosine similarity, and reports
+// name it. Label agreement for end-to-end F1 comes from a Judge: either
+// verdicts supplied by an external judge (ParseVerdicts) or the built-in
+// offline lexical judge (LexicalJudge).
+//
+// Inputs: ParseSegmentation reads the two JSON formats of SCORING.md
+// (the {"segments":[...]} object in seconds and a list of
+// [start, end, "label"] integer-step triples); package episode turns a
+// recorded episode into a Segmentation. Every parser caps what it reads
+// and returns an error on bad input, never panics.
+//
+// The package is pure: no I/O, no goroutines, nothing imported from
+// above it. All functions are safe for concurrent use.
+package score

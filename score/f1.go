@@ -1,0 +1,171 @@
+package score
+
+import (
+	"math"
+	"sort"
+)
+
+// MatchIoU is the IoU a predicted segment needs to match a reference one.
+const MatchIoU = 0.75
+
+// F1 is segment precision, recall and F1 at an IoU threshold.
+type F1 struct {
+	Matches   int     `json:"matches"`
+	Predicted int     `json:"predicted"`
+	Reference int     `json:"reference"`
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	F1        float64 `json:"f1"`
+	// Matched[j] is the prediction index matched to reference j, or -1.
+	Matched []int `json:"matched"`
+}
+
+// Snap returns a copy of pred whose first start is ref's first start and
+// whose last end (the largest) is ref's last end (episode edges are ambiguous,
+// SCORING.md section 2). A segment snapped past its other end is clamped
+// to zero length.
+func Snap(pred, ref Segmentation) Segmentation {
+	out := Segmentation{Unit: pred.Unit, Segments: append([]Segment(nil), pred.Segments...)}
+	if len(out.Segments) == 0 || len(ref.Segments) == 0 {
+		return out
+	}
+	li := 0
+	for i, g := range out.Segments {
+		if g.End >= out.Segments[li].End {
+			li = i
+		}
+	}
+	first, last := &out.Segments[0], &out.Segments[li]
+	first.Start = ref.Segments[0].Start
+	last.End = ref.lastEnd()
+	if first.End < first.Start {
+		first.End = first.Start
+	}
+	if last.Start > last.End {
+		last.Start = last.End
+	}
+	return out
+}
+
+// SegmentF1 matches pred against ref one to one at IoU >= threshold
+// (after Snap), also requiring agree(pred label, ref label) when agree is
+// not nil. Candidate pairs are matched greedily by decreasing IoU, which
+// is the optimal matching whenever the threshold is above 0.5 (no
+// segment can then reach it with two disjoint partners).
+func SegmentF1(ref, pred Segmentation, threshold float64, agree func(pred, ref string) bool) (F1, error) {
+	if err := sameUnit(ref, pred); err != nil {
+		return F1{}, err
+	}
+	p := Snap(pred, ref)
+	type cand struct {
+		i, j int
+		iou  float64
+	}
+	var cands []cand
+	for i, a := range p.Segments {
+		for j, b := range ref.Segments {
+			if iou := IoU(a, b); iou >= threshold && (agree == nil || agree(a.Label, b.Label)) {
+				cands = append(cands, cand{i, j, iou})
+			}
+		}
+	}
+	sort.SliceStable(cands, func(x, y int) bool { return cands[x].iou > cands[y].iou })
+	usedP := make([]bool, len(p.Segments))
+	res := F1{Predicted: len(p.Segments), Reference: len(ref.Segments), Matched: make([]int, len(ref.Segments))}
+	for j := range res.Matched {
+		res.Matched[j] = -1
+	}
+	for _, c := range cands {
+		if usedP[c.i] || res.Matched[c.j] >= 0 {
+			continue
+		}
+		usedP[c.i] = true
+		res.Matched[c.j] = c.i
+		res.Matches++
+	}
+	if res.Predicted > 0 {
+		res.Precision = float64(res.Matches) / float64(res.Predicted)
+	}
+	if res.Reference > 0 {
+		res.Recall = float64(res.Matches) / float64(res.Reference)
+	}
+	if res.Precision+res.Recall > 0 {
+		res.F1 = 2 * res.Precision * res.Recall / (res.Precision + res.Recall)
+	}
+	return res, nil
+}
+
+// Bucket is the recall of the reference segments in one duration range.
+type Bucket struct {
+	Name      string  `json:"name"`
+	MinSec    float64 `json:"min_sec"`
+	MaxSec    float64 `json:"max_sec"` // +Inf is written as 0 in JSON: see Name
+	Reference int     `json:"reference"`
+	Matched   int     `json:"matched"`
+	Recall    float64 `json:"recall"`
+}
+
+// durationBuckets of SCORING.md, in seconds.
+var durationBuckets = []struct {
+	name     string
+	min, max float64
+}{{"<2s", 0, 2}, {"2-5s", 2, 5}, {"5-10s", 5, 10}, {"10-20s", 10, 20}, {">=20s", 20, math.Inf(1)}}
+
+// RecallByDuration buckets the reference segments of a seconds
+// segmentation by duration and reports the recall of each bucket from
+// f1.Matched. Empty buckets have recall 0 and Reference 0.
+func RecallByDuration(ref Segmentation, f1 F1) []Bucket {
+	out := make([]Bucket, len(durationBuckets))
+	for k, b := range durationBuckets {
+		out[k] = Bucket{Name: b.name, MinSec: b.min, MaxSec: b.max}
+		if math.IsInf(b.max, 1) {
+			out[k].MaxSec = 0
+		}
+	}
+	for j, g := range ref.Segments {
+		d := g.End - g.Start
+		for k, b := range durationBuckets {
+			if d >= b.min && d < b.max {
+				out[k].Reference++
+				if j < len(f1.Matched) && f1.Matched[j] >= 0 {
+					out[k].Matched++
+				}
+				break
+			}
+		}
+	}
+	for k := range out {
+		if out[k].Reference > 0 {
+			out[k].Recall = float64(out[k].Matched) / float64(out[k].Reference)
+		}
+	}
+	return out
+}
+
+// Baseline cuts ref's span (first start to last end) into consecutive
+// segments of the mean reference duration, the fixed-length baseline of
+// SCORING.md. Labels are empty. A span or mean of zero gives one segment.
+func Baseline(ref Segmentation) Segmentation {
+	out := Segmentation{Unit: ref.Unit}
+	if len(ref.Segments) == 0 {
+		return out
+	}
+	start, end := ref.Segments[0].Start, ref.lastEnd()
+	sum := 0.0
+	for _, g := range ref.Segments {
+		sum += g.End - g.Start
+	}
+	mean := sum / float64(len(ref.Segments))
+	if mean <= 0 || end <= start || (end-start)/mean > MaxSegments {
+		return Segmentation{Unit: ref.Unit, Segments: []Segment{{Start: start, End: end}}}
+	}
+	for t := start; t < end; {
+		next := math.Min(t+mean, end)
+		if end-next < mean*1e-9 {
+			next = end
+		}
+		out.Segments = append(out.Segments, Segment{Start: t, End: next})
+		t = next
+	}
+	return out
+}
