@@ -1,0 +1,315 @@
+package sheet
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/edged-robotics/edged/ringbuf"
+	"github.com/edged-robotics/edged/sheet/turbojpeg"
+)
+
+// Source is where a Builder finds frames: *ringbuf.Ring implements it.
+// Nearest copies the frame nearest t within [t-window, t+window) into dst.
+type Source interface {
+	Nearest(t time.Time, window time.Duration, dst []byte) (ringbuf.Meta, []byte, bool)
+}
+
+// BuilderConfig configures a Builder.
+type BuilderConfig struct {
+	Camera string             // camera name (topic) in the metadata
+	Recipe Recipe             // validated by NewBuilder
+	Start  time.Time          // episode start: tick 0
+	Source Source             // frames (usually the camera's ring)
+	Emit   func(*Sheet) error // receives each finished sheet; the sheet is borrowed until Emit returns (Clone to keep it)
+	// Logger gets one line per unsupported encoding (nil: slog.Default()).
+	Logger *slog.Logger
+	// Limits cap decoded frame sizes (zero: turbojpeg.DefaultLimits).
+	Limits turbojpeg.Limits
+	// NoTileCache disables keeping the episode's tiles (no LabelSheet).
+	NoTileCache bool
+}
+
+// Stats counts what a Builder did.
+type Stats struct {
+	Ticks        uint64 // ticks finalized
+	Tiles        uint64 // ticks with a frame
+	Placeholders uint64 // ticks without a usable frame
+	Sheets       uint64 // sheets emitted
+	SheetBytes   uint64 // JPEG bytes emitted
+	Corrupt      uint64 // frames refused as corrupt or truncated
+	TooLarge     uint64 // frames refused for their dimensions
+	Unsupported  uint64 // frames with an unsupported encoding or format
+	BadLayout    uint64 // raw frames whose step/data length disagree with their size
+	EmitErrors   uint64 // Emit returned an error
+	CacheTiles   int    // tiles held for labeling sheets
+	CacheBytes   int    // their memory (JPEG bytes plus chunk slack)
+}
+
+// Builder samples one camera on the exact tick grid of an episode and
+// builds contact sheets. All methods are safe for concurrent use (one
+// mutex); the usual driver is one goroutine calling Advance with the
+// capture clock (see StartLoop), plus LabelSheet when a segment closes.
+type Builder struct {
+	mu   sync.Mutex
+	cfg  BuilderConfig
+	r    Recipe
+	half time.Duration
+
+	tiler  *Tiler
+	next   int64 // next tick to finalize
+	done   bool
+	tileH  int
+	canvas []byte
+	tiles  []TileMeta // tiles of the open sheet
+	fbuf   []byte     // frame copied from the source
+	jpeg   []byte
+	sheet  Sheet
+	cache  *tileCache
+	logged map[string]bool
+	stats  Stats
+}
+
+// NewBuilder returns a builder for one camera and episode.
+func NewBuilder(cfg BuilderConfig) (*Builder, error) {
+	if err := cfg.Recipe.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Source == nil || cfg.Emit == nil {
+		return nil, errors.New("sheet: BuilderConfig needs Source and Emit")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	t, err := NewTiler(cfg.Limits)
+	if err != nil {
+		return nil, err
+	}
+	b := &Builder{cfg: cfg, r: cfg.Recipe, half: cfg.Recipe.Interval / 2, tiler: t, logged: map[string]bool{}}
+	b.tiles = make([]TileMeta, 0, b.r.TilesPerSheet())
+	if !cfg.NoTileCache {
+		b.cache = newTileCache(2 * 3600 * int(time.Second/b.r.Interval) / 2)
+	}
+	return b, nil
+}
+
+// Close frees the builder's TurboJPEG handles. It does not emit the open
+// sheet: call Finish first.
+func (b *Builder) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.tiler.Close()
+}
+
+// TickTime is the time of tick k: start + k x interval, computed from k
+// (never accumulated), so the grid never drifts.
+func (b *Builder) TickTime(k int64) time.Time {
+	return b.cfg.Start.Add(time.Duration(k) * b.r.Interval)
+}
+
+// Advance finalizes every tick whose window and grace have passed at now
+// (tick + interval/2 + grace <= now) and emits the sheets they complete.
+// It returns the first Emit error (the sheet is counted and dropped).
+func (b *Builder) Advance(now time.Time) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done {
+		return nil
+	}
+	var first error
+	for !b.TickTime(b.next).Add(b.half + b.r.Grace).After(now) {
+		if err := b.finalize(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Finish ends the episode at end: it finalizes every tick at or before
+// end without waiting for grace and emits the open sheet, shorter if it
+// is not full. The builder emits nothing afterwards; LabelSheet still works.
+func (b *Builder) Finish(end time.Time) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done {
+		return nil
+	}
+	var first error
+	for !b.TickTime(b.next).After(end) {
+		if err := b.finalize(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if err := b.closeSheet(); err != nil && first == nil {
+		first = err
+	}
+	b.done = true
+	return first
+}
+
+// Stats returns a snapshot of the counters.
+func (b *Builder) Stats() Stats {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.stats
+	if b.cache != nil {
+		s.CacheTiles, s.CacheBytes = b.cache.size()
+	}
+	return s
+}
+
+// TileHeight returns the tile height (0 until the first frame is seen).
+func (b *Builder) TileHeight() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.tileH
+}
+
+func (b *Builder) seconds(k int64) float64 {
+	return (time.Duration(k) * b.r.Interval).Seconds()
+}
+
+// cell returns the canvas view of cell i of the open sheet.
+func (b *Builder) cell(i int) rgbImage {
+	w := b.r.TileWidth
+	stride := b.r.Columns * w * 3
+	row, col := i/b.r.Columns, i%b.r.Columns
+	return rgbImage{pix: b.canvas[row*b.tileH*stride+col*w*3:], w: w, h: b.tileH, stride: stride}
+}
+
+func (b *Builder) setTileHeight(h int) {
+	b.tileH = h
+	b.canvas = growBytes(b.canvas, b.r.Columns*b.r.Rows*b.r.TileWidth*h*3)
+}
+
+// finalize settles tick b.next: picks its frame, renders its tile into
+// the canvas and closes the sheet when it was the last tick.
+func (b *Builder) finalize() error {
+	k := b.next
+	b.next++
+	b.stats.Ticks++
+	per := int64(b.r.TilesPerSheet())
+	i := int(k % per)
+	tick := b.TickTime(k)
+	tm := TileMeta{Tick: k, Seconds: b.seconds(k), Stamp: ROSTimeOf(tick), FrameSeconds: b.seconds(k),
+		Row: i / b.r.Columns, Column: i % b.r.Columns, Placeholder: true}
+	m, data, ok := b.cfg.Source.Nearest(tick, b.half, b.fbuf)
+	if ok {
+		b.fbuf = data
+		im := Image{Format: m.Format, Encoding: m.Encoding, Width: m.Width, Height: m.Height, Step: m.Step, BigEndian: m.BigEndian, Data: data}
+		if err := b.renderCell(i, im); err != nil {
+			b.countError(err, m.Encoding)
+		} else {
+			tm.Placeholder = false
+			tm.Stamp = ROSTimeOf(m.Stamp)
+			tm.FrameSeconds = m.Stamp.Sub(b.cfg.Start).Seconds()
+		}
+	}
+	if tm.Placeholder {
+		b.stats.Placeholders++
+	} else {
+		b.stats.Tiles++
+		if b.cache != nil {
+			c := b.cell(i)
+			var err error
+			b.jpeg, err = b.tiler.enc.Encode(b.jpeg, c.pix, c.w, c.h, c.stride, b.r.Quality, turbojpeg.Subsamp420)
+			if err != nil {
+				b.jpeg = b.jpeg[:0]
+			}
+			b.cache.put(tm, b.jpeg)
+		}
+		var tb [24]byte
+		b.cell(i).drawBadge(formatSeconds(&tb, centis(k, b.r.Interval)))
+	}
+	if b.cache != nil && tm.Placeholder {
+		b.cache.put(tm, nil)
+	}
+	b.tiles = append(b.tiles, tm)
+	if i == int(per)-1 {
+		return b.closeSheet()
+	}
+	return nil
+}
+
+// centis is tick k's time since the start in hundredths of a second.
+func centis(k int64, interval time.Duration) int64 {
+	d := time.Duration(k) * interval
+	return int64((d + 5*time.Millisecond) / (10 * time.Millisecond))
+}
+
+func (b *Builder) renderCell(i int, im Image) error {
+	if b.tileH == 0 {
+		w, h, err := b.tiler.Size(im)
+		if err != nil {
+			return err
+		}
+		b.setTileHeight(TileHeight(b.r.TileWidth, w, h))
+	}
+	return b.tiler.render(b.cell(i), im)
+}
+
+func (b *Builder) countError(err error, enc string) {
+	switch {
+	case errors.Is(err, ErrUnsupportedEncoding), errors.Is(err, ErrFormat):
+		b.stats.Unsupported++
+		if !b.logged[enc] {
+			b.logged[enc] = true
+			b.cfg.Logger.Warn("sheet: frames refused (logged once per encoding)", "camera", b.cfg.Camera, "err", err)
+		}
+	case errors.Is(err, ErrBadLayout):
+		b.stats.BadLayout++
+	case errors.Is(err, turbojpeg.ErrTooLarge):
+		b.stats.TooLarge++
+	default:
+		b.stats.Corrupt++
+	}
+}
+
+// closeSheet composes, encodes and emits the open sheet (if any tiles).
+func (b *Builder) closeSheet() error {
+	n := len(b.tiles)
+	if n == 0 {
+		return nil
+	}
+	if b.tileH == 0 {
+		b.setTileHeight(TileHeight(b.r.TileWidth, 4, 3))
+	}
+	cols := min(n, b.r.Columns)
+	rows := (n + b.r.Columns - 1) / b.r.Columns
+	for i := range b.tiles {
+		if b.tiles[i].Placeholder {
+			c := b.cell(i)
+			placeholder(c)
+			var tb [24]byte
+			c.drawBadge(formatSeconds(&tb, centis(b.tiles[i].Tick, b.r.Interval)))
+		}
+	}
+	for i := n; i < rows*b.r.Columns; i++ {
+		c := b.cell(i)
+		c.fill(0, 0, c.w, c.h, [3]byte{})
+	}
+	w, h := cols*b.r.TileWidth, rows*b.tileH
+	var err error
+	b.jpeg, err = b.tiler.enc.Encode(b.jpeg, b.canvas, w, h, b.r.Columns*b.r.TileWidth*3, b.r.Quality, turbojpeg.Subsamp420)
+	tiles := b.tiles
+	b.tiles = b.tiles[:0]
+	if err != nil {
+		return fmt.Errorf("sheet %s: encode: %w", b.cfg.Camera, err)
+	}
+	b.sheet.JPEG = b.jpeg
+	b.sheet.Meta = Meta{
+		Kind: "episode", Index: int(tiles[0].Tick/int64(b.r.TilesPerSheet())) + 1, Camera: b.cfg.Camera,
+		EpisodeStart: ROSTimeOf(b.cfg.Start), IntervalSeconds: b.r.Interval.Seconds(),
+		Rows: rows, Columns: cols, TileWidth: b.r.TileWidth, TileHeight: b.tileH, Width: w, Height: h,
+		Quality: b.r.Quality, Bytes: len(b.jpeg), Tokens: VLMTokens(w, h), Tiles: tiles,
+	}
+	b.stats.Sheets++
+	b.stats.SheetBytes += uint64(len(b.jpeg))
+	if err := b.cfg.Emit(&b.sheet); err != nil {
+		b.stats.EmitErrors++
+		return fmt.Errorf("sheet %s #%d: emit: %w", b.cfg.Camera, b.sheet.Meta.Index, err)
+	}
+	return nil
+}

@@ -1,0 +1,36 @@
+// Package sheet turns camera frames into timestamped contact sheets, the
+// images the cloud VLM annotates (DESIGN.md, "Contact sheets").
+//
+// What it owns: the sampling grid (tick k at episode start + k x interval,
+// computed from k so it never drifts), tiles (decode with libjpeg-turbo at
+// a reduced DCT scale, raw sensor_msgs/Image encodings converted to RGB,
+// area-filtered downscale to the tile width keeping the aspect ratio), the
+// timestamp badge (seconds since the episode start, top-left, glyphs at
+// least 12% of the tile height and 14 px), placeholder tiles for ticks
+// without a frame, sheet composition and JPEG encoding, sheet metadata
+// with the VLM token cost, the episode's tile cache and labeling sheets
+// for segments, and an atomic directory writer. It knows neither ROS nor
+// MQTT.
+//
+// Who calls what: edged run creates, per camera and episode, a Builder
+// reading from the camera's ringbuf.Ring (Source) and drives it with the
+// capture clock through Advance (StartLoop owns a goroutine doing that);
+// Finish ends the episode and emits the last, possibly shorter, sheet.
+// When a segment closes, LabelSheet builds its labeling sheet from the
+// tile cache. edged sheet calls BuildFiles.
+//
+// Concurrency: Builder methods are safe for concurrent use (one mutex per
+// builder; builders of different cameras run in parallel). Tiler and the
+// turbojpeg handles are per goroutine.
+//
+// Buffer ownership: a Sheet passed to Emit is borrowed: its JPEG and
+// Tiles are the builder's reused buffers, valid until Emit returns (Clone
+// to keep them). This is what makes a sheet cost no allocation in steady
+// state. LabelSheet returns a sheet the caller owns.
+//
+// Bad input: a corrupt, truncated or empty JPEG, absurd dimensions, an
+// unsupported encoding (named in the error, logged once per camera and
+// encoding), or a raw image whose step or data length disagrees with its
+// size becomes a placeholder tile and a counted error in Stats; nothing
+// here panics on input.
+package sheet

@@ -1,0 +1,78 @@
+package sheet
+
+import "time"
+
+// ROSTime is an absolute ROS time.
+type ROSTime struct {
+	Secs  int64  `json:"secs"`
+	Nsecs uint32 `json:"nsecs"`
+}
+
+// ROSTimeOf converts t.
+func ROSTimeOf(t time.Time) ROSTime {
+	ns := t.UnixNano()
+	s, n := ns/1e9, ns%1e9
+	if n < 0 {
+		s, n = s-1, n+1e9
+	}
+	return ROSTime{Secs: s, Nsecs: uint32(n)}
+}
+
+// Time converts back.
+func (r ROSTime) Time() time.Time { return time.Unix(r.Secs, int64(r.Nsecs)) }
+
+// TileMeta describes one tile of a sheet, in reading order.
+type TileMeta struct {
+	// Tick is k in episode start + k x interval.
+	Tick int64 `json:"tick"`
+	// Seconds is the tick's time since the episode start: the badge.
+	Seconds float64 `json:"seconds"`
+	// Stamp is the absolute ROS time of the frame shown (of the tick
+	// for a placeholder).
+	Stamp ROSTime `json:"stamp"`
+	// FrameSeconds is the frame's own time since the episode start
+	// (within half an interval of Seconds; equal for a placeholder).
+	FrameSeconds float64 `json:"frame_seconds"`
+	// Placeholder: the camera had no usable frame near this tick.
+	Placeholder bool `json:"placeholder,omitempty"`
+	// Row and Column of the tile in the sheet, from 0.
+	Row    int `json:"row"`
+	Column int `json:"column"`
+}
+
+// Meta is a sheet's metadata, usable by an offline VLM pipeline as is.
+type Meta struct {
+	// Kind is "episode" for the running contact sheets, "label" for a
+	// segment's labeling sheet.
+	Kind string `json:"kind"`
+	// Index is the 1-based number of the sheet within the episode and
+	// camera (sheet-0001.jpg is Index 1); 0 for a labeling sheet.
+	Index           int        `json:"index"`
+	Camera          string     `json:"camera"`
+	EpisodeStart    ROSTime    `json:"episode_start"`
+	IntervalSeconds float64    `json:"interval_seconds"`
+	Rows            int        `json:"rows"`
+	Columns         int        `json:"columns"`
+	TileWidth       int        `json:"tile_width"`
+	TileHeight      int        `json:"tile_height"`
+	Width           int        `json:"width"`
+	Height          int        `json:"height"`
+	Quality         int        `json:"quality"`
+	Bytes           int        `json:"bytes"`
+	Tokens          int        `json:"vlm_tokens"`
+	Tiles           []TileMeta `json:"tiles"`
+}
+
+// Sheet is a finished contact sheet: the JPEG and its metadata.
+type Sheet struct {
+	Meta Meta
+	JPEG []byte
+}
+
+// Clone returns a deep copy (use it to keep a sheet passed to an Emit
+// callback beyond the call).
+func (s *Sheet) Clone() *Sheet {
+	c := &Sheet{Meta: s.Meta, JPEG: append([]byte(nil), s.JPEG...)}
+	c.Meta.Tiles = append([]TileMeta(nil), s.Meta.Tiles...)
+	return c
+}

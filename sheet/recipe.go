@@ -1,0 +1,104 @@
+package sheet
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Recipe is the contact-sheet recipe of DESIGN.md. Every field has a
+// documented default (DefaultRecipe); config.sheet maps onto it.
+type Recipe struct {
+	// Interval between ticks (default 0.5 s): tick k is at episode
+	// start + k*Interval.
+	Interval time.Duration `json:"interval"`
+	// TileWidth in pixels (default 224); the tile height keeps the
+	// camera's aspect ratio.
+	TileWidth int `json:"tile_width"`
+	// Columns and Rows of a sheet (default 5 x 4: 20 tiles, 10 s).
+	Columns int `json:"columns"`
+	Rows    int `json:"rows"`
+	// Quality of the sheet JPEG, 1..100 (default 84).
+	Quality int `json:"quality"`
+	// Grace is how long after a tick's window closes (tick + Interval/2)
+	// late frames may still arrive (default 0.5 s).
+	Grace time.Duration `json:"grace"`
+	// LabelTiles is the most tiles of a segment's labeling sheet
+	// (default 5).
+	LabelTiles int `json:"label_tiles"`
+}
+
+// Defaults of Recipe.
+const (
+	DefaultInterval   = 500 * time.Millisecond
+	DefaultTileWidth  = 224
+	DefaultColumns    = 5
+	DefaultRows       = 4
+	DefaultQuality    = 84
+	DefaultGrace      = 500 * time.Millisecond
+	DefaultLabelTiles = 5
+	// MaxTileWidth caps tile_width (as config does).
+	MaxTileWidth = 4096
+	// MaxTiles caps columns x rows.
+	MaxTiles = 400
+)
+
+// DefaultRecipe returns the recipe of DESIGN.md.
+func DefaultRecipe() Recipe {
+	return Recipe{
+		Interval: DefaultInterval, TileWidth: DefaultTileWidth, Columns: DefaultColumns, Rows: DefaultRows,
+		Quality: DefaultQuality, Grace: DefaultGrace, LabelTiles: DefaultLabelTiles,
+	}
+}
+
+// Validate reports every invalid field, each error naming it
+// (`sheet.tile_width: must be > 0`). It does no I/O.
+func (r Recipe) Validate() error {
+	var errs []error
+	bad := func(field, msg string, args ...any) {
+		errs = append(errs, fmt.Errorf("sheet.%s: %s", field, fmt.Sprintf(msg, args...)))
+	}
+	if r.Interval <= 0 {
+		bad("interval", "must be > 0 (default %s)", DefaultInterval)
+	}
+	if r.TileWidth <= 0 {
+		bad("tile_width", "must be > 0 (default %d)", DefaultTileWidth)
+	} else if r.TileWidth > MaxTileWidth {
+		bad("tile_width", "must be <= %d", MaxTileWidth)
+	}
+	if r.Columns <= 0 {
+		bad("columns", "must be > 0 (default %d)", DefaultColumns)
+	}
+	if r.Rows <= 0 {
+		bad("rows", "must be > 0 (default %d)", DefaultRows)
+	}
+	if r.Columns > 0 && r.Rows > 0 && r.Columns*r.Rows > MaxTiles {
+		bad("rows", "columns x rows must be <= %d", MaxTiles)
+	}
+	if r.Quality < 1 || r.Quality > 100 {
+		bad("quality", "must be in 1..100 (default %d)", DefaultQuality)
+	}
+	if r.Grace < 0 {
+		bad("grace", "must be >= 0 (default %s)", DefaultGrace)
+	}
+	if r.LabelTiles <= 0 {
+		bad("label_tiles", "must be > 0 (default %d)", DefaultLabelTiles)
+	}
+	return errors.Join(errs...)
+}
+
+// TilesPerSheet is Columns x Rows.
+func (r Recipe) TilesPerSheet() int { return r.Columns * r.Rows }
+
+// VLMTokens is DESIGN.md's accounting rule: an image no larger than 384 px
+// on both sides counts 258 tokens; a larger one is cut into 768 x 768
+// tiles of 258 tokens each.
+func VLMTokens(w, h int) int {
+	if w <= 0 || h <= 0 {
+		return 0
+	}
+	if w <= 384 && h <= 384 {
+		return 258
+	}
+	return ((w + 767) / 768) * ((h + 767) / 768) * 258
+}

@@ -1,0 +1,199 @@
+package sheet
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image/png"
+
+	"github.com/edged-robotics/edged/capture"
+	"github.com/edged-robotics/edged/sheet/turbojpeg"
+)
+
+// ErrFormat: a frame format (not raw encoding) edged cannot decode.
+var ErrFormat = errors.New("sheet: unsupported frame format")
+
+// Image is the part of a frame a tile needs: what capture.Frame and
+// ringbuf.Meta carry, with the bytes.
+type Image struct {
+	Format    capture.FrameFormat
+	Encoding  string // raw: the ROS encoding
+	Width     int    // raw only
+	Height    int    // raw only
+	Step      int    // raw only
+	BigEndian bool   // raw only
+	Data      []byte
+}
+
+// Tiler turns frames into tiles. It owns a TurboJPEG decoder and scratch
+// buffers that are reused (no allocation per tile in steady state for
+// JPEG and raw frames; PNG goes through image/png and allocates). Not safe
+// for concurrent use: one per goroutine. Close frees the decoder.
+type Tiler struct {
+	limits turbojpeg.Limits
+	dec    *turbojpeg.Decoder
+	enc    *turbojpeg.Encoder
+	dbuf   []byte // decoded JPEG
+	rbuf   []byte // raw converted to RGB
+	rs     resizer
+}
+
+// NewTiler returns a tiler enforcing limits (zero fields: defaults).
+func NewTiler(limits turbojpeg.Limits) (*Tiler, error) {
+	if limits == (turbojpeg.Limits{}) {
+		limits = turbojpeg.DefaultLimits
+	}
+	dec, err := turbojpeg.NewDecoder(limits)
+	if err != nil {
+		return nil, err
+	}
+	enc, err := turbojpeg.NewEncoder()
+	if err != nil {
+		dec.Close()
+		return nil, err
+	}
+	return &Tiler{limits: limits, dec: dec, enc: enc}, nil
+}
+
+// Close frees the TurboJPEG handles.
+func (t *Tiler) Close() {
+	t.dec.Close()
+	t.enc.Close()
+}
+
+// Size returns a frame's full dimensions without decoding its pixels.
+func (t *Tiler) Size(im Image) (w, h int, err error) {
+	switch im.Format {
+	case capture.FormatJPEG:
+		hd, err := t.dec.Header(im.Data)
+		return hd.Width, hd.Height, err
+	case capture.FormatPNG:
+		cfg, err := png.DecodeConfig(bytes.NewReader(im.Data))
+		if err != nil {
+			return 0, 0, fmt.Errorf("%w: png header: %v", turbojpeg.ErrCorrupt, err)
+		}
+		return cfg.Width, cfg.Height, t.limits.Check(cfg.Width, cfg.Height)
+	case capture.FormatRaw:
+		if err := CheckRaw(im.Encoding, im.Width, im.Height, im.Step, len(im.Data), t.limits); err != nil {
+			return 0, 0, err
+		}
+		return im.Width, im.Height, nil
+	}
+	return 0, 0, fmt.Errorf("%w %d", ErrFormat, im.Format)
+}
+
+// TileHeight is the tile height keeping a w x h frame's aspect ratio at
+// tile width tw (at least 1).
+func TileHeight(tw, w, h int) int {
+	if w <= 0 || h <= 0 {
+		return tw * 3 / 4
+	}
+	return max(1, (tw*h+w/2)/w)
+}
+
+// source decodes im to packed RGB big enough for a tw x th tile.
+func (t *Tiler) source(im Image, tw, th int) (pix []byte, w, h, stride int, err error) {
+	switch im.Format {
+	case capture.FormatJPEG:
+		hd, err := t.dec.Header(im.Data)
+		if err != nil {
+			return nil, 0, 0, 0, err
+		}
+		num := turbojpeg.ScaleFor(hd.Width, hd.Height, tw, th)
+		w, h, t.dbuf, err = t.dec.Decode(im.Data, num, t.dbuf)
+		if err != nil {
+			return nil, 0, 0, 0, err
+		}
+		return t.dbuf, w, h, 3 * w, nil
+	case capture.FormatRaw:
+		if im.Encoding == "rgb8" { // resize straight from the message
+			if err := CheckRaw(im.Encoding, im.Width, im.Height, im.Step, len(im.Data), t.limits); err != nil {
+				return nil, 0, 0, 0, err
+			}
+			return im.Data, im.Width, im.Height, im.Step, nil
+		}
+		t.rbuf, err = RawToRGB(t.rbuf, im.Encoding, im.Width, im.Height, im.Step, im.BigEndian, im.Data, t.limits)
+		if err != nil {
+			return nil, 0, 0, 0, err
+		}
+		return t.rbuf, im.Width, im.Height, 3 * im.Width, nil
+	case capture.FormatPNG:
+		return t.decodePNG(im.Data)
+	}
+	return nil, 0, 0, 0, fmt.Errorf("%w %d", ErrFormat, im.Format)
+}
+
+func (t *Tiler) decodePNG(data []byte) (pix []byte, w, h, stride int, err error) {
+	cfg, err := png.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return nil, 0, 0, 0, fmt.Errorf("%w: png header: %v", turbojpeg.ErrCorrupt, err)
+	}
+	if err := t.limits.Check(cfg.Width, cfg.Height); err != nil {
+		return nil, 0, 0, 0, err
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, 0, 0, 0, fmt.Errorf("%w: png: %v", turbojpeg.ErrCorrupt, err)
+	}
+	b := img.Bounds()
+	w, h = b.Dx(), b.Dy()
+	t.rbuf = growBytes(t.rbuf, w*h*3)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			r, g, bl, a := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+			_ = a // alpha is composited on black by RGBA's premultiplication
+			i := (y*w + x) * 3
+			t.rbuf[i], t.rbuf[i+1], t.rbuf[i+2] = byte(r>>8), byte(g>>8), byte(bl>>8)
+		}
+	}
+	return t.rbuf, w, h, 3 * w, nil
+}
+
+// Render draws im into the tile m (tw x th), scaled to fit keeping its
+// aspect ratio and centred on black bars when the aspect differs.
+func (t *Tiler) render(m rgbImage, im Image) error {
+	pix, w, h, stride, err := t.source(im, m.w, m.h)
+	if err != nil {
+		return err
+	}
+	fw, fh := m.w, TileHeight(m.w, w, h)
+	if fh > m.h { // taller than the tile: fit the height
+		fh = m.h
+		fw = max(1, (m.h*w+h/2)/h)
+		fw = min(fw, m.w)
+	}
+	ox, oy := (m.w-fw)/2, (m.h-fh)/2
+	if fw != m.w || fh != m.h {
+		m.fill(0, 0, m.w, m.h, [3]byte{})
+	}
+	dst := m.pix[oy*m.stride+ox*3:]
+	t.rs.resize(dst, fw, fh, m.stride, pix, w, h, stride)
+	return nil
+}
+
+// RenderTile renders im as a standalone tw x th tile (packed RGB, no
+// badge) into dst, grown when too small.
+func (t *Tiler) RenderTile(dst []byte, tw, th int, im Image) ([]byte, error) {
+	dst = growBytes(dst, tw*th*3)
+	return dst, t.render(rgbImage{pix: dst, w: tw, h: th, stride: tw * 3}, im)
+}
+
+// placeholder draws the tile shown when a camera had no frame near a tick.
+func placeholder(m rgbImage) {
+	m.fill(0, 0, m.w, m.h, [3]byte{40, 40, 40})
+	text := []byte("NO FRAME")
+	s := max(1, BadgeScale(m.h)/2)
+	for s > 1 && textWidth(len(text), s) > m.w-4 {
+		s--
+	}
+	x := (m.w - textWidth(len(text), s)) / 2
+	y := (m.h - glyphH*s) / 2
+	m.drawText(x, y, s, s, text, [3]byte{170, 170, 170})
+}
+
+func growBytes(b []byte, n int) []byte {
+	if cap(b) >= n {
+		return b[:n]
+	}
+	return make([]byte, n)
+}
