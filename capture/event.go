@@ -67,7 +67,21 @@ type Frame struct {
 	BigEndian   bool   // raw only: for 16-bit encodings
 	Data        []byte
 
-	release func()
+	release  func()
+	releaser Releaser
+}
+
+// Releaser returns a buffer to its pool; *ros.Message is one.
+type Releaser interface {
+	Release()
+}
+
+// NewFrameReleaser returns a Frame whose Release calls r.Release. Unlike
+// NewFrame with a method value, it allocates nothing: capture uses it to
+// hand each message's buffer to the sink.
+func NewFrameReleaser(f Frame, r Releaser) Frame {
+	f.releaser = r
+	return f
 }
 
 // NewFrame returns a Frame whose Release calls release (may be nil).
@@ -82,6 +96,10 @@ func (f *Frame) Release() {
 	if f.release != nil {
 		f.release()
 		f.release = nil
+	}
+	if f.releaser != nil {
+		f.releaser.Release()
+		f.releaser = nil
 	}
 	f.Data = nil
 }

@@ -1,0 +1,240 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/edged-robotics/edged/ros"
+)
+
+// Options are the non-config dependencies of a Capture.
+type Options struct {
+	// Now is the wall clock; default time.Now. Tests set it.
+	Now func() time.Time
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+}
+
+// Capture subscribes the configured topics and turns every message into
+// one event for the sinks. Create it with New, then Start; Close stops it.
+type Capture struct {
+	cfg   Config
+	node  Node
+	sinks Sinks
+	now   func() time.Time
+	log   *slog.Logger
+	clock simClock
+	sim   atomic.Bool
+
+	tmu    sync.RWMutex // guards topics (Start adds /clock)
+	topics []*topic
+
+	// onRelease, when set (tests), sees every message capture releases
+	// or hands to a Frame.
+	onRelease func(*ros.Message)
+
+	mu      sync.Mutex // guards started, closed, cancel
+	started bool
+	closed  bool
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+// New checks cfg (Validate) and the sinks; it does no I/O.
+func New(cfg Config, node Node, sinks Sinks, opts Options) (*Capture, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("capture config: %w", err)
+	}
+	if node == nil {
+		return nil, errors.New("capture: nil Node")
+	}
+	switch {
+	case len(cfg.Cameras) > 0 && sinks.Frames == nil:
+		return nil, errors.New("capture: cameras are configured but Sinks.Frames is nil")
+	case len(cfg.Joints) > 0 && sinks.Joints == nil:
+		return nil, errors.New("capture: joints are configured but Sinks.Joints is nil")
+	case len(cfg.FSM) > 0 && sinks.States == nil:
+		return nil, errors.New("capture: fsm topics are configured but Sinks.States is nil")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	c := &Capture{cfg: cfg.withDefaults(), node: node, sinks: sinks, now: opts.Now, log: opts.Logger}
+	for _, t := range cfg.Cameras {
+		c.topics = append(c.topics, &topic{name: t, role: RoleCamera})
+	}
+	for _, t := range cfg.Joints {
+		c.topics = append(c.topics, &topic{name: t, role: RoleJoints})
+	}
+	for _, t := range cfg.FSM {
+		c.topics = append(c.topics, &topic{name: t.Topic, role: RoleFSM, dynamic: t.Dynamic})
+	}
+	return c, nil
+}
+
+// Start decides the clock (reading /use_sim_time under SimTimeAuto),
+// subscribes /clock first when on sim time, then every configured topic,
+// and starts one goroutine per topic. If a subscription fails, what was
+// started is stopped and the error returned. Start may be called once.
+func (c *Capture) Start(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.started || c.closed {
+		return errors.New("capture: Start called twice or after Close")
+	}
+	c.started = true
+	sim, err := c.useSimTime(ctx)
+	if err != nil {
+		return err
+	}
+	c.sim.Store(sim)
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	c.cancel = cancel
+	c.tmu.Lock()
+	if sim {
+		c.topics = append([]*topic{{name: c.cfg.ClockTopic, role: RoleClock}}, c.topics...)
+	}
+	topics := c.topics
+	c.tmu.Unlock()
+	for _, t := range topics {
+		sub, err := c.node.Subscribe(ctx, ros.SubscribeOptions{
+			Topic: t.name, QueueSize: c.cfg.QueueSize, MaxMessageBytes: c.cfg.MaxMessageBytes,
+		})
+		if err != nil {
+			c.stopLocked()
+			return fmt.Errorf("capture: subscribe %s (%s): %w", t.name, t.role, err)
+		}
+		t.setSub(sub)
+		c.wg.Add(1)
+		go c.run(runCtx, t, sub)
+	}
+	c.log.Info("capture started", "topics", len(topics), "sim_time", sim)
+	return nil
+}
+
+func (c *Capture) useSimTime(ctx context.Context) (bool, error) {
+	switch c.cfg.SimTime {
+	case SimTimeOn:
+		return true, nil
+	case SimTimeOff:
+		return false, nil
+	}
+	v, err := c.node.GetParam(ctx, "/use_sim_time")
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, fmt.Errorf("capture: read /use_sim_time: %w", err)
+		}
+		// an unset parameter is the normal case: wall clock
+		c.log.Debug("no /use_sim_time, using the wall clock", "err", err)
+		return false, nil
+	}
+	b, ok := v.(bool)
+	if !ok {
+		// rosparam may store it as an int or a string
+		switch v {
+		case 1, int32(1), int64(1), "true", "True", "1":
+			b = true
+		}
+	}
+	return b, nil
+}
+
+// Close stops every topic goroutine, waits for them, closes the
+// subscriptions and releases messages still queued. Safe to call twice
+// and before Start.
+func (c *Capture) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	return c.stopLocked()
+}
+
+func (c *Capture) stopLocked() error {
+	if c.cancel != nil {
+		c.cancel()
+	}
+	c.wg.Wait()
+	var errs []error
+	c.tmu.RLock()
+	defer c.tmu.RUnlock()
+	for _, t := range c.topics {
+		sub := t.getSub()
+		if sub == nil {
+			continue
+		}
+		if err := sub.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close %s: %w", t.name, err))
+		}
+		c.drain(sub)
+	}
+	return errors.Join(errs...)
+}
+
+// drain releases messages left in a closed subscription's queue.
+func (c *Capture) drain(sub Subscription) {
+	for {
+		select {
+		case m, ok := <-sub.Messages():
+			if !ok || m == nil {
+				return
+			}
+			c.release(m)
+		default:
+			return
+		}
+	}
+}
+
+// SimTime reports whether the capture clock is /clock (valid after Start).
+func (c *Capture) SimTime() bool {
+	return c.sim.Load()
+}
+
+// Now returns the capture clock: the latest /clock under sim time (ok is
+// false until the first /clock message), else the wall clock.
+func (c *Capture) Now() (now time.Time, ok bool) {
+	if c.sim.Load() {
+		return c.clock.now()
+	}
+	return c.now(), true
+}
+
+// Stats returns a snapshot of every topic's counters, cameras first.
+func (c *Capture) Stats() []TopicStats {
+	c.tmu.RLock()
+	defer c.tmu.RUnlock()
+	out := make([]TopicStats, 0, len(c.topics))
+	for _, t := range c.topics {
+		out = append(out, t.stats())
+	}
+	slices.SortStableFunc(out, func(a, b TopicStats) int { return int(a.Role) - int(b.Role) })
+	return out
+}
+
+// release gives m back to its pool.
+func (c *Capture) release(m *ros.Message) {
+	if c.onRelease != nil {
+		c.onRelease(m)
+	}
+	m.Release()
+}
+
+// frame wraps f so that its Release releases m, without allocating.
+func (c *Capture) frame(f Frame, m *ros.Message) Frame {
+	if c.onRelease != nil {
+		return NewFrame(f, func() { c.release(m) })
+	}
+	return NewFrameReleaser(f, m)
+}

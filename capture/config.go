@@ -1,0 +1,138 @@
+package capture
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// DefaultMaxStampSkew is how far a header stamp may be from the capture
+// clock and still be trusted: generous for transport latency and for
+// robots whose computers are not NTP-synced to each other, tight enough
+// to reject stamps from another epoch (zero, 1970, a bag played without
+// --clock). It matches config's capture.max_stamp_skew default.
+const DefaultMaxStampSkew = 10 * time.Minute
+
+// DefaultClockTopic is where ROS publishes simulated time.
+const DefaultClockTopic = "/clock"
+
+// SimTime chooses the capture clock.
+type SimTime uint8
+
+const (
+	// SimTimeAuto reads the /use_sim_time parameter at Start: when it is
+	// true the capture clock is /clock (so `rosbag play --clock` works),
+	// otherwise the wall clock. The default.
+	SimTimeAuto SimTime = iota
+	// SimTimeOff always uses the wall clock.
+	SimTimeOff
+	// SimTimeOn always uses /clock.
+	SimTimeOn
+)
+
+// FSMTopic is one FSM source topic.
+type FSMTopic struct {
+	Topic string
+	// Dynamic delivers every message as a *msg.Value decoded from the
+	// publisher's definition, even for types with a typed decoder (the
+	// fsm package's field source reads a path from it). Otherwise
+	// std_msgs/String, smach_msgs/SmachContainerStatus and
+	// actionlib_msgs/GoalStatusArray arrive typed and anything else as
+	// *msg.Value.
+	Dynamic bool
+}
+
+// Config says which topics feed which role. The zero value plus topics
+// is valid: every other field has a documented default.
+type Config struct {
+	// Cameras: sensor_msgs/Image or sensor_msgs/CompressedImage topics.
+	// When empty, the caller may fill it with Discover.
+	Cameras []string
+	// Joints: sensor_msgs/JointState topics.
+	Joints []string
+	// FSM: the state machine's topics, of any type.
+	FSM []FSMTopic
+
+	// MaxStampSkew: a header stamp farther than this from the capture
+	// clock is implausible and the receive time is used instead.
+	// Default DefaultMaxStampSkew (10m).
+	MaxStampSkew time.Duration
+	// SimTime chooses the capture clock. Default SimTimeAuto.
+	SimTime SimTime
+	// ClockTopic carries rosgraph_msgs/Clock under sim time. Default /clock.
+	ClockTopic string
+	// QueueSize bounds each subscription's queue (messages waiting for
+	// capture); the oldest is dropped and counted when it is full.
+	// Default 0: the ros package's default (8).
+	QueueSize int
+	// MaxMessageBytes caps one message; 0: the ros package's default
+	// (64 MiB, enough for a 4K rgb8 image).
+	MaxMessageBytes int
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxStampSkew == 0 {
+		c.MaxStampSkew = DefaultMaxStampSkew
+	}
+	if c.ClockTopic == "" {
+		c.ClockTopic = DefaultClockTopic
+	}
+	return c
+}
+
+// Validate checks the config without any I/O. Its errors name the field
+// (cameras[1]: must be a global ROS name starting with /, got "cam").
+func (c Config) Validate() error {
+	var errs []error
+	add := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	}
+	seen := map[string]string{}
+	topic := func(field, t string) {
+		if t == "" {
+			add(field, "required")
+			return
+		}
+		if !strings.HasPrefix(t, "/") || strings.ContainsAny(t, " \t\r\n") {
+			add(field, "must be a global ROS name starting with /, got %q", t)
+			return
+		}
+		if prev, dup := seen[t]; dup {
+			add(field, "topic %s is already used by %s: one topic feeds one role", t, prev)
+			return
+		}
+		seen[t] = field
+	}
+	for i, t := range c.Cameras {
+		topic(fmt.Sprintf("cameras[%d]", i), t)
+	}
+	for i, t := range c.Joints {
+		topic(fmt.Sprintf("joints[%d]", i), t)
+	}
+	for i, t := range c.FSM {
+		topic(fmt.Sprintf("fsm[%d].topic", i), t.Topic)
+	}
+	if c.MaxStampSkew < 0 {
+		add("max_stamp_skew", "must be >= 0 (0: default %v), got %v", DefaultMaxStampSkew, c.MaxStampSkew)
+	}
+	if c.SimTime > SimTimeOn {
+		add("sim_time", "must be SimTimeAuto, SimTimeOff or SimTimeOn, got %d", c.SimTime)
+	}
+	if c.ClockTopic != "" && (!strings.HasPrefix(c.ClockTopic, "/") || strings.ContainsAny(c.ClockTopic, " \t\r\n")) {
+		add("clock_topic", "must be a global ROS name starting with /, got %q", c.ClockTopic)
+	}
+	if _, dup := seen[c.withDefaults().ClockTopic]; dup && c.SimTime != SimTimeOff {
+		add("clock_topic", "%s is also configured as a data topic", c.withDefaults().ClockTopic)
+	}
+	if c.QueueSize < 0 {
+		add("queue_size", "must be >= 0 (0: default), got %d", c.QueueSize)
+	}
+	if c.MaxMessageBytes < 0 {
+		add("max_message_bytes", "must be >= 0 (0: default), got %d", c.MaxMessageBytes)
+	}
+	if len(c.Cameras)+len(c.Joints)+len(c.FSM) == 0 {
+		errs = append(errs, errors.New("cameras, joints, fsm: no topics to capture"))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,39 @@
+// Package capture binds ROS topics to roles and turns every message into
+// one normalized, timestamped event: a Frame for a camera
+// (sensor_msgs/Image or sensor_msgs/CompressedImage in JPEG or PNG), a
+// JointSample for a sensor_msgs/JointState, a StateEvent for an FSM
+// source (std_msgs/String, smach_msgs/SmachContainerStatus and
+// actionlib_msgs/GoalStatusArray typed; anything else, or a topic marked
+// Dynamic, as a *msg.Value decoded from the publisher's own definition;
+// the fsm package interprets them).
+//
+// One clock. An event's Stamp is the message's header.stamp when it is
+// set and within Config.MaxStampSkew (default 10m) of the receive time,
+// else the receive time; StampSource says which. The receive time is on
+// the capture clock: the wall clock, or under ROS sim time (/use_sim_time
+// true, or Config.SimTime) the latest rosgraph_msgs/Clock from /clock, so
+// that `rosbag play --clock` replays with the bag's times. Under sim time
+// a message that arrives before the first /clock keeps a set header stamp
+// and is otherwise dropped and counted (NoClockDrops).
+//
+// Who calls what. The caller builds a Capture with New (no I/O), starts
+// the sinks, then calls Start, which reads /use_sim_time, subscribes
+// /clock first when needed, then every topic, and runs one goroutine per
+// topic. Close cancels them, waits, closes the subscriptions and releases
+// whatever is still queued. Stats may be called at any time from any
+// goroutine. Discover picks cameras and joints from the master's
+// published topics when none are configured.
+//
+// Sinks must be fast and never block: they run on the topic's goroutine,
+// and a slow sink makes the subscription queue overflow (those drops are
+// counted in TopicStats.SubscriptionDrops). Capture itself never blocks
+// on a consumer and never decodes JPEG.
+//
+// Buffer ownership. A ros.Message is released exactly once: a camera
+// message by the Frame it became (Frame.Data aliases the message buffer,
+// so the sink must call Frame.Release once it has copied the pixels), any
+// other message by capture as soon as it is decoded (joint and state
+// events own their memory). Bad input (a malformed message, an image
+// whose data is shorter than its geometry, a type or image format the
+// role cannot use) is released and counted, never fatal.
+package capture

@@ -1,0 +1,182 @@
+package capture
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/edged-robotics/edged/ros"
+	"github.com/edged-robotics/edged/ros/msg"
+)
+
+// handleCamera turns an Image or CompressedImage into a Frame whose Data
+// aliases the message buffer; the Frame's Release releases the message.
+func (c *Capture) handleCamera(t *topic, m *ros.Message) {
+	var f Frame
+	var header msg.Time
+	switch {
+	case typeIs(m, msg.TypeImage, msg.MD5Image):
+		if err := msg.DecodeImage(m.Data, &t.img); err != nil || !t.img.CheckLayout() || t.img.Width == 0 || t.img.Height == 0 {
+			t.decodeErrors.Add(1)
+			c.release(m)
+			return
+		}
+		img := &t.img
+		f = Frame{Format: FormatRaw, Encoding: img.Encoding, Width: int(img.Width), Height: int(img.Height),
+			Step: int(img.Step), BigEndian: img.IsBigEndian, Data: img.Data}
+		header = img.Header.Stamp
+	case typeIs(m, msg.TypeCompressedImage, msg.MD5CompressedImage):
+		if err := msg.DecodeCompressedImage(m.Data, &t.cimg); err != nil {
+			t.decodeErrors.Add(1)
+			c.release(m)
+			return
+		}
+		format, ok := compressedFormat(t.cimg.Format, t.cimg.Data)
+		if !ok {
+			t.unknownType.Add(1)
+			c.release(m)
+			return
+		}
+		f = Frame{Format: format, Encoding: t.cimg.Format, Data: t.cimg.Data}
+		header = t.cimg.Header.Stamp
+	default:
+		t.unknownType.Add(1)
+		c.release(m)
+		return
+	}
+	stamp, recv, src, ok := c.stamp(t, m, header, true)
+	if !ok {
+		c.release(m)
+		return
+	}
+	f.Topic, f.Stamp, f.Received, f.StampSource = t.name, stamp, recv, src
+	c.sinks.Frames.PutFrame(c.frame(f, m))
+	t.events.Add(1)
+}
+
+var (
+	jpegMagic = []byte{0xff, 0xd8, 0xff}
+	pngMagic  = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}
+)
+
+// compressedFormat reads a CompressedImage format field: "jpeg", "png",
+// or image_transport's "rgb8; jpeg compressed bgr8" / "bgr8; png
+// compressed". compressedDepth (a depth header before the PNG) and other
+// codecs are not camera frames. An empty or unknown format falls back to
+// the data's magic bytes.
+func compressedFormat(format string, data []byte) (FrameFormat, bool) {
+	f := strings.ToLower(format)
+	switch {
+	case strings.Contains(f, "compresseddepth"):
+		return 0, false
+	case strings.Contains(f, "jpeg") || strings.Contains(f, "jpg"):
+		return FormatJPEG, true
+	case strings.Contains(f, "png"):
+		return FormatPNG, true
+	case bytes.HasPrefix(data, jpegMagic):
+		return FormatJPEG, true
+	case bytes.HasPrefix(data, pngMagic):
+		return FormatPNG, true
+	}
+	return 0, false
+}
+
+// handleJoints emits a JointSample; its slices are freshly allocated by
+// the decoder, so the message is released at once.
+func (c *Capture) handleJoints(t *topic, m *ros.Message) {
+	defer c.release(m)
+	if !typeIs(m, msg.TypeJointState, msg.MD5JointState) {
+		t.unknownType.Add(1)
+		return
+	}
+	if err := msg.DecodeJointState(m.Data, &t.js); err != nil {
+		t.decodeErrors.Add(1)
+		return
+	}
+	stamp, recv, src, ok := c.stamp(t, m, t.js.Header.Stamp, true)
+	if !ok {
+		return
+	}
+	c.sinks.Joints.PutJoints(JointSample{Topic: t.name, Stamp: stamp, Received: recv, StampSource: src,
+		Names: t.js.Name, Position: t.js.Position, Velocity: t.js.Velocity, Effort: t.js.Effort})
+	t.events.Add(1)
+}
+
+// handleFSM decodes a state message: typed for String, SMACH and
+// actionlib (unless the topic is Dynamic), else dynamically from the
+// publisher's own definition.
+func (c *Capture) handleFSM(t *topic, m *ros.Message) {
+	defer c.release(m)
+	value, header, hasHeader, err := t.decodeState(m)
+	if err != nil {
+		t.decodeErrors.Add(1)
+		return
+	}
+	if value == nil {
+		t.unknownType.Add(1)
+		return
+	}
+	stamp, recv, src, ok := c.stamp(t, m, header, hasHeader)
+	if !ok {
+		return
+	}
+	c.sinks.States.PutState(StateEvent{Topic: t.name, Type: pubType(m), Stamp: stamp, Received: recv,
+		StampSource: src, Value: value})
+	t.events.Add(1)
+}
+
+// decodeState returns the decoded value (nil, nil when the publisher sent
+// no usable definition) and its header stamp if it has one.
+func (t *topic) decodeState(m *ros.Message) (value any, header msg.Time, hasHeader bool, err error) {
+	if !t.dynamic {
+		switch {
+		case typeIs(m, msg.TypeString, msg.MD5String):
+			v := &msg.String{}
+			return v, msg.Time{}, false, msg.DecodeString(m.Data, v)
+		case typeIs(m, msg.TypeSmachContainerStatus, msg.MD5SmachContainerStatus):
+			v := &msg.SmachContainerStatus{}
+			err := msg.DecodeSmachContainerStatus(m.Data, v)
+			return v, v.Header.Stamp, true, err
+		case typeIs(m, msg.TypeGoalStatusArray, msg.MD5GoalStatusArray):
+			v := &msg.GoalStatusArray{}
+			err := msg.DecodeGoalStatusArray(m.Data, v)
+			return v, v.Header.Stamp, true, err
+		}
+	}
+	def, err := t.definition(m.Publisher)
+	if err != nil || def == nil {
+		return nil, msg.Time{}, false, err
+	}
+	v, err := def.Decode(m.Data)
+	if err != nil {
+		return nil, msg.Time{}, false, err
+	}
+	if def.HasHeader() {
+		if h, ok := v.Fields[0].(*msg.Value); ok {
+			s, _ := h.Field("stamp")
+			header, hasHeader = s.(msg.Time)
+		}
+	}
+	return v, header, hasHeader, nil
+}
+
+// definition parses a publisher's definition once per connection. A
+// publisher without a definition gives (nil, nil): an unknown type.
+func (t *topic) definition(p *ros.PublisherInfo) (*msg.Definition, error) {
+	if p == nil || p.Type == "" || p.MessageDefinition == "" {
+		return nil, nil
+	}
+	if d, ok := t.defs[p]; ok {
+		return d.def, d.err
+	}
+	d, err := msg.Parse(p.Type, p.MessageDefinition)
+	if t.defs == nil || len(t.defs) > 64 {
+		t.defs = map[*ros.PublisherInfo]parsedDef{} // publishers come and go: do not grow forever
+	}
+	t.defs[p] = parsedDef{d, err} // a bad definition is not parsed again per message
+	return d, err
+}
+
+type parsedDef struct {
+	def *msg.Definition
+	err error
+}

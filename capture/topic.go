@@ -1,0 +1,246 @@
+package capture
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/edged-robotics/edged/ros"
+	"github.com/edged-robotics/edged/ros/msg"
+)
+
+// Role is what a topic feeds.
+type Role uint8
+
+// The roles. RoleClock is the /clock topic under sim time.
+const (
+	RoleCamera Role = iota
+	RoleJoints
+	RoleFSM
+	RoleClock
+)
+
+func (r Role) String() string {
+	switch r {
+	case RoleCamera:
+		return "camera"
+	case RoleJoints:
+		return "joints"
+	case RoleFSM:
+		return "fsm"
+	case RoleClock:
+		return "clock"
+	}
+	return "unknown"
+}
+
+// TopicStats are one topic's cumulative counters.
+type TopicStats struct {
+	Topic string
+	Role  Role
+	Type  string // the latest publisher's type; "" before the first message
+
+	Messages      uint64 // messages capture received from the subscription
+	Events        uint64 // events handed to a sink
+	Bytes         uint64 // message bytes received (subscription)
+	Drops         uint64 // SubscriptionDrops + NoClockDrops
+	DecodeErrors  uint64 // malformed messages (or image data shorter than its geometry)
+	UnknownType   uint64 // messages of a type or image format the role cannot use
+	ReceiveStamps uint64 // events stamped with the receive time (no plausible header stamp)
+	Reconnects    uint64 // publisher connections re-established (subscription)
+	Publishers    int    // publishers connected now (subscription)
+
+	SubscriptionDrops uint64 // dropped by the subscription: capture was too slow
+	NoClockDrops      uint64 // sim time: dropped before the first /clock message
+	Errors            uint64 // connections the subscription closed for bad frames
+}
+
+// topic is one subscribed topic. Its run goroutine owns the decode
+// scratch (img, cimg, js, defs); the counters are atomics read by Stats.
+type topic struct {
+	name    string
+	role    Role
+	dynamic bool
+
+	subMu sync.Mutex
+	sub   Subscription
+
+	typ           atomic.Pointer[string]
+	messages      atomic.Uint64
+	events        atomic.Uint64
+	decodeErrors  atomic.Uint64
+	unknownType   atomic.Uint64
+	receiveStamps atomic.Uint64
+	noClock       atomic.Uint64
+
+	img  msg.Image
+	cimg msg.CompressedImage
+	js   msg.JointState
+	clk  msg.Clock
+	defs map[*ros.PublisherInfo]parsedDef // dynamic decoding, per publisher
+}
+
+func (t *topic) setSub(s Subscription) {
+	t.subMu.Lock()
+	t.sub = s
+	t.subMu.Unlock()
+}
+
+func (t *topic) getSub() Subscription {
+	t.subMu.Lock()
+	defer t.subMu.Unlock()
+	return t.sub
+}
+
+func (t *topic) stats() TopicStats {
+	s := TopicStats{
+		Topic: t.name, Role: t.role,
+		Messages: t.messages.Load(), Events: t.events.Load(), DecodeErrors: t.decodeErrors.Load(),
+		UnknownType: t.unknownType.Load(), ReceiveStamps: t.receiveStamps.Load(), NoClockDrops: t.noClock.Load(),
+	}
+	if p := t.typ.Load(); p != nil {
+		s.Type = *p
+	}
+	if sub := t.getSub(); sub != nil {
+		ss := sub.Stats()
+		s.Bytes, s.SubscriptionDrops, s.Reconnects, s.Publishers, s.Errors = ss.Bytes, ss.Drops, ss.Reconnects, ss.Publishers, ss.Errors
+	}
+	s.Drops = s.SubscriptionDrops + s.NoClockDrops
+	return s
+}
+
+// run is the topic's goroutine: it owns the topic's scratch state and
+// hands each message to the role's handler until ctx ends or the
+// subscription's channel closes.
+func (c *Capture) run(ctx context.Context, t *topic, sub Subscription) {
+	defer c.wg.Done()
+	ch := sub.Messages()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case m, ok := <-ch:
+			if !ok {
+				return
+			}
+			if m == nil {
+				continue
+			}
+			t.messages.Add(1)
+			t.noteType(m)
+			c.handle(t, m)
+		}
+	}
+}
+
+func (t *topic) noteType(m *ros.Message) {
+	typ := pubType(m)
+	if p := t.typ.Load(); p == nil || *p != typ {
+		t.typ.Store(&typ)
+	}
+}
+
+func pubType(m *ros.Message) string {
+	if m.Publisher == nil {
+		return ""
+	}
+	return m.Publisher.Type
+}
+
+// typeIs reports whether m's publisher sends typ; an md5 other than the
+// known one (and other than "*" or empty) means a different definition
+// under the same name, which the typed decoder cannot read.
+func typeIs(m *ros.Message, typ, md5 string) bool {
+	p := m.Publisher
+	if p == nil || p.Type != typ {
+		return false
+	}
+	return p.MD5Sum == "" || p.MD5Sum == "*" || p.MD5Sum == md5
+}
+
+// handle dispatches by role; it releases m unless a Frame took it.
+func (c *Capture) handle(t *topic, m *ros.Message) {
+	switch t.role {
+	case RoleCamera:
+		c.handleCamera(t, m)
+	case RoleJoints:
+		c.handleJoints(t, m)
+	case RoleFSM:
+		c.handleFSM(t, m)
+	case RoleClock:
+		c.handleClock(t, m)
+	default:
+		c.release(m)
+	}
+}
+
+func (c *Capture) handleClock(t *topic, m *ros.Message) {
+	defer c.release(m)
+	if !typeIs(m, msg.TypeClock, msg.MD5Clock) {
+		t.unknownType.Add(1)
+		return
+	}
+	if err := msg.DecodeClock(m.Data, &t.clk); err != nil {
+		t.decodeErrors.Add(1)
+		return
+	}
+	c.clock.set(t.clk.Clock.Time())
+	t.events.Add(1)
+}
+
+// receiveTime is the capture clock when m arrived: the latest /clock
+// under sim time (ok false before the first one), else the wall time the
+// ros package recorded at the end of the read.
+func (c *Capture) receiveTime(m *ros.Message) (time.Time, bool) {
+	if c.sim.Load() {
+		return c.clock.now()
+	}
+	if !m.Received.IsZero() {
+		return m.Received, true
+	}
+	return c.now(), true
+}
+
+// stamp picks the one clock for a message: its header stamp when set and
+// within MaxStampSkew of the receive time, else the receive time. Under
+// sim time before the first /clock, a set header stamp is trusted as is
+// and a message without one is dropped (ok false) and counted.
+func (c *Capture) stamp(t *topic, m *ros.Message, header msg.Time, hasHeader bool) (stamp, received time.Time, src StampSource, ok bool) {
+	received, haveClock := c.receiveTime(m)
+	if hasHeader && !header.IsZero() {
+		h := header.Time()
+		if !haveClock {
+			return h, h, StampHeader, true
+		}
+		if d := h.Sub(received); d <= c.cfg.MaxStampSkew && d >= -c.cfg.MaxStampSkew {
+			return h, received, StampHeader, true
+		}
+	}
+	if !haveClock {
+		t.noClock.Add(1)
+		return time.Time{}, time.Time{}, 0, false
+	}
+	t.receiveStamps.Add(1)
+	return received, received, StampReceive, true
+}
+
+// simClock is the latest /clock value, written by the clock topic's
+// goroutine and read by all the others.
+type simClock struct{ ns atomic.Int64 }
+
+func (s *simClock) set(t time.Time) {
+	ns := t.UnixNano()
+	if ns == 0 {
+		ns = 1 // 0 means "no clock yet"; a /clock of 0 is still a clock
+	}
+	s.ns.Store(ns)
+}
+
+func (s *simClock) now() (time.Time, bool) {
+	ns := s.ns.Load()
+	if ns == 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(0, ns), true
+}
