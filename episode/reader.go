@@ -1,0 +1,157 @@
+package episode
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/edged-robotics/edged/score"
+)
+
+// StoreDir returns the episode store directory for dir: dir/episodes when
+// dir is a data_dir that has one, else dir itself.
+func StoreDir(dir string) string {
+	if st, err := os.Stat(filepath.Join(dir, "episodes")); err == nil && st.IsDir() {
+		return filepath.Join(dir, "episodes")
+	}
+	return dir
+}
+
+// List returns the manifests of every episode in the store, oldest
+// first. Directories without a readable manifest are skipped (a crash
+// between mkdir and the first manifest leaves an empty one).
+func List(dir string) ([]Manifest, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("episode: list %s: %w", dir, err)
+	}
+	var out []Manifest
+	for _, e := range ents {
+		if !e.IsDir() || e.Name()[0] == '.' {
+			continue
+		}
+		m, err := readManifest(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		m.ID = e.Name()
+		out = append(out, m)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].Start.Equal(out[j].Start) {
+			return out[i].Start.Before(out[j].Start)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// Episode is one episode as read from disk.
+type Episode struct {
+	Manifest    Manifest
+	Dir         string
+	Segments    []Segment
+	Transitions []Transition
+	// Problems found while reading (corrupt records, a torn tail of an
+	// episode still being written); reading never modifies the store.
+	Problems []string
+}
+
+// Load reads one episode. ref is an episode directory, or an id (or a
+// unique id prefix) inside store dir (which may be "").
+func Load(dir, ref string) (*Episode, error) {
+	epDir, err := resolve(dir, ref)
+	if err != nil {
+		return nil, err
+	}
+	m, err := readManifest(epDir)
+	if err != nil {
+		return nil, err
+	}
+	m.ID = filepath.Base(epDir)
+	e := &Episode{Manifest: m, Dir: epDir}
+	segRecs := e.readRecords(segmentsName)
+	trRecs := e.readRecords(transitionsName)
+	var bad, bad2 int
+	e.Segments, bad = decodeAll[Segment](segRecs)
+	e.Transitions, bad2 = decodeAll[Transition](trRecs)
+	if bad+bad2 > 0 {
+		e.Problems = append(e.Problems, fmt.Sprintf("%d records with a good checksum but bad JSON skipped", bad+bad2))
+	}
+	sort.SliceStable(e.Segments, func(i, j int) bool { return e.Segments[i].Start.Before(e.Segments[j].Start) })
+	return e, nil
+}
+
+func (e *Episode) readRecords(name string) [][]byte {
+	b, err := readCapped(filepath.Join(e.Dir, name), maxFileBytes)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			e.Problems = append(e.Problems, fmt.Sprintf("%s: %v", name, err))
+		}
+		return nil
+	}
+	sc := scanRecords(b)
+	for _, r := range sc.Bad {
+		e.Problems = append(e.Problems, fmt.Sprintf("%s: corrupt %s skipped", name, r))
+	}
+	if sc.Torn.Len > 0 {
+		what := "torn tail"
+		if !e.Manifest.Closed {
+			what = "incomplete tail (being written, or torn by a crash)"
+		}
+		e.Problems = append(e.Problems, fmt.Sprintf("%s: %s of %s ignored", name, what, sc.Torn))
+	}
+	return sc.Records
+}
+
+func resolve(dir, ref string) (string, error) {
+	if st, err := os.Stat(filepath.Join(ref, manifestName)); err == nil && !st.IsDir() {
+		return ref, nil
+	}
+	if dir == "" {
+		return "", fmt.Errorf("episode: %s is not an episode directory (no %s)", ref, manifestName)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ref, manifestName)); err == nil && filepath.Base(ref) == ref {
+		return filepath.Join(dir, ref), nil
+	}
+	ms, err := List(dir)
+	if err != nil {
+		return "", err
+	}
+	var hits []string
+	for _, m := range ms {
+		if len(m.ID) >= len(ref) && m.ID[:len(ref)] == ref {
+			hits = append(hits, m.ID)
+		}
+	}
+	switch len(hits) {
+	case 1:
+		return filepath.Join(dir, hits[0]), nil
+	case 0:
+		return "", fmt.Errorf("episode: no episode %q in %s (edged inspect lists them)", ref, dir)
+	default:
+		return "", fmt.Errorf("episode: %q matches %d episodes in %s: give more of the id", ref, len(hits), dir)
+	}
+}
+
+// Segmentation returns the episode's segments in episode seconds for
+// scoring, ordered by start.
+func (e *Episode) Segmentation() score.Segmentation {
+	out := score.Segmentation{Unit: score.Seconds}
+	for _, s := range e.Segments {
+		out.Segments = append(out.Segments, score.Segment{Start: s.StartSec, End: s.EndSec, Label: s.Label})
+	}
+	return out
+}
+
+// LoadSegmentation reads the recorded segments of the episode directory
+// path, for edged score.
+func LoadSegmentation(path string) (score.Segmentation, error) {
+	e, err := Load("", path)
+	if err != nil {
+		return score.Segmentation{}, err
+	}
+	return e.Segmentation(), nil
+}

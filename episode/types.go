@@ -1,0 +1,99 @@
+package episode
+
+import "time"
+
+// Outcomes of segments and episodes.
+const (
+	Completed   = "completed"
+	Aborted     = "aborted"
+	Preempted   = "preempted"
+	Interrupted = "interrupted" // edged stopped, restarted or crashed
+)
+
+// End reasons of an episode.
+const (
+	EndIdle        = "idle"         // the FSM returned to an idle state
+	EndRecording   = "recording"    // the recording topic said stop
+	EndMaxDuration = "max_duration" // the episode ran for max_duration
+	EndShutdown    = "shutdown"     // edged stopped
+	EndRecovered   = "recovered"    // found open after a crash
+)
+
+// ManifestFormat is the version of manifest.json and the records.
+const ManifestFormat = 1
+
+// Manifest is an episode's metadata (manifest.json).
+type Manifest struct {
+	Format      int       `json:"format"`
+	ID          string    `json:"id"`
+	Robot       string    `json:"robot"`
+	Name        string    `json:"name,omitempty"` // e.g. from a String recording topic
+	Instruction string    `json:"instruction,omitempty"`
+	Start       time.Time `json:"start"` // ROS time
+	End         time.Time `json:"end,omitzero"`
+	Closed      bool      `json:"closed"`
+	Outcome     string    `json:"outcome,omitempty"`
+	EndReason   string    `json:"end_reason,omitempty"`
+	Segments    int       `json:"segments"`
+	Transitions int       `json:"transitions"`
+	Uploaded    bool      `json:"uploaded"`
+	Created     time.Time `json:"created"` // wall clock
+	Recovery    *Recovery `json:"recovery,omitempty"`
+}
+
+// Duration of a closed episode (0 while open).
+func (m *Manifest) Duration() time.Duration {
+	if m.End.IsZero() {
+		return 0
+	}
+	return m.End.Sub(m.Start)
+}
+
+// Segment is one closed subtask.
+type Segment struct {
+	Index    int       `json:"index"`
+	Start    time.Time `json:"start"` // ROS time
+	End      time.Time `json:"end"`
+	StartSec float64   `json:"start_sec"` // seconds since the episode start
+	EndSec   float64   `json:"end_sec"`
+	Label    string    `json:"label"`
+	Path     string    `json:"path,omitempty"` // full state path, e.g. /SM_ROOT/PICK/GRASP
+	Source   string    `json:"source"`         // topic
+	Kind     string    `json:"kind"`           // string | smach | actionlib | field
+	Outcome  string    `json:"outcome"`
+	GoalID   string    `json:"goal_id,omitempty"`
+}
+
+// Transition kinds.
+const (
+	TransitionState     = "state"     // a state change
+	TransitionHeartbeat = "heartbeat" // still in the same state(s)
+)
+
+// Transition is one raw FSM event. A transition that opens a segment
+// names it in Opens (with Path, Source and Kind), so recovery can close a
+// segment that was open at a crash.
+type Transition struct {
+	Seq    int       `json:"seq"`
+	Stamp  time.Time `json:"stamp"`
+	Sec    float64   `json:"sec"`
+	Kind   string    `json:"kind"`
+	Source string    `json:"source"`
+	SrcTyp string    `json:"source_kind,omitempty"`
+	From   string    `json:"from,omitempty"`
+	To     string    `json:"to,omitempty"`
+	Detail string    `json:"detail,omitempty"`
+	Opens  string    `json:"opens,omitempty"` // label of the segment this opens
+	Path   string    `json:"path,omitempty"`
+	GoalID string    `json:"goal_id,omitempty"`
+}
+
+// Recovery reports what Open did to one episode found after a crash.
+type Recovery struct {
+	Episode      string   `json:"episode"`
+	ClosedOpen   bool     `json:"closed_open"` // it was open and is now closed as interrupted
+	Interrupted  int      `json:"interrupted_segments"`
+	TornBytes    int      `json:"torn_bytes"`
+	Quarantined  int      `json:"quarantined_regions"`
+	Descriptions []string `json:"descriptions,omitempty"`
+}
