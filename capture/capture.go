@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/ros"
+	"github.com/edged-robotics/edged/ros/master"
 )
 
 // Options are the non-config dependencies of a Capture.
@@ -133,8 +134,13 @@ func (c *Capture) useSimTime(ctx context.Context) (bool, error) {
 		if ctx.Err() != nil {
 			return false, fmt.Errorf("capture: read /use_sim_time: %w", err)
 		}
-		// an unset parameter is the normal case: wall clock
-		c.log.Debug("no /use_sim_time, using the wall clock", "err", err)
+		if master.IsNotFound(err) {
+			// an unset parameter is the normal case
+			c.log.Debug("no /use_sim_time, using the wall clock")
+			return false, nil
+		}
+		// the master may come up later; the ros node registers then
+		c.log.Warn("cannot read /use_sim_time, using the wall clock", "err", err)
 		return false, nil
 	}
 	b, ok := v.(bool)
