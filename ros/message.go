@@ -1,6 +1,10 @@
 package ros
 
-import "time"
+import (
+	"time"
+
+	"github.com/edged-robotics/edged/ros/tcpros"
+)
 
 // PublisherInfo is what a publisher told us in its TCPROS connection
 // header. It is shared by every Message from that connection: read-only.
@@ -23,6 +27,7 @@ type Message struct {
 	Received  time.Time // wall clock at the end of the read
 
 	release func(*Message)
+	buf     *tcpros.Buffer // pooled storage behind Data
 }
 
 // Release returns the message's buffer to its pool. After Release the

@@ -109,3 +109,13 @@ func (m *Master) script(name string) string {
 	}
 	return path
 }
+
+// StartMasterOnPort starts a master on a given port (e.g. one a node was
+// told about before the master existed).
+func StartMasterOnPort(t testing.TB, port int) *Master {
+	t.Helper()
+	Require(t, "rosmaster")
+	m := &Master{Home: t.TempDir(), t: t, Port: port, URI: fmt.Sprintf("http://127.0.0.1:%d/", port)}
+	m.Start()
+	return m
+}

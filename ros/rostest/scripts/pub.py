@@ -55,7 +55,8 @@ def main():
             m.header.seq = n
         pub.publish(m)
         n += 1
-        print("published", n, flush=True)
+        if n <= 3 or a.count:
+            print("published", n, flush=True)
         rate.sleep()
     rospy.spin()
 

@@ -1,0 +1,181 @@
+package ros
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// Config configures a Node. The zero value is usable: every field has a
+// documented default, applied by NewNode.
+type Config struct {
+	// MasterURI of the ROS master. Default: $ROS_MASTER_URI, else
+	// http://localhost:11311/.
+	MasterURI string
+	// NodeName is this node's name. A relative name is put in Namespace.
+	// Default: /edged.
+	NodeName string
+	// Namespace for relative node and topic names. Default:
+	// $ROS_NAMESPACE, else /.
+	Namespace string
+	// Host is the name or address other nodes use to reach this one (it
+	// goes into the slave API URI). Default: $ROS_IP, else $ROS_HOSTNAME,
+	// else the machine's hostname.
+	Host string
+	// ListenAddr is where the slave API listens. Default: 127.0.0.1:0
+	// when Host is a loopback name or address, else :0 (all interfaces,
+	// a free port).
+	ListenAddr string
+	// CallTimeout bounds each XML-RPC call and TCPROS handshake.
+	// Default 5s.
+	CallTimeout time.Duration
+	// MasterPollInterval is how often the master is checked (getPid) to
+	// notice it going down or restarting. Default 1s.
+	MasterPollInterval time.Duration
+	// ResolveInterval is how often every subscription is registered again
+	// to re-resolve its publishers, in case a publisherUpdate was lost.
+	// Default 10s.
+	ResolveInterval time.Duration
+	// ReconnectMin and ReconnectMax bound the exponential backoff between
+	// attempts to reach a lost publisher. Defaults 100ms and 5s.
+	ReconnectMin, ReconnectMax time.Duration
+	// MaxHeaderBytes caps a publisher's connection header. Default 1 MiB.
+	MaxHeaderBytes int
+	// Logger receives connection events. Default slog.Default().
+	Logger *slog.Logger
+	// OnShutdown is called (on its own goroutine) when a peer calls the
+	// slave API's shutdown, e.g. because another node registered the same
+	// name. Default: log it and keep running.
+	OnShutdown func(reason string)
+}
+
+// withDefaults returns c with every unset field at its default. It reads
+// the ROS environment variables and the hostname.
+func (c Config) withDefaults() Config {
+	if c.MasterURI == "" {
+		c.MasterURI = os.Getenv("ROS_MASTER_URI")
+	}
+	if c.MasterURI == "" {
+		c.MasterURI = "http://localhost:11311/"
+	}
+	if c.Namespace == "" {
+		c.Namespace = os.Getenv("ROS_NAMESPACE")
+	}
+	if c.Namespace == "" {
+		c.Namespace = "/"
+	}
+	if c.NodeName == "" {
+		c.NodeName = "/edged"
+	}
+	if c.Host == "" {
+		c.Host = os.Getenv("ROS_IP")
+	}
+	if c.Host == "" {
+		c.Host = os.Getenv("ROS_HOSTNAME")
+	}
+	if c.Host == "" {
+		c.Host, _ = os.Hostname()
+	}
+	if c.Host == "" {
+		c.Host = "localhost"
+	}
+	if c.ListenAddr == "" {
+		c.ListenAddr = ":0"
+		if isLoopback(c.Host) {
+			c.ListenAddr = "127.0.0.1:0"
+		}
+	}
+	setDuration(&c.CallTimeout, 5*time.Second)
+	setDuration(&c.MasterPollInterval, time.Second)
+	setDuration(&c.ResolveInterval, 10*time.Second)
+	setDuration(&c.ReconnectMin, 100*time.Millisecond)
+	setDuration(&c.ReconnectMax, 5*time.Second)
+	if c.MaxHeaderBytes == 0 {
+		c.MaxHeaderBytes = 1 << 20
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+func setDuration(d *time.Duration, def time.Duration) {
+	if *d == 0 {
+		*d = def
+	}
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Validate checks c (after defaults) without I/O; errors name the field.
+func (c Config) Validate() error {
+	var errs []error
+	u, err := url.Parse(c.MasterURI)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("ros.master_uri: %q is not an http://host:port/ URI", c.MasterURI))
+	}
+	if !strings.HasPrefix(c.Namespace, "/") {
+		errs = append(errs, fmt.Errorf("ros.namespace: %q must start with /", c.Namespace))
+	}
+	if err := checkName(resolveName(c.Namespace, c.NodeName)); err != nil {
+		errs = append(errs, fmt.Errorf("ros.node_name: %w", err))
+	}
+	if strings.ContainsAny(c.Host, "/ ") {
+		errs = append(errs, fmt.Errorf("ros.host: %q is not a host name or address", c.Host))
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"call_timeout", c.CallTimeout}, {"master_poll_interval", c.MasterPollInterval},
+		{"resolve_interval", c.ResolveInterval}, {"reconnect_min", c.ReconnectMin}, {"reconnect_max", c.ReconnectMax}} {
+		if d.v < 0 {
+			errs = append(errs, fmt.Errorf("ros.%s: must be > 0", d.name))
+		}
+	}
+	if c.ReconnectMax < c.ReconnectMin {
+		errs = append(errs, errors.New("ros.reconnect_max: must be >= ros.reconnect_min"))
+	}
+	if c.MaxHeaderBytes < 0 {
+		errs = append(errs, errors.New("ros.max_header_bytes: must be > 0"))
+	}
+	return errors.Join(errs...)
+}
+
+// resolveName makes name global: a relative name goes into namespace.
+func resolveName(namespace, name string) string {
+	if strings.HasPrefix(name, "/") {
+		return name
+	}
+	return strings.TrimSuffix(namespace, "/") + "/" + name
+}
+
+// checkName accepts ROS graph resource names: /a/b_1, no empty parts,
+// each part starting with a letter.
+func checkName(name string) error {
+	if !strings.HasPrefix(name, "/") || name == "/" || strings.HasSuffix(name, "/") {
+		return fmt.Errorf("%q is not a valid ROS name", name)
+	}
+	for _, part := range strings.Split(name[1:], "/") {
+		if part == "" {
+			return fmt.Errorf("%q has an empty part", name)
+		}
+		for i, r := range part {
+			letter := (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+			if !(letter || (i > 0 && (r == '_' || (r >= '0' && r <= '9')))) {
+				return fmt.Errorf("%q: part %q must start with a letter and hold letters, digits and _", name, part)
+			}
+		}
+	}
+	return nil
+}

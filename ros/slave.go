@@ -1,0 +1,188 @@
+package ros
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/edged-robotics/edged/ros/master"
+	"github.com/edged-robotics/edged/ros/xmlrpc"
+)
+
+// slaveAPI serves the ROS slave API of the node.
+func (n *Node) slaveAPI() *xmlrpc.Server {
+	s := xmlrpc.NewServer()
+	ok := func(msg string, v any) (any, error) { return []any{1, msg, v}, nil }
+	s.Register("getPid", func(context.Context, []any) (any, error) { return ok("", os.Getpid()) })
+	s.Register("getMasterUri", func(context.Context, []any) (any, error) { return ok("", n.cfg.MasterURI) })
+	s.Register("getPublications", func(context.Context, []any) (any, error) { return ok("publications", []any{}) })
+	s.Register("getSubscriptions", func(context.Context, []any) (any, error) {
+		out := []any{}
+		for _, sub := range n.subscriptions() {
+			out = append(out, []any{sub.topic, sub.typeName()})
+		}
+		return ok("subscriptions", out)
+	})
+	s.Register("getBusInfo", func(context.Context, []any) (any, error) { return ok("bus info", n.busInfo()) })
+	s.Register("getBusStats", func(context.Context, []any) (any, error) { return ok("bus stats", n.busStats()) })
+	s.Register("requestTopic", func(_ context.Context, p []any) (any, error) {
+		topic, _ := arg(p, 1)
+		return []any{-1, fmt.Sprintf("Not a publisher of [%s]: edged publishes no topics", topic), []any{}}, nil
+	})
+	s.Register("publisherUpdate", func(_ context.Context, p []any) (any, error) {
+		topic, err := arg(p, 1)
+		if err != nil || len(p) < 3 {
+			return []any{-1, "publisherUpdate wants (caller_id, topic, publishers)", 0}, nil
+		}
+		uris, err := master.Strings(p[2])
+		if err != nil {
+			return []any{-1, "publisherUpdate: publishers must be a list of URIs", 0}, nil
+		}
+		if sub := n.subscription(topic); sub != nil {
+			sub.setPublishers(uris)
+		}
+		return ok("publisher update received", 0)
+	})
+	s.Register("paramUpdate", func(_ context.Context, p []any) (any, error) {
+		key, err := arg(p, 1)
+		if err != nil || len(p) < 3 {
+			return []any{-1, "paramUpdate wants (caller_id, key, value)", 0}, nil
+		}
+		n.paramUpdate(key, p[2])
+		return ok("parameter update received", 0)
+	})
+	s.Register("shutdown", func(_ context.Context, p []any) (any, error) {
+		caller, _ := arg(p, 0)
+		reason, _ := arg(p, 1)
+		n.log.Warn("ros: asked to shut down", "by", caller, "reason", reason)
+		if n.cfg.OnShutdown != nil {
+			go n.cfg.OnShutdown(fmt.Sprintf("%s: %s", caller, reason))
+		}
+		return ok("shutdown", 0)
+	})
+	return s
+}
+
+func arg(p []any, i int) (string, error) {
+	if i >= len(p) {
+		return "", errors.New("missing argument")
+	}
+	s, ok := p[i].(string)
+	if !ok {
+		return "", fmt.Errorf("argument %d is %T, want string", i, p[i])
+	}
+	return s, nil
+}
+
+// busInfo lists connections as rospy does:
+// [connectionId, publisherURI, "i", "TCPROS", topic, connected, info].
+func (n *Node) busInfo() []any {
+	out := []any{}
+	for _, sub := range n.subscriptions() {
+		for _, c := range sub.connections() {
+			c.mu.Lock()
+			remote := c.remote
+			c.mu.Unlock()
+			out = append(out, []any{int(c.id), c.uri, "i", "TCPROS", sub.topic, c.connected.Load(),
+				"TCPROS connection on port 0 to [" + remote + "]"})
+		}
+	}
+	return out
+}
+
+// busStats is [publishStats, subscribeStats, serviceStats] with
+// subscribeStats = [[topic, [[connectionId, bytes, drops, connected]]]].
+func (n *Node) busStats() []any {
+	subStats := []any{}
+	for _, sub := range n.subscriptions() {
+		conns := []any{}
+		for _, c := range sub.connections() {
+			conns = append(conns, []any{int(c.id), int64(c.bytes.Load()), int64(sub.drops.Load()), c.connected.Load()})
+		}
+		subStats = append(subStats, []any{sub.topic, conns})
+	}
+	return []any{[]any{}, subStats, []any{0, 0, 0}}
+}
+
+// paramWatch is one subscribeParam with its callbacks.
+type paramWatch struct {
+	key string
+	fns []func(value any)
+}
+
+// SubscribeParam watches a parameter (e.g. /use_sim_time): fn is called
+// from the slave API's goroutine with every new value the master sends,
+// also after a master restart re-subscribes it. It returns the current
+// value; nil when unset (rosmaster answers an empty map).
+func (n *Node) SubscribeParam(ctx context.Context, key string, fn func(value any)) (any, error) {
+	key = resolveName(n.cfg.Namespace, key)
+	n.mu.Lock()
+	w := n.params[canonicalKey(key)]
+	if w == nil {
+		w = &paramWatch{key: key}
+		n.params[canonicalKey(key)] = w
+	}
+	w.fns = append(w.fns, fn)
+	n.mu.Unlock()
+	v, err := n.master.SubscribeParam(ctx, n.uri, key)
+	if err != nil {
+		return nil, err // kept: registered again when the master answers
+	}
+	if m, ok := v.(map[string]any); ok && len(m) == 0 {
+		return nil, nil
+	}
+	return v, nil
+}
+
+func canonicalKey(k string) string { return strings.TrimSuffix(k, "/") }
+
+func (n *Node) paramUpdate(key string, value any) {
+	key = canonicalKey(key)
+	n.mu.Lock()
+	var fns []func(any)
+	if w := n.params[key]; w != nil {
+		// rosmaster sends each subscriber its own key, with the sub-value
+		// when a parent namespace was set.
+		fns = append(fns, w.fns...)
+	}
+	n.mu.Unlock()
+	for _, fn := range fns {
+		fn(value)
+	}
+}
+
+func (n *Node) resubscribeParams() error {
+	n.mu.Lock()
+	keys := make([]string, 0, len(n.params))
+	for _, w := range n.params {
+		keys = append(keys, w.key)
+	}
+	n.mu.Unlock()
+	var errs []error
+	for _, k := range keys {
+		ctx, cancel := context.WithTimeout(n.ctx, n.cfg.CallTimeout)
+		_, err := n.master.SubscribeParam(ctx, n.uri, k)
+		cancel()
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func (n *Node) unsubscribeParams() {
+	if !n.MasterUp() {
+		return
+	}
+	n.mu.Lock()
+	keys := make([]string, 0, len(n.params))
+	for _, w := range n.params {
+		keys = append(keys, w.key)
+	}
+	n.mu.Unlock()
+	for _, k := range keys {
+		ctx, cancel := context.WithTimeout(n.ctx, n.cfg.CallTimeout)
+		_ = n.master.UnsubscribeParam(ctx, n.uri, k)
+		cancel()
+	}
+}
