@@ -116,7 +116,7 @@ func recoverEpisode(dir string, m Manifest) (Recovery, error) {
 	// the same source closes the earlier one in the FSM, so only segments
 	// opened and never closed remain.
 	for _, t := range openAtCrash(trans, closed) {
-		s := Segment{Start: t.Stamp, End: last, StartSec: sec(m.Start, t.Stamp), EndSec: sec(m.Start, last),
+		s := Segment{Start: t.opened(), End: last, StartSec: sec(m.Start, t.opened()), EndSec: sec(m.Start, last),
 			Label: t.Opens, Path: t.Path, Source: t.Source, Kind: t.SrcTyp, Outcome: Interrupted, GoalID: t.GoalID}
 		s.Index = w.m.Segments
 		if err := w.append(f, s); err != nil {
@@ -158,11 +158,19 @@ func openAtCrash(trans []Transition, closed map[string]bool) []Transition {
 	var out []Transition
 	for _, k := range order {
 		t := last[k]
-		if !closed[openKey(t.Source, t.Opens, t.Stamp)] {
+		if !closed[openKey(t.Source, t.Opens, t.opened())] {
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// opened is when the segment a transition opens started.
+func (t Transition) opened() time.Time {
+	if t.Start.IsZero() {
+		return t.Stamp
+	}
+	return t.Start
 }
 
 func openKey(source, label string, start time.Time) string {

@@ -84,6 +84,9 @@ type Transition struct {
 	To     string    `json:"to,omitempty"`
 	Detail string    `json:"detail,omitempty"`
 	Opens  string    `json:"opens,omitempty"` // label of the segment this opens
+	// Start of the opened segment when it is not Stamp (a SMACH child
+	// inheriting its container's start).
+	Start  time.Time `json:"start,omitzero"`
 	Path   string    `json:"path,omitempty"`
 	GoalID string    `json:"goal_id,omitempty"`
 }

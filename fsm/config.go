@@ -1,0 +1,142 @@
+package fsm
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/edged-robotics/edged/config"
+	"github.com/edged-robotics/edged/ros/msg"
+)
+
+// Source kinds, as in the config file.
+const (
+	KindString    = config.FSMString
+	KindSmach     = config.FSMSmach
+	KindActionlib = config.FSMActionlib
+	KindField     = config.FSMField
+)
+
+// Source is one FSM topic.
+type Source struct {
+	Topic string
+	// Kind is string | smach | actionlib | field. Default string.
+	Kind string
+	// Field is the path of the state for kind field (status.phase).
+	Field string
+	// IdleStates (labels) are between episodes. Default none.
+	IdleStates []string
+}
+
+// Config configures the fsm stage.
+type Config struct {
+	Robot   string
+	Sources []Source
+	// RecordingTopic (std_msgs/Bool or String) decides episodes alone
+	// when set. Default none.
+	RecordingTopic string
+	// Instruction stored with every episode. Default "".
+	Instruction string
+	// InstructionTopic (std_msgs/String) overrides Instruction.
+	InstructionTopic string
+	// MaxDuration cuts longer episodes. Default 1h.
+	MaxDuration time.Duration
+	// HeartbeatEvery: an unchanged state is recorded at most this often.
+	// Default 5s.
+	HeartbeatEvery time.Duration
+	// QueueSize bounds the events waiting for the run loop. Default 4096.
+	QueueSize int
+}
+
+// Defaults of Config.
+const (
+	DefaultMaxDuration    = time.Hour
+	DefaultHeartbeatEvery = 5 * time.Second
+	DefaultQueueSize      = 4096
+)
+
+// FromConfig maps the file's config onto Config.
+func FromConfig(c *config.Config) Config {
+	out := Config{Robot: c.RobotID, RecordingTopic: c.Episode.RecordingTopic, Instruction: c.Episode.Instruction,
+		InstructionTopic: c.Episode.InstructionTopic, MaxDuration: time.Duration(c.Episode.MaxDuration)}
+	for _, s := range c.FSM {
+		out.Sources = append(out.Sources, Source{Topic: s.Topic, Kind: s.Type, Field: s.Field,
+			IdleStates: append([]string(nil), s.IdleStates...)})
+	}
+	return out
+}
+
+// Topics lists every topic the fsm stage wants state events from (the
+// sources, then the recording and instruction topics), and which of them
+// must be delivered as a dynamic *msg.Value (field sources).
+func (c Config) Topics() (topics []string, dynamic []bool) {
+	for _, s := range c.Sources {
+		topics = append(topics, s.Topic)
+		dynamic = append(dynamic, s.Kind == KindField)
+	}
+	for _, t := range []string{c.RecordingTopic, c.InstructionTopic} {
+		if t != "" {
+			topics = append(topics, t)
+			dynamic = append(dynamic, false)
+		}
+	}
+	return topics, dynamic
+}
+
+func (c *Config) defaults() {
+	c.Sources = append([]Source(nil), c.Sources...)
+	if c.MaxDuration == 0 {
+		c.MaxDuration = DefaultMaxDuration
+	}
+	if c.HeartbeatEvery == 0 {
+		c.HeartbeatEvery = DefaultHeartbeatEvery
+	}
+	if c.QueueSize == 0 {
+		c.QueueSize = DefaultQueueSize
+	}
+	for i := range c.Sources {
+		if c.Sources[i].Kind == "" {
+			c.Sources[i].Kind = KindString
+		}
+	}
+}
+
+// Validate checks the config without I/O; errors name the field.
+func (c Config) Validate() error {
+	if len(c.Sources) == 0 {
+		return fmt.Errorf("fsm: at least one source is required")
+	}
+	seen := map[string]bool{c.RecordingTopic: c.RecordingTopic != "", c.InstructionTopic: c.InstructionTopic != ""}
+	for i, s := range c.Sources {
+		f := fmt.Sprintf("fsm[%d]", i)
+		if s.Topic == "" {
+			return fmt.Errorf("%s.topic: required", f)
+		}
+		if seen[s.Topic] {
+			return fmt.Errorf("%s.topic: %s is used twice", f, s.Topic)
+		}
+		seen[s.Topic] = true
+		kind := s.Kind
+		if kind == "" {
+			kind = KindString
+		}
+		switch kind {
+		case KindString, KindSmach, KindActionlib:
+			if s.Field != "" {
+				return fmt.Errorf("%s.field: only for type field", f)
+			}
+		case KindField:
+			if err := msg.ParsePath(s.Field); err != nil {
+				return fmt.Errorf("%s.field: %w", f, err)
+			}
+		default:
+			return fmt.Errorf("%s.type: must be string, smach, actionlib or field, not %q", f, s.Kind)
+		}
+	}
+	if c.MaxDuration < 0 {
+		return fmt.Errorf("episode.max_duration: must be > 0")
+	}
+	if c.HeartbeatEvery < 0 || c.QueueSize < 0 {
+		return fmt.Errorf("fsm: heartbeat interval and queue size must be >= 0")
+	}
+	return nil
+}

@@ -1,0 +1,44 @@
+// Package fsm turns the robot's task state machine into ground truth:
+// state changes from one or more FSM sources become segments, segments
+// are grouped into episodes, and both are written to the episode store as
+// they close.
+//
+// Sources (several at once, one per topic):
+//   - string: a std_msgs/String holding the current state's name; a
+//     change is a transition, a repeat is a heartbeat.
+//   - smach: smach_msgs/SmachContainerStatus from every container of a
+//     SMACH introspection server; the active leaf states, walked from the
+//     root container through nested containers, give hierarchical labels
+//     relative to the root (PICK/GRASP) and full paths
+//     (/SM_ROOT/PICK/GRASP). Concurrent states give parallel segments.
+//     local_data (a pickle) is ignored.
+//   - actionlib: actionlib_msgs/GoalStatusArray; one segment per goal from
+//     ACTIVE to its terminal status (SUCCEEDED -> completed, ABORTED,
+//     REJECTED, LOST -> aborted, PREEMPTED, RECALLED -> preempted),
+//     labeled with the goal's status text when it says something, else
+//     the action's name (the topic without /status).
+//   - field: any message type, the state read at a field path
+//     (status.phase) from the dynamically decoded *msg.Value.
+//
+// Episodes: with a recording topic (std_msgs/Bool true while recording,
+// or std_msgs/String holding an episode id, empty between episodes) the
+// topic alone decides; otherwise, when any source has idle states, an
+// episode runs while such a source is outside them (idle states never
+// become segments); otherwise one episode runs from the first event. Every
+// episode is cut at MaxDuration (open segments close as interrupted, and a
+// new episode starts at once if the conditions still hold). The
+// instruction comes from Config.Instruction or the instruction topic
+// (std_msgs/String). Raw transitions are recorded beside the segments;
+// heartbeats at most every HeartbeatEvery so that a crash loses at most
+// that much of an open segment's end.
+//
+// Times are the events' stamps (capture's one clock); episode seconds
+// count from the episode's first event.
+//
+// Concurrency: New starts one goroutine that owns all state and the
+// episode Writer. HandleState (and PutState, the capture.StateSink
+// method) never blocks: events go through a bounded queue and a full
+// queue drops and counts (Stats.Dropped). Close stops the goroutine after
+// draining the queue and closes the open episode as interrupted
+// (end reason shutdown).
+package fsm

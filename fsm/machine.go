@@ -1,0 +1,493 @@
+package fsm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/edged-robotics/edged/capture"
+	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/ros/msg"
+)
+
+// Stats are the fsm counters, for /metrics.
+type Stats struct {
+	Events      uint64 // state events handled
+	Dropped     uint64 // events dropped because the queue was full
+	Bad         uint64 // events a source could not interpret
+	Unknown     uint64 // events from a topic that is no source
+	Transitions uint64
+	Heartbeats  uint64
+	Segments    uint64 // segments closed and stored
+	Episodes    uint64 // episodes closed
+	StoreErrors uint64 // writes to the episode store that failed
+	LastError   string
+}
+
+// Machine is the fsm stage. See the package doc.
+type Machine struct {
+	cfg    Config
+	events chan capture.StateEvent
+	flush  chan chan struct{}
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+	closed sync.Once
+
+	dropped atomic.Uint64
+	mu      sync.Mutex // guards st
+	st      Stats
+
+	// Owned by the run loop.
+	store       *episode.Store
+	sources     map[string]*source
+	order       []*source
+	w           *episode.Writer
+	open        map[*source]map[string]openSeg
+	recording   bool
+	recName     string
+	instruction string
+	seenEvent   bool
+	lastStamp   time.Time
+	lastWall    time.Time // wall clock when lastStamp was seen
+}
+
+// now estimates the stamp clock between events: the last stamp plus the
+// wall time since it arrived.
+func (m *Machine) now() time.Time {
+	if m.lastWall.IsZero() {
+		return m.lastStamp
+	}
+	return m.lastStamp.Add(time.Since(m.lastWall))
+}
+
+type openSeg struct {
+	active
+	start time.Time
+}
+
+// New validates cfg and starts the run loop writing into store.
+func New(cfg Config, store *episode.Store) (*Machine, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if store == nil {
+		return nil, errors.New("fsm: an episode store is required")
+	}
+	cfg.defaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Machine{cfg: cfg, events: make(chan capture.StateEvent, cfg.QueueSize), flush: make(chan chan struct{}),
+		ctx: ctx, cancel: cancel, done: make(chan struct{}), store: store, sources: map[string]*source{},
+		open: map[*source]map[string]openSeg{}, instruction: cfg.Instruction}
+	for _, s := range cfg.Sources {
+		src := newSource(s)
+		m.sources[s.Topic] = src
+		m.order = append(m.order, src)
+		m.open[src] = map[string]openSeg{}
+	}
+	go m.run()
+	return m, nil
+}
+
+// HandleState queues one event; it never blocks (a full queue drops the
+// event and counts it). Safe from any goroutine; after Close it drops.
+func (m *Machine) HandleState(ev capture.StateEvent) {
+	if m.ctx.Err() != nil {
+		m.dropped.Add(1)
+		return
+	}
+	select {
+	case m.events <- ev:
+	default:
+		m.dropped.Add(1)
+	}
+}
+
+// PutState makes Machine a capture.StateSink.
+func (m *Machine) PutState(ev capture.StateEvent) { m.HandleState(ev) }
+
+// Stats returns a snapshot of the counters.
+func (m *Machine) Stats() Stats {
+	m.mu.Lock()
+	s := m.st
+	m.mu.Unlock()
+	s.Dropped = m.dropped.Load()
+	return s
+}
+
+// Flush waits until every event queued before it has been handled, or
+// ctx ends.
+func (m *Machine) Flush(ctx context.Context) error {
+	ch := make(chan struct{})
+	select {
+	case m.flush <- ch:
+	case <-m.done:
+		return errors.New("fsm: closed")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close handles what is queued, closes the open episode as interrupted
+// (its open segments too) and stops the run loop. It does not close the
+// store.
+func (m *Machine) Close() error {
+	m.closed.Do(func() { m.cancel() })
+	<-m.done
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.st.LastError != "" {
+		return fmt.Errorf("fsm: %s", m.st.LastError)
+	}
+	return nil
+}
+
+func (m *Machine) run() {
+	defer close(m.done)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case ev := <-m.events:
+			m.handle(ev)
+		case ch := <-m.flush:
+			m.drainQueued()
+			close(ch)
+		case <-tick.C:
+			m.checkMaxDuration(m.now())
+		case <-m.ctx.Done():
+			m.drainQueued()
+			if m.w != nil {
+				m.closeEpisode(m.now(), episode.Interrupted, episode.Interrupted, episode.EndShutdown)
+			}
+			return
+		}
+	}
+}
+
+func (m *Machine) drainQueued() {
+	for {
+		select {
+		case ev := <-m.events:
+			m.handle(ev)
+		default:
+			return
+		}
+	}
+}
+
+func (m *Machine) count(f func(*Stats)) {
+	m.mu.Lock()
+	f(&m.st)
+	m.mu.Unlock()
+}
+
+func (m *Machine) storeErr(err error) {
+	if err != nil {
+		m.count(func(s *Stats) { s.StoreErrors++; s.LastError = err.Error() })
+	}
+}
+
+// handle is the whole state machine for one event.
+func (m *Machine) handle(ev capture.StateEvent) {
+	m.count(func(s *Stats) { s.Events++ })
+	stamp := ev.Stamp
+	if stamp.Before(m.lastStamp) {
+		stamp = m.lastStamp // time never runs backwards inside edged
+	}
+	m.lastStamp = stamp
+	m.lastWall = time.Now()
+	m.checkMaxDuration(stamp)
+	switch ev.Topic {
+	case m.cfg.InstructionTopic:
+		if s, ok := stringValue(ev.Value, "data"); ok {
+			m.instruction = s
+			if m.w != nil {
+				m.storeErr(m.w.SetInstruction(s))
+			}
+		} else {
+			m.count(func(s *Stats) { s.Bad++ })
+		}
+		return
+	case m.cfg.RecordingTopic:
+		if !m.recordingEvent(ev.Value) {
+			m.count(func(s *Stats) { s.Bad++ })
+			return
+		}
+		m.reconcile(stamp, episode.EndRecording)
+		return
+	}
+	src := m.sources[ev.Topic]
+	if src == nil {
+		m.count(func(s *Stats) { s.Unknown++ })
+		return
+	}
+	u, err := src.interpret(ev.Value)
+	if err != nil {
+		m.count(func(s *Stats) { s.Bad++; s.LastError = fmt.Sprintf("%s: %v", ev.Topic, err) })
+		return
+	}
+	m.seenEvent = true
+	changed := !sameKeys(src.cur, u.active)
+	if src.cfg.Kind == KindActionlib {
+		changed = changed || u.raw != ""
+	} else {
+		changed = changed || u.raw != src.raw
+	}
+	prevRaw := src.raw
+	if changed {
+		src.prev = prevRaw
+	}
+	src.cur = u.active
+	if src.cfg.Kind != KindActionlib || u.raw != "" {
+		src.raw = u.raw
+	}
+	if m.w != nil {
+		if changed {
+			m.syncSource(src, stamp, prevRaw, u.raw, u.ended)
+		} else {
+			m.heartbeat(src, stamp)
+		}
+	}
+	m.reconcile(stamp, episode.EndIdle)
+}
+
+func sameKeys(a, b map[string]active) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w.label != v.label {
+			return false
+		}
+	}
+	return true
+}
+
+// wantEpisode says whether an episode should be open now.
+func (m *Machine) wantEpisode() bool {
+	if m.cfg.RecordingTopic != "" {
+		return m.recording
+	}
+	idleMode := false
+	for _, s := range m.order {
+		if len(s.idle) > 0 {
+			idleMode = true
+			if s.raw != "" && !s.idle[s.raw] {
+				return true
+			}
+		}
+	}
+	return !idleMode && m.seenEvent
+}
+
+// reconcile opens or closes the episode to match wantEpisode.
+func (m *Machine) reconcile(stamp time.Time, reason string) {
+	want := m.wantEpisode()
+	switch {
+	case want && m.w == nil:
+		m.beginEpisode(stamp)
+	case !want && m.w != nil:
+		m.closeEpisode(stamp, episode.Completed, episode.Completed, reason)
+	}
+}
+
+func (m *Machine) beginEpisode(stamp time.Time) {
+	w, err := m.store.Begin(episode.Begin{Robot: m.cfg.Robot, Name: m.recName, Instruction: m.instruction, Start: stamp})
+	if err != nil {
+		m.storeErr(err)
+		return
+	}
+	m.w = w
+	for _, s := range m.order {
+		m.syncSource(s, stamp, s.prev, s.raw, nil)
+	}
+}
+
+// closeEpisode closes every open segment with segOutcome, then the
+// episode.
+func (m *Machine) closeEpisode(stamp time.Time, segOutcome, epOutcome, reason string) {
+	for _, s := range m.order {
+		keys := sortedKeys(m.open[s])
+		for _, k := range keys {
+			m.closeSegment(s, k, stamp, segOutcome)
+		}
+	}
+	m.storeErr(m.w.Close(stamp, epOutcome, reason))
+	m.w = nil
+	m.count(func(s *Stats) { s.Episodes++ })
+}
+
+// checkMaxDuration cuts the open episode at MaxDuration and starts the
+// next one at the same instant when the conditions still hold.
+func (m *Machine) checkMaxDuration(now time.Time) {
+	if m.w == nil {
+		return
+	}
+	limit := m.w.Start().Add(m.cfg.MaxDuration)
+	if now.Before(limit) {
+		return
+	}
+	m.closeEpisode(limit, episode.Interrupted, episode.Interrupted, episode.EndMaxDuration)
+	if m.wantEpisode() {
+		m.beginEpisode(limit)
+	}
+}
+
+// syncSource closes the open segments of src that are no longer active
+// (with the outcome the source gave, else completed) and opens the new
+// ones, recording the transition.
+func (m *Machine) syncSource(src *source, stamp time.Time, from, to string, ended map[string]string) {
+	open := m.open[src]
+	gone := map[string]bool{}
+	for k, o := range open {
+		if a, ok := src.cur[k]; !ok || a.label != o.label {
+			gone[k] = true
+		}
+	}
+	// A SMACH leaf that turns out to be a container (its own status
+	// arrived after its parent's): its children inherit its start instead
+	// of leaving a zero-length parent segment behind.
+	inherit := map[string]time.Time{}
+	if src.cfg.Kind == KindSmach {
+		for k := range src.cur {
+			for p := range gone {
+				if _, isOpen := open[k]; !isOpen && strings.HasPrefix(k, p+"/") {
+					inherit[k] = open[p].start
+				}
+			}
+		}
+		for k := range inherit {
+			for p := range gone {
+				if strings.HasPrefix(k, p+"/") {
+					delete(open, p)
+					delete(gone, p)
+				}
+			}
+		}
+	}
+	closed := 0
+	for _, k := range sortedKeys(gone) {
+		outcome := episode.Completed
+		if o, ok := ended[k]; ok {
+			outcome = o
+		}
+		closed++
+		m.closeSegment(src, k, stamp, outcome)
+	}
+	opened := 0
+	for _, k := range sortedKeys(src.cur) {
+		if _, ok := open[k]; ok {
+			continue
+		}
+		a := src.cur[k]
+		start, inherited := inherit[k]
+		if !inherited {
+			start = stamp
+		}
+		open[k] = openSeg{active: a, start: start}
+		m.transition(src, stamp, start, from, to, a)
+		opened++
+	}
+	if opened == 0 && (closed > 0 || from != to) {
+		m.transition(src, stamp, stamp, from, to, active{})
+	}
+}
+
+func (m *Machine) transition(src *source, stamp, start time.Time, from, to string, opens active) {
+	t := episode.Transition{Stamp: stamp, Sec: stamp.Sub(m.w.Start()).Seconds(), Kind: episode.TransitionState,
+		Source: src.cfg.Topic, SrcTyp: src.cfg.Kind, From: from, To: to, Opens: opens.label, Path: opens.path, GoalID: opens.goalID}
+	if !start.Equal(stamp) {
+		t.Start = start
+	}
+	m.storeErr(m.w.Transition(t))
+	src.lastBeat = stamp.UnixNano()
+	m.count(func(s *Stats) { s.Transitions++ })
+}
+
+func (m *Machine) heartbeat(src *source, stamp time.Time) {
+	if stamp.UnixNano()-src.lastBeat < int64(m.cfg.HeartbeatEvery) {
+		return
+	}
+	src.lastBeat = stamp.UnixNano()
+	m.storeErr(m.w.Transition(episode.Transition{Stamp: stamp, Sec: stamp.Sub(m.w.Start()).Seconds(),
+		Kind: episode.TransitionHeartbeat, Source: src.cfg.Topic, SrcTyp: src.cfg.Kind, To: src.raw}))
+	m.count(func(s *Stats) { s.Heartbeats++ })
+}
+
+func (m *Machine) closeSegment(src *source, key string, end time.Time, outcome string) {
+	o := m.open[src][key]
+	delete(m.open[src], key)
+	start := m.w.Start()
+	seg := episode.Segment{Start: o.start, End: end, StartSec: o.start.Sub(start).Seconds(), EndSec: end.Sub(start).Seconds(),
+		Label: o.label, Path: o.path, Source: src.cfg.Topic, Kind: src.cfg.Kind, Outcome: outcome, GoalID: o.goalID}
+	if err := m.w.Segment(seg); err != nil {
+		m.storeErr(err)
+		return
+	}
+	m.count(func(s *Stats) { s.Segments++ })
+}
+
+func sortedKeys[V any](mp map[string]V) []string {
+	keys := make([]string, 0, len(mp))
+	for k := range mp {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// recordingEvent applies a recording-topic message: a Bool (true while
+// recording) or a String episode id (empty between episodes). A change
+// of id closes the running episode and starts the next.
+func (m *Machine) recordingEvent(v any) bool {
+	if b, ok := boolValue(v); ok {
+		m.recording = b
+		m.recName = ""
+		return true
+	}
+	s, ok := stringValue(v, "data")
+	if !ok {
+		return false
+	}
+	s = strings.TrimSpace(s)
+	if m.w != nil && s != m.recName {
+		m.closeEpisode(m.lastStamp, episode.Completed, episode.Completed, episode.EndRecording)
+	}
+	m.recording, m.recName = s != "", s
+	return true
+}
+
+func stringValue(v any, field string) (string, bool) {
+	switch t := v.(type) {
+	case *msg.String:
+		return t.Data, true
+	case *msg.Value:
+		x, ok := t.Field(field)
+		if s, isStr := x.(string); ok && isStr {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+func boolValue(v any) (bool, bool) {
+	if t, ok := v.(*msg.Value); ok {
+		if x, ok := t.Field("data"); ok {
+			b, isBool := x.(bool)
+			return b, isBool
+		}
+	}
+	return false, false
+}
