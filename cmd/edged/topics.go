@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newTopicsCmd) }
+
+func newTopicsCmd() *cobra.Command {
+	var rf rosFlags
+	cmd := &cobra.Command{
+		Use:   "topics",
+		Short: "List the topics and types known to the ROS master",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
+			defer cancel()
+			n, err := rf.node(ctx)
+			if err != nil {
+				return err
+			}
+			defer n.Close()
+			st, err := n.Master().GetSystemState(ctx)
+			if err != nil {
+				return fmt.Errorf("ask the master at %s for its topics (is rosmaster running? check ROS_MASTER_URI): %w", n.Master().URI(), err)
+			}
+			types, err := n.Master().GetTopicTypes(ctx)
+			if err != nil {
+				return fmt.Errorf("get topic types: %w", err)
+			}
+			sort.Slice(types, func(i, j int) bool { return types[i].Name < types[j].Name })
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "TOPIC\tTYPE\tPUBLISHERS\tSUBSCRIBERS")
+			for _, t := range types {
+				fmt.Fprintf(w, "%s\t%s\t%d\t%d\n", t.Name, t.Type, len(st.Publishers[t.Name]), len(st.Subscribers[t.Name]))
+			}
+			return w.Flush()
+		},
+	}
+	rf.add(cmd, "/edged_topics")
+	return cmd
+}
