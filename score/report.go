@@ -106,10 +106,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "temporal similarity  tau_k    %.3f\n", r.Similarity.TauK)
 	fmt.Fprintf(&b, "semantic similarity  tau_zeta %.3f   encoder: %s\n", r.Similarity.TauZeta, r.Similarity.Encoder)
 	f1Line(&b, "segment F1 @IoU0.75", r.SegmentF1)
-	f1Line(&b, "end-to-end F1       ", r.EndToEndF1)
-	fmt.Fprintf(&b, "                     judge: %s\n", r.Judge)
-	f1Line(&b, "baseline F1         ", r.Baseline)
-	fmt.Fprintf(&b, "                     fixed-length segments of %.3g %s (published on WGO-Bench: baseline 0.070, best VLM 0.306 / end-to-end 0.168)\n",
+	f1Line(&b, "end-to-end F1", r.EndToEndF1)
+	fmt.Fprintf(&b, "%21sjudge: %s\n", "", r.Judge)
+	f1Line(&b, "baseline F1", r.Baseline)
+	fmt.Fprintf(&b, "%21sfixed-length segments of %.3g %s (published on WGO-Bench: baseline 0.070, best VLM 0.306 / end-to-end 0.168)\n", "",
 		r.BaselineLength, r.Unit)
 	if r.BucketsNote != "" {
 		fmt.Fprintf(&b, "\nrecall by duration: %s\n", r.BucketsNote)
@@ -128,7 +128,7 @@ func (r *Report) WriteText(w io.Writer) error {
 }
 
 func f1Line(b *strings.Builder, name string, f F1) {
-	fmt.Fprintf(b, "%s  %.3f   precision %.3f (%d/%d)  recall %.3f (%d/%d)\n", name, round3(f.F1),
+	fmt.Fprintf(b, "%-19s  %.3f   precision %.3f (%d/%d)  recall %.3f (%d/%d)\n", name, round3(f.F1),
 		f.Precision, f.Matches, f.Predicted, f.Recall, f.Matches, f.Reference)
 }
 

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/score"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newScoreCmd) }
+
+func newScoreCmd() *cobra.Command {
+	var truth, pred, verdicts string
+	var asJSON bool
+	var rate, overlap float64
+	cmd := &cobra.Command{
+		Use:   "score --truth A --pred B",
+		Short: "Score a predicted segmentation against a reference (tau_k, tau_zeta, segment F1, baseline)",
+		Long: "score compares two segmentations with every metric of SCORING.md. Each input is an episode\n" +
+			"directory (its recorded FSM segments), a JSON {\"segments\":[{start_sec,end_sec,subtask}]} file\n" +
+			"(seconds) or a JSON list of [start, end, \"label\"] triples (integer steps; --rate converts them\n" +
+			"to seconds). tau_zeta uses the built-in offline hashed n-gram encoder; end-to-end F1 uses the\n" +
+			"offline lexical judge unless --verdicts gives an external judge's decisions. An invalid input is\n" +
+			"reported with the reason and not scored (exit status 1).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			t, err := episode.ReadSegmentation(truth)
+			if err != nil {
+				return fmt.Errorf("--truth: %w", err)
+			}
+			p, err := episode.ReadSegmentation(pred)
+			if err != nil {
+				return fmt.Errorf("--pred: %w", err)
+			}
+			opts := score.Options{Rate: rate, Judge: score.LexicalJudge{MinOverlap: overlap}}
+			if verdicts != "" {
+				b, err := os.ReadFile(verdicts)
+				if err != nil {
+					return err
+				}
+				if opts.Judge, err = score.ParseVerdicts(b); err != nil {
+					return err
+				}
+			}
+			out := cmd.OutOrStdout()
+			r, err := score.Score(t, p, opts)
+			var refused *score.Refused
+			if errors.As(err, &refused) && asJSON {
+				_ = json.NewEncoder(out).Encode(map[string]any{"refused": map[string]any{
+					"input": refused.Which, "segment": refused.Err.Index, "reason": refused.Err.Reason}})
+			}
+			if err != nil {
+				return fmt.Errorf("not scored: %w", err)
+			}
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(r)
+			}
+			return r.WriteText(out)
+		},
+	}
+	cmd.Flags().StringVar(&truth, "truth", "", "reference: episode directory or JSON file (required)")
+	cmd.Flags().StringVar(&pred, "pred", "", "prediction: episode directory or JSON file (required)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	cmd.Flags().Float64Var(&rate, "rate", 0, "steps per second, to compare step triples with seconds")
+	cmd.Flags().StringVar(&verdicts, "verdicts", "", "an external judge's label verdicts for end-to-end F1 (JSON)")
+	cmd.Flags().Float64Var(&overlap, "lexical-overlap", 0.5, "content-word overlap the offline lexical judge needs")
+	_ = cmd.MarkFlagRequired("truth")
+	_ = cmd.MarkFlagRequired("pred")
+	return cmd
+}

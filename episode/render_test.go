@@ -1,0 +1,87 @@
+package episode
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/edged-robotics/edged/score"
+)
+
+func recorded(t *testing.T) (string, *Episode) {
+	dir := t.TempDir()
+	s := open(t, dir, Options{})
+	w, err := s.Begin(Begin{Robot: "arm-01", Start: t0, Instruction: "pick up the bottle"})
+	must(t, err)
+	must(t, w.Segment(seg("reach", 0, 1)))
+	must(t, w.Segment(seg("grasp, firmly", 1, 2.5)))
+	must(t, w.Close(at(2.5), Completed, EndIdle))
+	e, err := Load(dir, w.ID())
+	must(t, err)
+	return dir, e
+}
+
+func TestExportFormats(t *testing.T) {
+	_, e := recorded(t)
+	var b bytes.Buffer
+	must(t, Export(&b, e, FormatWGO, 0))
+	got, err := score.ParseSegmentation(b.Bytes())
+	if err != nil || len(got.Segments) != 2 || got.Segments[1].Label != "grasp, firmly" || got.Segments[1].End != 2.5 {
+		t.Fatalf("wgo export does not round-trip: %v %+v\n%s", err, got, b.String())
+	}
+	b.Reset()
+	must(t, Export(&b, e, FormatSteps, 2))
+	want := "step,subtask,stage\n0,reach,0\n1,reach,0\n2,\"grasp, firmly\",1\n3,\"grasp, firmly\",1\n4,\"grasp, firmly\",1\n5,\"grasp, firmly\",1\n"
+	if b.String() != want {
+		t.Fatalf("steps:\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	must(t, Export(&b, e, FormatFoxglove, 0))
+	var ev []struct {
+		DeviceName, Start, End string
+		Metadata               map[string]string
+	}
+	if err := json.Unmarshal(b.Bytes(), &ev); err != nil || len(ev) != 2 || ev[0].DeviceName != "arm-01" ||
+		ev[0].Start != "2026-04-22T07:22:06Z" || ev[0].End != "2026-04-22T07:22:07Z" || ev[1].Metadata["subtask"] != "grasp, firmly" {
+		t.Fatalf("foxglove: %v %+v", err, ev)
+	}
+	if err := Export(&b, e, "csv", 0); err == nil {
+		t.Fatal("unknown format accepted")
+	}
+	if err := Export(&b, e, FormatSteps, 0); err == nil {
+		t.Fatal("steps without a rate accepted")
+	}
+}
+
+func TestTables(t *testing.T) {
+	dir, e := recorded(t)
+	var b bytes.Buffer
+	ms, _ := List(dir)
+	must(t, WriteList(&b, ms))
+	if !strings.Contains(b.String(), e.Manifest.ID) || !strings.Contains(b.String(), "2.500s") || !strings.Contains(b.String(), "completed") {
+		t.Fatalf("list:\n%s", b.String())
+	}
+	b.Reset()
+	must(t, WriteTimeline(&b, e))
+	for _, want := range []string{"pick up the bottle", "grasp, firmly", "   1.000s", "   2.500s", "1.500s"} {
+		if !strings.Contains(b.String(), want) {
+			t.Fatalf("timeline lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestReadSegmentation(t *testing.T) {
+	_, e := recorded(t)
+	s, err := ReadSegmentation(e.Dir)
+	if err != nil || len(s.Segments) != 2 {
+		t.Fatalf("episode dir: %v %+v", err, s)
+	}
+	f := filepath.Join(t.TempDir(), "p.json")
+	must(t, os.WriteFile(f, []byte(`[[0, 9, "reach"]]`), 0o644))
+	if s, err := ReadSegmentation(f); err != nil || s.Unit != score.Steps {
+		t.Fatalf("triples file: %v %+v", err, s)
+	}
+}
