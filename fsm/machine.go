@@ -203,11 +203,19 @@ func (m *Machine) storeErr(err error) {
 func (m *Machine) handle(ev capture.StateEvent) {
 	m.count(func(s *Stats) { s.Events++ })
 	stamp := ev.Stamp
-	if stamp.Before(m.lastStamp) {
-		stamp = m.lastStamp // time never runs backwards inside edged
+	src := m.sources[ev.Topic]
+	if src != nil {
+		// A source's time never runs backwards; sources may disagree
+		// with each other slightly (header stamps vs receive times).
+		if stamp.Before(src.last) {
+			stamp = src.last
+		}
+		src.last = stamp
 	}
-	m.lastStamp = stamp
-	m.lastWall = time.Now()
+	if stamp.After(m.lastStamp) {
+		m.lastStamp = stamp
+		m.lastWall = time.Now()
+	}
 	m.checkMaxDuration(stamp)
 	switch ev.Topic {
 	case m.cfg.InstructionTopic:
@@ -228,7 +236,6 @@ func (m *Machine) handle(ev capture.StateEvent) {
 		m.reconcile(stamp, episode.EndRecording)
 		return
 	}
-	src := m.sources[ev.Topic]
 	if src == nil {
 		m.count(func(s *Stats) { s.Unknown++ })
 		return
@@ -349,6 +356,9 @@ func (m *Machine) checkMaxDuration(now time.Time) {
 // (with the outcome the source gave, else completed) and opens the new
 // ones, recording the transition.
 func (m *Machine) syncSource(src *source, stamp time.Time, from, to string, ended map[string]string) {
+	if stamp.Before(m.w.Start()) {
+		stamp = m.w.Start()
+	}
 	open := m.open[src]
 	gone := map[string]bool{}
 	for k, o := range open {
@@ -429,6 +439,9 @@ func (m *Machine) heartbeat(src *source, stamp time.Time) {
 func (m *Machine) closeSegment(src *source, key string, end time.Time, outcome string) {
 	o := m.open[src][key]
 	delete(m.open[src], key)
+	if end.Before(o.start) {
+		end = o.start
+	}
 	start := m.w.Start()
 	seg := episode.Segment{Start: o.start, End: end, StartSec: o.start.Sub(start).Seconds(), EndSec: end.Sub(start).Seconds(),
 		Label: o.label, Path: o.path, Source: src.cfg.Topic, Kind: src.cfg.Kind, Outcome: outcome, GoalID: o.goalID}

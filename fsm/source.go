@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/ros/msg"
@@ -31,6 +32,7 @@ type source struct {
 	cur      map[string]active // what the source says is active now
 	raw      string            // the state as last received
 	prev     string            // the state before the last change
+	last     time.Time         // the latest stamp of this source
 	lastBeat int64             // stamp (ns) of the last record for this source
 
 	containers map[string][]string // smach: container path -> active states
