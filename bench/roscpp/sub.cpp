@@ -1,0 +1,61 @@
+// Minimal roscpp subscriber for the ingest benchmark: subscribes to the
+// given topics with md5sum "*", copies each message (as ShapeShifter
+// does), counts messages and bytes, and after SECONDS prints one line:
+//   roscpp messages=N bytes=B cpu_s=C seq_gaps=G
+// cpu_s is this process's user+system CPU time while receiving.
+// Usage: sub SECONDS TOPIC...
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+#include <ros/callback_queue.h>
+
+#include "raw.h"
+
+static uint64_t messages, bytes, gaps;
+static std::map<std::string, int64_t> lastSeq;
+
+static double cpuSeconds() {
+  rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+int main(int argc, char** argv) {
+  ros::init(argc, argv, "bench_roscpp_sub");
+  if (argc < 3) {
+    fprintf(stderr, "usage: sub SECONDS TOPIC...\n");
+    return 2;
+  }
+  double seconds = atof(argv[1]);
+  ros::NodeHandle nh;
+  std::vector<ros::Subscriber> subs;
+  for (int i = 2; i < argc; i++) {
+    std::string topic = argv[i];
+    subs.push_back(nh.subscribe<RawAny>(topic, 1000, [topic](const boost::shared_ptr<const RawAny>& m) {
+      messages++;
+      bytes += m->bytes.size();
+      if (m->bytes.size() >= 4) {  // header.seq leads both message types
+        uint32_t seq;
+        std::memcpy(&seq, m->bytes.data(), 4);
+        auto it = lastSeq.find(topic);
+        if (it != lastSeq.end() && int64_t(seq) > it->second + 1) gaps += seq - it->second - 1;
+        lastSeq[topic] = seq;
+      }
+    }, ros::VoidConstPtr(), ros::TransportHints().tcpNoDelay()));
+  }
+  // Warm up until every topic delivered, then measure.
+  ros::WallTime warm = ros::WallTime::now() + ros::WallDuration(30);
+  while (ros::ok() && lastSeq.size() < subs.size() && ros::WallTime::now() < warm) ros::spinOnce(), ros::WallDuration(0.001).sleep();
+  messages = bytes = gaps = 0;
+  double cpu0 = cpuSeconds();
+  ros::WallTime end = ros::WallTime::now() + ros::WallDuration(seconds);
+  while (ros::ok() && ros::WallTime::now() < end) {
+    ros::getGlobalCallbackQueue()->callAvailable(ros::WallDuration(0.01));
+  }
+  printf("roscpp messages=%llu bytes=%llu cpu_s=%.3f seq_gaps=%llu\n", (unsigned long long)messages,
+         (unsigned long long)bytes, cpuSeconds() - cpu0, (unsigned long long)gaps);
+  return 0;
+}

@@ -1,0 +1,197 @@
+package ros
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/edged-robotics/edged/ros/rostest"
+	"github.com/edged-robotics/edged/ros/tcpros"
+)
+
+// benchmarkIngest streams frames of size bytes from an in-process Go
+// TCPROS publisher over loopback; one op is one message received and
+// released. Steady state must show 0 allocs/op.
+func benchmarkIngest(b *testing.B, size int) {
+	cfg := testConfig("http://127.0.0.1:1/") // no master needed: the publisher is set directly
+	cfg.MasterPollInterval = time.Hour         // keep the watcher's allocations out of allocs/op
+	n, err := NewNode(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer n.Close()
+	body := make([]byte, size)
+	frame := rostest.AppendFrame(nil, body)
+	pub := rostest.StartFakePublisher(b, nil, rostest.FakePublisherConfig{NodeName: "/bench", Topic: "/bench", Type: "sensor_msgs/Image",
+		OnConnect: func(ctx context.Context, conn net.Conn, _ tcpros.Header) {
+			_ = rostest.WritePublisherHeader(conn, "/bench", "/bench", "sensor_msgs/Image", "060021388200f6f0f447d0fcd9c64743", "", false)
+			for ctx.Err() == nil {
+				if _, err := conn.Write(frame); err != nil {
+					return
+				}
+			}
+		}})
+	s, err := n.Subscribe(context.Background(), SubscribeOptions{Topic: "/bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.setPublishers([]string{pub.URI})
+	for i := 0; i < 64; i++ { // warm the pools
+		(<-s.Messages()).Release()
+	}
+	b.SetBytes(int64(len(frame)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m := <-s.Messages()
+		m.Release()
+	}
+	b.StopTimer()
+	pub.Close()
+	_ = s.Close()
+}
+
+// BenchmarkIngestImage720p: 1280x720 rgb8 Image frames.
+func BenchmarkIngestImage720p(b *testing.B) { benchmarkIngest(b, 1280*720*3+60) }
+
+// BenchmarkIngestJointState: 26-joint JointState frames.
+func BenchmarkIngestJointState(b *testing.B) { benchmarkIngest(b, 26*(4+9)+3*(4+26*8)+20) }
+
+// BenchmarkIngestLive subscribes to real publishers on an external
+// master, for scripts/bench-ros.sh: EDGED_BENCH_MASTER (required, else
+// skipped), EDGED_BENCH_TOPICS (comma-separated), EDGED_BENCH_SECONDS.
+// Run it with -benchtime 1x. It prints one line:
+//
+//	edged messages=N bytes=B cpu_s=C drops=D seq_gaps=G allocs_per_msg=A
+func BenchmarkIngestLive(b *testing.B) {
+	uri := os.Getenv("EDGED_BENCH_MASTER")
+	if uri == "" {
+		b.Skip("EDGED_BENCH_MASTER not set: run scripts/bench-ros.sh")
+	}
+	topics := strings.Split(os.Getenv("EDGED_BENCH_TOPICS"), ",")
+	seconds, _ := strconv.ParseFloat(os.Getenv("EDGED_BENCH_SECONDS"), 64)
+	if seconds <= 0 {
+		seconds = 10
+	}
+	// Production defaults (poll 1s, re-resolve 10s), as edged runs.
+	n, err := NewNode(context.Background(), Config{MasterURI: uri, NodeName: "/edged_bench", Logger: testLogger()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer n.Close()
+	var subs []*Subscription
+	for _, t := range topics {
+		s, err := n.Subscribe(context.Background(), SubscribeOptions{Topic: t, QueueSize: 64, TCPNoDelay: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		subs = append(subs, s)
+	}
+	counters := make([]liveCounter, len(subs))
+	var measuring sync.WaitGroup
+	start := make(chan struct{})
+	stop := make(chan struct{})
+	for i, s := range subs {
+		measuring.Add(1)
+		go counters[i].consume(s, start, stop, &measuring)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !allSeen(counters) {
+		if time.Now().After(deadline) {
+			b.Fatal("not every topic delivered within 30s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	baseStats := make([]SubscriptionStats, len(subs))
+	for i, s := range subs {
+		baseStats[i] = s.Stats()
+	}
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	cpu0 := cpuSeconds()
+	close(start)
+	time.Sleep(time.Duration(seconds * float64(time.Second)))
+	cpu := cpuSeconds() - cpu0
+	close(stop)
+	measuring.Wait()
+	runtime.ReadMemStats(&ms1)
+	var msgs, bytes, drops, gaps uint64
+	for i, s := range subs {
+		st := s.Stats()
+		msgs += st.Messages - baseStats[i].Messages
+		bytes += st.Bytes - baseStats[i].Bytes
+		drops += st.Drops - baseStats[i].Drops
+		gaps += counters[i].gaps
+	}
+	allocs := float64(ms1.Mallocs-ms0.Mallocs) / float64(max(msgs, 1))
+	fmt.Printf("edged messages=%d bytes=%d cpu_s=%.3f drops=%d seq_gaps=%d allocs_per_msg=%.3f\n", msgs, bytes, cpu, drops, gaps, allocs)
+	b.ReportMetric(cpu/(float64(bytes)/1e9), "cpu-s/GB")
+	b.ReportMetric(float64(drops), "drops")
+	b.ReportMetric(allocs, "allocs/msg")
+}
+
+// liveCounter consumes one subscription and counts header.seq gaps while
+// measuring (the first field of both Image and JointState).
+type liveCounter struct {
+	mu      sync.Mutex
+	seen    bool
+	gaps    uint64
+	lastSeq int64
+}
+
+func (c *liveCounter) consume(s *Subscription, start, stop <-chan struct{}, wg *sync.WaitGroup) {
+	defer wg.Done()
+	measuring := false
+	c.lastSeq = -1
+	for {
+		select {
+		case <-stop:
+			return
+		case <-start:
+			measuring = true
+			start = nil
+		case m, ok := <-s.Messages():
+			if !ok {
+				return
+			}
+			if len(m.Data) >= 4 {
+				seq := int64(binary.LittleEndian.Uint32(m.Data))
+				if measuring && c.lastSeq >= 0 && seq > c.lastSeq+1 {
+					c.gaps += uint64(seq - c.lastSeq - 1)
+				}
+				c.lastSeq = seq
+			}
+			m.Release()
+			c.mu.Lock()
+			c.seen = true
+			c.mu.Unlock()
+		}
+	}
+}
+
+func allSeen(cs []liveCounter) bool {
+	for i := range cs {
+		cs[i].mu.Lock()
+		seen := cs[i].seen
+		cs[i].mu.Unlock()
+		if !seen {
+			return false
+		}
+	}
+	return true
+}
+
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}

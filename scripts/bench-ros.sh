@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Ingest benchmark: edged's pure-Go subscriber against a minimal roscpp
+# subscriber, both receiving the same real streams in the same run:
+# 3 topics of 1280x720 rgb8 Image at 30 Hz plus JointState at 1 kHz from a
+# roscpp publisher (bench/roscpp/pub.cpp). Prints each side's CPU seconds
+# per GB received, drops and sequence gaps, and the ratio edged/roscpp
+# (aim: <= 1.0).
+#
+# Usage: scripts/bench-ros.sh [SECONDS]   (default 20; env CAMERAS, WIDTH,
+# HEIGHT, IMG_HZ, JOINT_HZ change the load)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_RUN=${1:-20}
+CAMERAS=${CAMERAS:-3} WIDTH=${WIDTH:-1280} HEIGHT=${HEIGHT:-720} IMG_HZ=${IMG_HZ:-30} JOINT_HZ=${JOINT_HZ:-1000}
+
+for bin in rosmaster g++ pkg-config go; do
+  command -v "$bin" >/dev/null || { echo "bench-ros: $bin is not installed (run make deps)" >&2; exit 1; }
+done
+pkg-config --exists roscpp || { echo "bench-ros: libroscpp-dev is not installed (run make deps)" >&2; exit 1; }
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "building roscpp publisher and subscriber..."
+flags=$(pkg-config --cflags --libs roscpp)
+g++ -O2 -std=c++17 -o "$work/pub" bench/roscpp/pub.cpp $flags
+g++ -O2 -std=c++17 -o "$work/sub" bench/roscpp/sub.cpp $flags
+echo "building edged's benchmark..."
+go test -c -o "$work/ros.test" ./ros
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+export ROS_MASTER_URI=http://127.0.0.1:$port/ ROS_HOME=$work/home ROS_LOG_DIR=$work/log ROS_IP=127.0.0.1
+unset ROS_HOSTNAME
+mkdir -p "$ROS_HOME" "$ROS_LOG_DIR"
+
+start() { # start NAME CMD...: in its own process group, output to $work/NAME.log
+  local name=$1; shift
+  setsid "$@" >"$work/$name.log" 2>&1 &
+  pids+=($!)
+}
+
+start master rosmaster --core -p "$port" -w 2
+for _ in $(seq 100); do
+  python3 -c "import xmlrpc.client as x; x.ServerProxy('$ROS_MASTER_URI').getPid('/b')" 2>/dev/null && break
+  sleep 0.1
+done
+start pub "$work/pub" "$CAMERAS" "$WIDTH" "$HEIGHT" "$IMG_HZ" "$JOINT_HZ"
+
+topics=/bench/joint_states
+for ((c = 0; c < CAMERAS; c++)); do topics="$topics,/bench/cam$c/image_raw"; done
+
+echo "receiving for ${SECONDS_RUN}s with both subscribers at once..."
+start sub "$work/sub" "$SECONDS_RUN" ${topics//,/ }
+EDGED_BENCH_MASTER=$ROS_MASTER_URI EDGED_BENCH_TOPICS=$topics EDGED_BENCH_SECONDS=$SECONDS_RUN \
+  "$work/ros.test" -test.run '^$' -test.bench BenchmarkIngestLive -test.benchtime 1x >"$work/edged.log" 2>&1 || {
+  cat "$work/edged.log" >&2; exit 1; }
+for _ in $(seq 600); do grep -q '^roscpp ' "$work/sub.log" && break; sleep 0.1; done
+
+edged=$(grep '^edged ' "$work/edged.log" | tail -1)
+roscpp=$(grep '^roscpp ' "$work/sub.log" | tail -1) || { cat "$work/sub.log" >&2; exit 1; }
+echo "$edged"
+echo "$roscpp"
+grep BenchmarkIngestLive "$work/edged.log" || true
+field() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" <<<"$2"; }
+python3 - "$(field bytes "$edged")" "$(field cpu_s "$edged")" "$(field bytes "$roscpp")" "$(field cpu_s "$roscpp")" "$SECONDS_RUN" <<'PY'
+import sys
+eb, ec, rb, rc, secs = map(float, sys.argv[1:])
+e = ec / (eb / 1e9); r = rc / (rb / 1e9)
+print(f"edged : {eb/1e6/secs:7.1f} MB/s received, {e:.3f} CPU s/GB")
+print(f"roscpp: {rb/1e6/secs:7.1f} MB/s received, {r:.3f} CPU s/GB")
+print(f"ratio edged/roscpp CPU per GB: {e/r:.2f} (aim <= 1.0)")
+PY
