@@ -23,7 +23,7 @@ import (
 // released. Steady state must show 0 allocs/op.
 func benchmarkIngest(b *testing.B, size int) {
 	cfg := testConfig("http://127.0.0.1:1/") // no master needed: the publisher is set directly
-	cfg.MasterPollInterval = time.Hour         // keep the watcher's allocations out of allocs/op
+	cfg.MasterPollInterval = time.Hour       // keep the watcher's allocations out of allocs/op
 	n, err := NewNode(context.Background(), cfg)
 	if err != nil {
 		b.Fatal(err)
