@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/config"
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/ros/msg"
 )
 
@@ -45,6 +46,19 @@ type Config struct {
 	HeartbeatEvery time.Duration
 	// QueueSize bounds the events waiting for the run loop. Default 4096.
 	QueueSize int
+	// Observer hears of episodes and segments once they are durable.
+	// Default none.
+	Observer Observer
+}
+
+// Observer is told, from the fsm goroutine, of each episode that begins,
+// each segment that closes and each episode that ends, after the store
+// has made it durable. Its methods must return quickly (hand the value
+// to a queue): the fsm run loop waits for them. The values are copies.
+type Observer interface {
+	EpisodeBegan(m episode.Manifest)
+	SegmentClosed(m episode.Manifest, s episode.Segment)
+	EpisodeEnded(m episode.Manifest)
 }
 
 // Defaults of Config.

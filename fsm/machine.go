@@ -317,6 +317,9 @@ func (m *Machine) beginEpisode(stamp time.Time) {
 		return
 	}
 	m.w = w
+	if o := m.cfg.Observer; o != nil {
+		o.EpisodeBegan(w.Manifest())
+	}
 	for _, s := range m.order {
 		m.syncSource(s, stamp, s.prev, s.raw, nil)
 	}
@@ -332,6 +335,9 @@ func (m *Machine) closeEpisode(stamp time.Time, segOutcome, epOutcome, reason st
 		}
 	}
 	m.storeErr(m.w.Close(stamp, epOutcome, reason))
+	if o := m.cfg.Observer; o != nil {
+		o.EpisodeEnded(m.w.Manifest())
+	}
 	m.w = nil
 	m.count(func(s *Stats) { s.Episodes++ })
 }
@@ -445,9 +451,13 @@ func (m *Machine) closeSegment(src *source, key string, end time.Time, outcome s
 	start := m.w.Start()
 	seg := episode.Segment{Start: o.start, End: end, StartSec: o.start.Sub(start).Seconds(), EndSec: end.Sub(start).Seconds(),
 		Label: o.label, Path: o.path, Source: src.cfg.Topic, Kind: src.cfg.Kind, Outcome: outcome, GoalID: o.goalID}
+	seg.Index = m.w.Manifest().Segments
 	if err := m.w.Segment(seg); err != nil {
 		m.storeErr(err)
 		return
+	}
+	if o := m.cfg.Observer; o != nil {
+		o.SegmentClosed(m.w.Manifest(), seg)
 	}
 	m.count(func(s *Stats) { s.Segments++ })
 }

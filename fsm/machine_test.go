@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -303,5 +304,41 @@ func TestValidate(t *testing.T) {
 		if err := tc.cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Validate(%+v) = %v, want %q", tc.cfg, err, tc.want)
 		}
+	}
+}
+
+// recorder is an Observer that keeps what it hears as text.
+type recorder struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (r *recorder) add(s string) { r.mu.Lock(); r.events = append(r.events, s); r.mu.Unlock() }
+func (r *recorder) EpisodeBegan(m episode.Manifest) {
+	r.add(fmt.Sprintf("begin closed=%v", m.Closed))
+}
+func (r *recorder) SegmentClosed(m episode.Manifest, s episode.Segment) {
+	r.add(fmt.Sprintf("segment %d %s[%g-%g]", s.Index, s.Label, s.StartSec, s.EndSec))
+}
+func (r *recorder) EpisodeEnded(m episode.Manifest) {
+	r.add(fmt.Sprintf("end closed=%v %s segments=%d", m.Closed, m.Outcome, m.Segments))
+}
+
+func TestObserverHearsDurableEvents(t *testing.T) {
+	rec := &recorder{}
+	r := newRig(t, Config{Sources: []Source{{Topic: "/s", IdleStates: []string{"idle"}}}, Observer: rec})
+	for _, e := range []struct {
+		sec   float64
+		state string
+	}{{0, "idle"}, {1, "reach"}, {3, "grasp"}, {4, "idle"}} {
+		r.send("/s", e.sec, str(e.state))
+	}
+	r.flush()
+	want := "begin closed=false|segment 0 reach[0-2]|segment 1 grasp[2-3]|end closed=true completed segments=2"
+	rec.mu.Lock()
+	got := strings.Join(rec.events, "|")
+	rec.mu.Unlock()
+	if got != want {
+		t.Fatalf("observer heard\n%s\nwant\n%s", got, want)
 	}
 }
