@@ -26,8 +26,9 @@ type pubConn struct {
 	bytes     atomic.Uint64
 	connected atomic.Bool
 	unlisted  atomic.Bool // the master no longer lists it: do not reconnect
-	mu        sync.Mutex  // guards remote
+	mu        sync.Mutex  // guards remote and localPort
 	remote    string      // host:port of the TCPROS connection
+	localPort int
 }
 
 func newPubConn(s *Subscription, uri string) *pubConn {
@@ -120,6 +121,9 @@ func (c *pubConn) session(reconnect bool) (connected bool, err error) {
 	c.sub.lastType.Store(&info.Type)
 	c.mu.Lock()
 	c.remote = conn.RemoteAddr().String()
+	if a, ok := conn.LocalAddr().(*net.TCPAddr); ok {
+		c.localPort = a.Port
+	}
 	c.mu.Unlock()
 	c.sub.connects.Add(1)
 	if reconnect {

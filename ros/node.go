@@ -41,6 +41,7 @@ type Node struct {
 	masterPid  int
 	lastErr    string
 	registered time.Time // last successful registerAll
+	closed     bool      // Close has begun: no new subscriptions
 	pending    bool      // registerAll needed (master new or restarted, or last try failed)
 }
 
@@ -135,6 +136,7 @@ func (n *Node) ResolveTopic(topic string) string {
 func (n *Node) Close() error {
 	n.once.Do(func() {
 		n.mu.Lock()
+		n.closed = true
 		subs := make([]*Subscription, 0, len(n.subs))
 		for _, s := range n.subs {
 			subs = append(subs, s)
@@ -251,6 +253,11 @@ func (n *Node) Subscribe(ctx context.Context, opts SubscribeOptions) (*Subscript
 	}
 	s := newSubscription(n, opts)
 	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		s.shutdown()
+		return nil, errors.New("ros: node is closed")
+	}
 	if _, dup := n.subs[s.topic]; dup {
 		n.mu.Unlock()
 		s.shutdown()

@@ -152,6 +152,7 @@ func TestRosnodeInfoAndPing(t *testing.T) {
 		return string(out)
 	}
 	info := run("info", "/edged")
+	t.Logf("rosnode info /edged:\n%s", info)
 	for _, want := range []string{"Node [/edged]", "/info_topic [std_msgs/String]", "Pid:", "topic: /info_topic", "to: /info_pub", "direction: inbound", "transport: TCPROS"} {
 		if !strings.Contains(info, want) {
 			t.Errorf("rosnode info lacks %q:\n%s", want, info)

@@ -77,16 +77,16 @@ func arg(p []any, i int) (string, error) {
 }
 
 // busInfo lists connections as rospy does:
-// [connectionId, publisherURI, "i", "TCPROS", topic, connected, info].
+// [connectionId, publisherURI, "i", "TCPROS", topic, connected, info],
+// info in the form rosnode info parses.
 func (n *Node) busInfo() []any {
 	out := []any{}
 	for _, sub := range n.subscriptions() {
 		for _, c := range sub.connections() {
 			c.mu.Lock()
-			remote := c.remote
+			info := fmt.Sprintf("TCPROS connection on port %d to [%s on socket %d]", c.localPort, c.remote, c.id)
 			c.mu.Unlock()
-			out = append(out, []any{int(c.id), c.uri, "i", "TCPROS", sub.topic, c.connected.Load(),
-				"TCPROS connection on port 0 to [" + remote + "]"})
+			out = append(out, []any{int(c.id), c.uri, "i", "TCPROS", sub.topic, c.connected.Load(), info})
 		}
 	}
 	return out

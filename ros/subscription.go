@@ -100,7 +100,9 @@ func (s *Subscription) Close() error {
 
 // shutdown stops the connections and closes the queue.
 func (s *Subscription) shutdown() {
+	s.mu.Lock() // setPublishers checks ctx under mu: no wg.Add after this
 	s.cancel()
+	s.mu.Unlock()
 	s.wg.Wait()
 	close(s.queue)
 }
