@@ -116,6 +116,10 @@ func TestMasterRestart(t *testing.T) {
 	s := subscribe(t, n, SubscribeOptions{Topic: "/survivor", QueueSize: 100})
 	m.Publish("--name", "first", "--topic", "/survivor", "--kind", "string", "--rate", "20")
 	receive(t, s, 2, 30*time.Second)
+	simTime := make(chan any, 4)
+	if _, err := n.SubscribeParam(context.Background(), "/use_sim_time", func(v any) { simTime <- v }); err != nil {
+		t.Fatal(err)
+	}
 	m.Kill()
 	rostest.WaitFor(t, 10*time.Second, "the node to notice the master is gone", func() bool { return !n.MasterUp() })
 	m.Start()
@@ -131,6 +135,18 @@ func TestMasterRestart(t *testing.T) {
 	})
 	if st := n.Status(); !st.MasterUp || st.MasterPid != m.Pid() || st.Subscriptions != 1 {
 		t.Fatalf("status %+v", st)
+	}
+	// The parameter watch was registered again too.
+	if err := m.Client("/check").SetParam(context.Background(), "/use_sim_time", true); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case v := <-simTime:
+		if v != true {
+			t.Fatalf("paramUpdate %v", v)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no paramUpdate after the master restarted")
 	}
 }
 
