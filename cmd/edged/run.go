@@ -1,0 +1,45 @@
+package main
+
+import (
+	"log/slog"
+	"os"
+
+	"github.com/edged-robotics/edged/config"
+	"github.com/edged-robotics/edged/daemon"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newRunCmd) }
+
+func newRunCmd() *cobra.Command {
+	var (
+		cfgPath string
+		debug   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "run --config FILE",
+		Short: "Run the daemon: capture, sheets, FSM ground truth",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := config.Load(cfgPath)
+			if err != nil {
+				return err
+			}
+			level := slog.LevelInfo
+			if debug {
+				level = slog.LevelDebug
+			}
+			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+			d, err := daemon.New(cfg, daemon.Options{Logger: log})
+			if err != nil {
+				return err
+			}
+			ctx, cancel := signalContext(cmd.Context())
+			defer cancel()
+			return d.Run(ctx)
+		},
+	}
+	cmd.Flags().StringVarP(&cfgPath, "config", "c", "/etc/edged/edged.yaml", "config file")
+	cmd.Flags().BoolVar(&debug, "debug", false, "debug logging")
+	return cmd
+}

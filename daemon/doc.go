@@ -1,0 +1,25 @@
+// Package daemon is `edged run`: it wires the stages of DESIGN.md into one
+// process and owns their lifecycle.
+//
+//	ros.Node -> capture -> ringbuf (one ring per camera) -> sheet -> disk
+//	                    -> fsm -> episode store
+//	                    -> joints (latest sample; snippets come with uplink)
+//
+// Episodes come from the fsm stage: when one begins, a sheet.Builder per
+// camera starts on that episode's tick grid; each segment that closes gets
+// a labeling sheet once its last tick is final; when the episode ends the
+// builders finish (a shorter last sheet). Sheets are written under the
+// episode's directory: DATA_DIR/episodes/ID/sheets/CAMERA/. With no FSM
+// source configured, one session runs from the first clock reading to
+// shutdown, under DATA_DIR/sessions/START/.
+//
+// Lifecycle: Run starts sinks before sources (store, fsm, rings, then
+// capture) and stops sources first (capture, then fsm, whose Close ends
+// the open episode as interrupted, then the sheet loop drains and
+// finishes the builders, then the store closes).
+//
+// Concurrency: one run loop owns the per-episode sheet state; the fsm
+// stage reports episodes to it through a bounded channel (Observer), and
+// the loop also drives every builder with the capture clock. Frame and
+// joint sinks run on capture's goroutines and never block.
+package daemon

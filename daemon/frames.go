@@ -1,0 +1,35 @@
+package daemon
+
+import (
+	"sync/atomic"
+
+	"github.com/edged-robotics/edged/capture"
+	"github.com/edged-robotics/edged/ringbuf"
+)
+
+// frameRouter is capture's FrameSink: it copies each frame into its
+// camera's ring and releases it. The map is fixed after construction.
+type frameRouter struct {
+	rings   map[string]*ringbuf.Ring
+	dropped atomic.Uint64 // frames for no ring, or too large for theirs
+}
+
+func (r *frameRouter) PutFrame(f capture.Frame) {
+	ring := r.rings[f.Topic]
+	if ring == nil || ring.Put(&f) != nil {
+		r.dropped.Add(1)
+	}
+	f.Release()
+}
+
+// jointSink keeps the count and the latest sample of each joint topic;
+// state snippets for the uplink are built from joint samples later.
+type jointSink struct {
+	samples atomic.Uint64
+	latest  atomic.Pointer[capture.JointSample]
+}
+
+func (j *jointSink) PutJoints(s capture.JointSample) {
+	j.samples.Add(1)
+	j.latest.Store(&s)
+}

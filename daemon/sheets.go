@@ -1,0 +1,151 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/edged-robotics/edged/ringbuf"
+	"github.com/edged-robotics/edged/sheet"
+)
+
+// camera is one configured or discovered camera and its frames.
+type camera struct {
+	topic string
+	name  string // file-safe, used in paths and metadata
+	ring  *ringbuf.Ring
+}
+
+// sheetSession builds the sheets of one episode (or session): one Builder
+// per camera on the episode's grid, plus the labeling sheets of its
+// segments once their last tick is final. Owned by the daemon's run loop.
+type sheetSession struct {
+	id       string
+	start    time.Time
+	recipe   sheet.Recipe
+	builders []*sheet.Builder
+	writers  []*sheet.DirWriter
+	pending  []labelRequest
+	log      *slog.Logger
+	stats    *counters
+}
+
+type labelRequest struct {
+	index      int
+	start, end time.Time
+}
+
+func newSheetSession(id, dir string, start time.Time, r sheet.Recipe, cams []camera, log *slog.Logger, st *counters) (*sheetSession, error) {
+	s := &sheetSession{id: id, start: start, recipe: r, log: log, stats: st}
+	for _, c := range cams {
+		w, err := sheet.NewDirWriter(filepath.Join(dir, "sheets", c.name))
+		if err != nil {
+			s.close()
+			return nil, fmt.Errorf("sheets of %s: %w", id, err)
+		}
+		b, err := sheet.NewBuilder(sheet.BuilderConfig{Camera: c.topic, Recipe: r, Start: start, Source: c.ring,
+			Emit: s.emitTo(w), Logger: log})
+		if err != nil {
+			s.close()
+			return nil, fmt.Errorf("sheet builder for %s: %w", c.topic, err)
+		}
+		s.builders, s.writers = append(s.builders, b), append(s.writers, w)
+	}
+	return s, nil
+}
+
+func (s *sheetSession) emitTo(w *sheet.DirWriter) func(*sheet.Sheet) error {
+	return func(sh *sheet.Sheet) error {
+		if err := w.Write(sh); err != nil {
+			s.stats.sheetErrors.Add(1)
+			return err
+		}
+		s.stats.sheets.Add(1)
+		s.stats.sheetBytes.Add(uint64(len(sh.JPEG)))
+		return nil
+	}
+}
+
+// settle is how long after a segment's end its last tick is final.
+func (s *sheetSession) settle() time.Duration { return s.recipe.Interval/2 + s.recipe.Grace }
+
+// advance finalizes ticks up to now and builds the labeling sheets whose
+// segments have settled.
+func (s *sheetSession) advance(now time.Time) {
+	for _, b := range s.builders {
+		if err := b.Advance(now); err != nil {
+			s.log.Warn("daemon: sheet not stored", "episode", s.id, "err", err)
+		}
+	}
+	keep := s.pending[:0]
+	for _, p := range s.pending {
+		if now.Before(p.end.Add(s.settle())) {
+			keep = append(keep, p)
+			continue
+		}
+		s.label(p)
+	}
+	s.pending = keep
+}
+
+// segmentClosed queues the labeling sheet of a segment.
+func (s *sheetSession) segmentClosed(index int, start, end time.Time) {
+	s.pending = append(s.pending, labelRequest{index: index, start: start, end: end})
+}
+
+func (s *sheetSession) label(p labelRequest) {
+	for i, b := range s.builders {
+		sh, err := b.LabelSheet(p.start, p.end)
+		if errors.Is(err, sheet.ErrNoTiles) {
+			continue // a segment shorter than a tick: nothing to show
+		}
+		if err == nil {
+			err = s.writers[i].Write(sh)
+		}
+		if err != nil {
+			s.stats.sheetErrors.Add(1)
+			s.log.Warn("daemon: labeling sheet not stored", "episode", s.id, "segment", p.index, "err", err)
+			continue
+		}
+		s.stats.labelSheets.Add(1)
+	}
+}
+
+// finish ends the session at end: the last, shorter sheet of each camera,
+// then every labeling sheet still pending.
+func (s *sheetSession) finish(end time.Time) {
+	for _, b := range s.builders {
+		if err := b.Finish(end); err != nil {
+			s.log.Warn("daemon: last sheet not stored", "episode", s.id, "err", err)
+		}
+	}
+	for _, p := range s.pending {
+		s.label(p)
+	}
+	s.pending = nil
+	s.close()
+}
+
+func (s *sheetSession) close() {
+	for _, b := range s.builders {
+		b.Close()
+	}
+	s.builders = nil
+}
+
+// fileName turns a topic into a name safe for a path segment.
+func fileName(topic string) string {
+	n := strings.Trim(strings.Map(func(r rune) rune {
+		if r == '-' || r == '.' || r == '_' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') {
+			return r
+		}
+		return '_'
+	}, topic), "_.")
+	if n == "" {
+		return "camera"
+	}
+	return n
+}
