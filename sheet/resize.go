@@ -56,6 +56,7 @@ func (a *axis) build(src, dst int) {
 type resizer struct {
 	x, y axis
 	tmp  []uint16 // horizontal pass: srcH rows of dstW*3, 8.8 fixed point
+	acc  []uint32 // vertical pass: one output row
 }
 
 // resize scales src (sw x sh, rows sstride bytes apart) into dst (dw x dh,
@@ -63,49 +64,107 @@ type resizer struct {
 func (r *resizer) resize(dst []byte, dw, dh, dstride int, src []byte, sw, sh, sstride int) {
 	r.x.build(sw, dw)
 	r.y.build(sh, dh)
-	n := dw * 3 * sh
+	rowLen := dw * 3
+	n := rowLen * sh
 	if cap(r.tmp) < n {
 		r.tmp = make([]uint16, n)
 	}
+	if cap(r.acc) < rowLen {
+		r.acc = make([]uint32, rowLen)
+	}
 	tmp := r.tmp[:n]
-	// Horizontal: 8-bit x 14-bit weights, kept as 8.8.
 	for y := 0; y < sh; y++ {
-		row := src[y*sstride : y*sstride+sw*3]
-		out := tmp[y*dw*3 : (y+1)*dw*3]
-		for i := 0; i < dw; i++ {
-			f, cnt, o := int(r.x.first[i]), int(r.x.n[i]), int(r.x.off[i])
-			ws := r.x.w[o : o+cnt]
-			px := row[f*3 : (f+cnt)*3]
-			var sr, sg, sb int32
+		horizontal(tmp[y*rowLen:(y+1)*rowLen], src[y*sstride:y*sstride+sw*3], &r.x)
+	}
+	first, cnt, off, wts := r.y.first, r.y.n, r.y.off, r.y.w
+	for j := 0; j < dh; j++ {
+		f, o := int(first[j]), int(off[j])
+		ws := wts[o : o+int(cnt[j])]
+		out := dst[j*dstride : j*dstride+rowLen]
+		row := func(k int) []uint16 { return tmp[(f+k)*rowLen : (f+k+1)*rowLen] }
+		switch len(ws) { // fused loops for the usual 1-3 taps
+		case 1:
+			vertical1(out, row(0))
+		case 2:
+			vertical2(out, row(0), row(1), uint32(ws[0]), uint32(ws[1]))
+		case 3:
+			vertical3(out, row(0), row(1), row(2), uint32(ws[0]), uint32(ws[1]), uint32(ws[2]))
+		default:
+			acc := r.acc[:rowLen]
+			clear(acc)
+			for k, wt := range ws {
+				src := row(k)[:len(acc)]
+				for c := range acc {
+					acc[c] += uint32(wt) * uint32(src[c])
+				}
+			}
+			out = out[:len(acc)]
+			for c, s := range acc {
+				out[c] = round8(s)
+			}
+		}
+	}
+}
+
+const vshift = weightBits + 8
+
+func round8(s uint32) byte { return byte(min((s+1<<(vshift-1))>>vshift, 255)) }
+
+func vertical1(out []byte, a []uint16) {
+	a = a[:len(out)]
+	for c := range out {
+		out[c] = byte(min((uint32(a[c])+128)>>8, 255))
+	}
+}
+
+func vertical2(out []byte, a, b []uint16, wa, wb uint32) {
+	a, b = a[:len(out)], b[:len(out)]
+	for c := range out {
+		out[c] = round8(wa*uint32(a[c]) + wb*uint32(b[c]))
+	}
+}
+
+func vertical3(out []byte, a, b, d []uint16, wa, wb, wd uint32) {
+	a, b, d = a[:len(out)], b[:len(out)], d[:len(out)]
+	for c := range out {
+		out[c] = round8(wa*uint32(a[c]) + wb*uint32(b[c]) + wd*uint32(d[c]))
+	}
+}
+
+// horizontal resamples one row of packed RGB into 8.8 fixed point.
+func horizontal(out []uint16, row []byte, a *axis) {
+	first, cnt, off, wts := a.first, a.n, a.off, a.w
+	const sh6 = weightBits - 8
+	const round = 1 << (sh6 - 1)
+	for i := 0; i < len(first) && 3*i+2 < len(out); i++ {
+		f, o, n := int(first[i])*3, int(off[i]), int(cnt[i])
+		ws := wts[o : o+n]
+		px := row[f : f+3*n]
+		var sr, sg, sb int32
+		switch n { // unrolled for the usual 2-3 taps
+		case 2:
+			p := px[:6:6]
+			w0, w1 := ws[0], ws[1]
+			sr = w0*int32(p[0]) + w1*int32(p[3])
+			sg = w0*int32(p[1]) + w1*int32(p[4])
+			sb = w0*int32(p[2]) + w1*int32(p[5])
+		case 3:
+			p := px[:9:9]
+			w0, w1, w2 := ws[0], ws[1], ws[2]
+			sr = w0*int32(p[0]) + w1*int32(p[3]) + w2*int32(p[6])
+			sg = w0*int32(p[1]) + w1*int32(p[4]) + w2*int32(p[7])
+			sb = w0*int32(p[2]) + w1*int32(p[5]) + w2*int32(p[8])
+		default:
 			for j, wt := range ws {
-				p := px[j*3 : j*3+3]
+				p := px[3*j : 3*j+3 : 3*j+3]
 				sr += wt * int32(p[0])
 				sg += wt * int32(p[1])
 				sb += wt * int32(p[2])
 			}
-			const sh6 = weightBits - 8
-			out[3*i] = uint16((sr + 1<<(sh6-1)) >> sh6)
-			out[3*i+1] = uint16((sg + 1<<(sh6-1)) >> sh6)
-			out[3*i+2] = uint16((sb + 1<<(sh6-1)) >> sh6)
 		}
-	}
-	// Vertical: 8.8 x 14-bit weights, back to 8 bits.
-	const shift = weightBits + 8
-	rowLen := dw * 3
-	for j := 0; j < dh; j++ {
-		f, cnt, o := int(r.y.first[j]), int(r.y.n[j]), int(r.y.off[j])
-		ws := r.y.w[o : o+cnt]
-		out := dst[j*dstride : j*dstride+rowLen]
-		for c := 0; c < rowLen; c++ {
-			var s uint32
-			for k, wt := range ws {
-				s += uint32(wt) * uint32(tmp[(f+k)*rowLen+c])
-			}
-			v := (s + 1<<(shift-1)) >> shift
-			if v > 255 {
-				v = 255
-			}
-			out[c] = byte(v)
-		}
+		o3 := out[3*i : 3*i+3 : 3*i+3]
+		o3[0] = uint16((sr + round) >> sh6)
+		o3[1] = uint16((sg + round) >> sh6)
+		o3[2] = uint16((sb + round) >> sh6)
 	}
 }

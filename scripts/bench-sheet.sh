@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Contact-sheet benchmark (issue 3): 20 frames of 1280x720 JPEG from
+# ../shared/data/pan720p.mp4 -> one sheet, compared in the same run, as
+# ratios of CPU time, with
+#   - the C floor: bench/sheet/floor/floor.c (same decode scale, same area
+#     resize, same encode with TurboJPEG), compiled here with gcc -O2;
+#   - ffmpeg building the same sheet with its tile filter from all 300
+#     frames (30 fps);
+#   - Go's image/jpeg with golang.org/x/image/draw.
+# Also: raw rgb8 720p -> one tile, allocations per sheet, and the tile
+# cache of a one-hour episode. Env: SHEET_N (sheets per measurement, 20),
+# SHEET_REPS (round-robin repetitions, median reported, 5).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+data=../shared/data/pan720p.mp4
+if [ ! -f "$data" ]; then
+  echo "bench-sheet: $data absent (sample data next to the repository); skipped"
+  exit 0
+fi
+for bin in ffmpeg gcc; do
+  command -v "$bin" >/dev/null || { echo "bench-sheet: $bin not installed (make deps); skipped"; exit 0; }
+done
+[ -f /usr/include/turbojpeg.h ] || { echo "bench-sheet: libturbojpeg0-dev not installed (make deps); skipped"; exit 0; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/frames"
+ffmpeg -loglevel error -i "$data" -q:v 3 "$work/frames/f%04d.jpg"
+gcc -O2 -Wall -o "$work/floor" bench/sheet/floor/floor.c -lturbojpeg
+go build -o "$work/sheetbench" ./bench/sheet
+"$work/sheetbench" -all "$work/frames" -floor "$work/floor" -n "${SHEET_N:-20}" -reps "${SHEET_REPS:-5}"
