@@ -112,6 +112,12 @@ func (b *Builder) TickTime(k int64) time.Time {
 // Advance finalizes every tick whose window and grace have passed at now
 // (tick + interval/2 + grace <= now) and emits the sheets they complete.
 // It returns the first Emit error (the sheet is counted and dropped).
+//
+// The Source must still hold the frames of every tick not yet finalized:
+// with a ring, MaxAge >= interval + grace and Advance called at least
+// every few hundred milliseconds (StartLoop) is enough. A driver feeding
+// recorded frames calls Advance(t) before putting a frame stamped t, so
+// a gap in the recording cannot evict frames that pending ticks need.
 func (b *Builder) Advance(now time.Time) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()

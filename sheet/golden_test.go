@@ -2,9 +2,11 @@ package sheet
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/sheet/turbojpeg"
@@ -129,5 +131,39 @@ func TestFullRateMatchesSampled(t *testing.T) {
 		if tm.FrameSeconds != tm.Seconds || tm.Seconds != float64(i)/2 {
 			t.Fatalf("tile %d: frame at %v s for tick at %v s", i, tm.FrameSeconds, tm.Seconds)
 		}
+	}
+}
+
+// TestBuildFilesGap: a recording with a 2 s gap gets placeholders exactly
+// on the ticks inside the gap, and the frames around it are kept.
+func TestBuildFilesGap(t *testing.T) {
+	dir := t.TempDir()
+	img := testJPEG(t, 64, 36, [3]byte{200, 200, 0})
+	var paths []string
+	var stamps []time.Time
+	for i := 0; i < 20; i++ {
+		at := 0.5 * float64(i)
+		if at >= 3 && at <= 4.5 {
+			continue
+		}
+		p := filepath.Join(dir, fmt.Sprintf("f%02d.jpg", i))
+		if err := os.WriteFile(p, img, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+		stamps = append(stamps, epoch.Add(time.Duration(at*float64(time.Second))))
+	}
+	sum, err := BuildFiles(paths, stamps, DefaultRecipe(), "/gap", filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tm := range sum.Sheets[0].Tiles {
+		want := tm.Seconds >= 3 && tm.Seconds <= 4.5
+		if tm.Placeholder != want {
+			t.Errorf("tick %v s: placeholder %v, want %v", tm.Seconds, tm.Placeholder, want)
+		}
+	}
+	if sum.Placeholders != 4 {
+		t.Fatalf("summary %s", sum)
 	}
 }

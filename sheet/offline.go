@@ -143,14 +143,16 @@ func BuildFiles(paths []string, stamps []time.Time, r Recipe, camera, outDir str
 		if err != nil {
 			return nil, fmt.Errorf("frame %d: %w", i+1, err)
 		}
-		if err := ring.Put(&f); err != nil {
-			return nil, fmt.Errorf("frame %d (%s): %w", i+1, p, err)
-		}
+		// Advance before Put: the ticks Advance(t) settles only need frames
+		// older than t, and Put(t) may evict frames older than t - MaxAge.
 		if stamps[i].After(newest) {
 			newest = stamps[i]
 		}
 		if err := b.Advance(newest); err != nil {
 			return nil, err
+		}
+		if err := ring.Put(&f); err != nil {
+			return nil, fmt.Errorf("frame %d (%s): %w", i+1, p, err)
 		}
 	}
 	if err := b.Finish(newest); err != nil {

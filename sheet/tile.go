@@ -180,9 +180,10 @@ func (t *Tiler) RenderTile(dst []byte, tw, th int, im Image) ([]byte, error) {
 
 // placeholder draws the tile shown when a camera had no frame near a tick.
 func placeholder(m rgbImage) {
-	m.fill(0, 0, m.w, m.h, [3]byte{40, 40, 40})
+	m.fill(0, 0, m.w, m.h, [3]byte{90, 90, 90})
+	m.fill(1, 1, m.w-1, m.h-1, [3]byte{40, 40, 40})
 	text := []byte("NO FRAME")
-	s := max(1, BadgeScale(m.h)/2)
+	s := BadgeScale(m.h)
 	for s > 1 && textWidth(len(text), s) > m.w-4 {
 		s--
 	}
