@@ -185,7 +185,7 @@ def main():
     g.add_argument("--bag", help="write the episode to this bag")
     g.add_argument("--live", action="store_true", help="publish in real time")
     g.add_argument("--frame", type=float, help="write one rendered JPEG at this time to stdout")
-    g.add_argument("--segments", action="store_true", help="print the ground-truth segments as JSON")
+    g.add_argument("--segments", action="store_true", help="print the task's ground-truth segments as JSON")
     p.add_argument("--fps", type=float, default=15.0)
     p.add_argument("--joint-hz", type=float, default=100.0)
     p.add_argument("--state-hz", type=float, default=10.0)
@@ -195,7 +195,11 @@ def main():
         sys.stdout.buffer.write(render(args.frame))
     elif args.segments:
         import json
-        print(json.dumps({"segments": [{"start_sec": s[0], "end_sec": s[1], "subtask": s[2]} for s in SEGMENTS]}))
+        # The task's subtasks, in seconds since the episode start: what an
+        # FSM recorder with idle_states [IDLE] should produce.
+        work = [s for s in SEGMENTS if s[2] != "IDLE"]
+        t0 = work[0][0]
+        print(json.dumps({"segments": [{"start_sec": s[0] - t0, "end_sec": s[1] - t0, "subtask": s[2]} for s in work]}))
     elif args.bag:
         write_bag(args.bag, args)
     else:
