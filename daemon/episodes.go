@@ -13,15 +13,17 @@ type eventKind uint8
 
 const (
 	episodeBegan eventKind = iota
+	stateChanged
 	segmentClosed
 	episodeEnded
 )
 
 // episodeEvent is what the fsm stage tells the sheet loop.
 type episodeEvent struct {
-	kind     eventKind
-	manifest episode.Manifest
-	segment  episode.Segment
+	kind       eventKind
+	manifest   episode.Manifest
+	segment    episode.Segment
+	transition episode.Transition
 }
 
 // observer is the fsm stage's Observer: it hands events to the sheet
@@ -47,6 +49,9 @@ func (o observer) send(ev episodeEvent) {
 
 func (o observer) EpisodeBegan(m episode.Manifest) {
 	o.send(episodeEvent{kind: episodeBegan, manifest: m})
+}
+func (o observer) Transition(m episode.Manifest, t episode.Transition) {
+	o.send(episodeEvent{kind: stateChanged, manifest: m, transition: t})
 }
 func (o observer) SegmentClosed(m episode.Manifest, s episode.Segment) {
 	o.send(episodeEvent{kind: segmentClosed, manifest: m, segment: s})

@@ -430,6 +430,9 @@ func (m *Machine) transition(src *source, stamp, start time.Time, from, to strin
 	m.storeErr(m.w.Transition(t))
 	src.lastBeat = stamp.UnixNano()
 	m.count(func(s *Stats) { s.Transitions++ })
+	if o := m.cfg.Observer; o != nil {
+		o.Transition(m.w.Manifest(), t)
+	}
 }
 
 func (m *Machine) heartbeat(src *source, stamp time.Time) {

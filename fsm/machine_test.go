@@ -317,6 +317,9 @@ func (r *recorder) add(s string) { r.mu.Lock(); r.events = append(r.events, s); 
 func (r *recorder) EpisodeBegan(m episode.Manifest) {
 	r.add(fmt.Sprintf("begin closed=%v", m.Closed))
 }
+func (r *recorder) Transition(m episode.Manifest, t episode.Transition) {
+	r.add(fmt.Sprintf("transition %s>%s@%g", t.From, t.To, t.Sec))
+}
 func (r *recorder) SegmentClosed(m episode.Manifest, s episode.Segment) {
 	r.add(fmt.Sprintf("segment %d %s[%g-%g]", s.Index, s.Label, s.StartSec, s.EndSec))
 }
@@ -334,7 +337,8 @@ func TestObserverHearsDurableEvents(t *testing.T) {
 		r.send("/s", e.sec, str(e.state))
 	}
 	r.flush()
-	want := "begin closed=false|segment 0 reach[0-2]|segment 1 grasp[2-3]|end closed=true completed segments=2"
+	want := "begin closed=false|transition idle>reach@0|segment 0 reach[0-2]|transition reach>grasp@2|" +
+		"segment 1 grasp[2-3]|transition grasp>idle@3|end closed=true completed segments=2"
 	rec.mu.Lock()
 	got := strings.Join(rec.events, "|")
 	rec.mu.Unlock()
