@@ -44,6 +44,7 @@ type Stats struct {
 	Unsupported  uint64 // frames with an unsupported encoding or format
 	BadLayout    uint64 // raw frames whose step/data length disagree with their size
 	EmitErrors   uint64 // Emit returned an error
+	Skipped      uint64 // ticks skipped after a clock jump (MaxBacklog)
 	CacheTiles   int    // tiles held for labeling sheets
 	CacheBytes   int    // their memory (JPEG bytes plus chunk slack)
 }
@@ -125,12 +126,46 @@ func (b *Builder) Advance(now time.Time) error {
 		return nil
 	}
 	var first error
+	if now.Sub(b.TickTime(b.next)) > MaxBacklog {
+		first = b.skipTo(now)
+	}
 	for !b.TickTime(b.next).Add(b.half + b.r.Grace).After(now) {
 		if err := b.finalize(); err != nil && first == nil {
 			first = err
 		}
 	}
 	return first
+}
+
+// MaxBacklog bounds how far behind the clock Advance catches up tick by
+// tick. A clock that jumps further ahead (a /clock reset, a suspended
+// machine) would otherwise produce thousands of placeholder sheets: the
+// open sheet is completed and emitted, the ticks in between are skipped (counted in
+// Stats.Skipped, logged) and sampling resumes at the start of the sheet
+// containing the current time.
+const MaxBacklog = 10 * time.Minute
+
+func (b *Builder) skipTo(now time.Time) error {
+	// Settle the open sheet normally first: its frames may still be there.
+	per := int64(b.r.TilesPerSheet())
+	var err error
+	for {
+		if e := b.finalize(); e != nil && err == nil {
+			err = e
+		}
+		if b.next%per == 0 {
+			break
+		}
+	}
+	k := floorDiv(now.Sub(b.cfg.Start), b.r.Interval)
+	k -= k % per
+	if k > b.next {
+		b.cfg.Logger.Warn("sheet: clock jumped ahead, skipping ticks", "camera", b.cfg.Camera,
+			"from", b.seconds(b.next), "to", b.seconds(k))
+		b.stats.Skipped += uint64(k - b.next)
+		b.next = k
+	}
+	return err
 }
 
 // Finish ends the episode at end: it finalizes every tick at or before

@@ -319,3 +319,31 @@ func TestLabelSheetAndWriter(t *testing.T) {
 		t.Fatalf("sheet-0002.json: %v %+v", err, m)
 	}
 }
+
+func TestClockJumpSkips(t *testing.T) {
+	ring := newRing(t, ringbuf.Config{})
+	var c collector
+	b := newTestBuilder(t, ring, DefaultRecipe(), &c)
+	img := testJPEG(t, 32, 18, [3]byte{9, 9, 9})
+	for i := 0; i < 6; i++ {
+		f := jpegFrame(img, epoch.Add(time.Duration(i)*500*time.Millisecond))
+		if err := ring.Put(&f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Advance(epoch.Add(24 * time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	st := b.Stats()
+	// The open sheet (ticks 0..) is emitted, then sampling resumes at the
+	// sheet holding the new time and catches up only to it.
+	if st.Skipped == 0 || st.Sheets > 3 || st.Ticks > 60 {
+		t.Fatalf("stats after a 24 h jump: %+v", st)
+	}
+	if first := c.sheets[0].Meta; first.Index != 1 || len(first.Tiles) != 20 || first.Tiles[5].Placeholder || !first.Tiles[6].Placeholder {
+		t.Fatalf("first sheet tiles %+v", c.sheets[0].Meta.Tiles)
+	}
+	if _, err := b.LabelSheet(epoch, epoch.Add(2*time.Second)); err != nil {
+		t.Fatalf("label sheet over the cache with a hole: %v", err)
+	}
+}

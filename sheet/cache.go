@@ -3,6 +3,7 @@ package sheet
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 )
 
@@ -46,8 +47,10 @@ func (c *tileCache) get(k int64) (cacheEntry, []byte, bool) {
 	if len(c.entries) == 0 {
 		return cacheEntry{}, nil, false
 	}
-	i := k - c.entries[0].meta.Tick
-	if i < 0 || i >= int64(len(c.entries)) {
+	// Ticks are in order but may have holes (Advance skipping a clock
+	// jump), so search rather than index.
+	i := sort.Search(len(c.entries), func(i int) bool { return c.entries[i].meta.Tick >= k })
+	if i == len(c.entries) || c.entries[i].meta.Tick != k {
 		return cacheEntry{}, nil, false
 	}
 	e := c.entries[i]
