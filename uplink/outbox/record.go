@@ -1,0 +1,85 @@
+package outbox
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+)
+
+const (
+	magic      = "EDOB"
+	headerLen  = 12 // magic, length, crc
+	bodyPrefix = 10 // type, priority, sequence
+
+	recPut   = 'P'
+	recAck   = 'A'
+	recEvict = 'E'
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// appendRecord appends one record to dst.
+func appendRecord(dst []byte, typ byte, prio Priority, seq uint64, data []byte) []byte {
+	n := bodyPrefix + len(data)
+	start := len(dst)
+	dst = append(dst, magic...)
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(n))
+	dst = binary.LittleEndian.AppendUint32(dst, 0)
+	dst = append(dst, typ, byte(prio))
+	dst = binary.LittleEndian.AppendUint64(dst, seq)
+	dst = append(dst, data...)
+	binary.LittleEndian.PutUint32(dst[start+8:], crc32.Checksum(dst[start+headerLen:], castagnoli))
+	return dst
+}
+
+// record is one parsed record; data aliases the input.
+type record struct {
+	typ  byte
+	prio Priority
+	seq  uint64
+	data []byte
+	size int // bytes of the whole record
+}
+
+// parseRecord parses the record at the start of b. ok is false when b
+// does not start with a complete, valid record (bad magic, a length over
+// maxBody, too few bytes, a checksum mismatch or an unknown type).
+func parseRecord(b []byte, maxBody int) (r record, ok bool) {
+	if len(b) < headerLen+bodyPrefix || string(b[:4]) != magic {
+		return r, false
+	}
+	n := int(binary.LittleEndian.Uint32(b[4:]))
+	if n < bodyPrefix || n > maxBody || len(b) < headerLen+n {
+		return r, false
+	}
+	body := b[headerLen : headerLen+n]
+	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(b[8:]) {
+		return r, false
+	}
+	r = record{typ: body[0], prio: Priority(body[1]), seq: binary.LittleEndian.Uint64(body[2:]), data: body[bodyPrefix:], size: headerLen + n}
+	switch {
+	case r.typ != recPut && r.typ != recAck && r.typ != recEvict:
+		return r, false
+	case r.prio >= numPriorities:
+		return r, false
+	case r.typ != recPut && len(r.data) != 0:
+		return r, false
+	}
+	return r, true
+}
+
+// resync returns the offset of the next valid record in b after from, or
+// -1 when there is none.
+func resync(b []byte, from, maxBody int) int {
+	for i := from + 1; i < len(b); {
+		j := bytes.Index(b[i:], []byte(magic))
+		if j < 0 {
+			return -1
+		}
+		if _, ok := parseRecord(b[i+j:], maxBody); ok {
+			return i + j
+		}
+		i += j + 1
+	}
+	return -1
+}

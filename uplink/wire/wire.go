@@ -1,0 +1,136 @@
+//msgp:limit arrays:67108864 maps:64
+
+package wire
+
+//go:generate msgp -file wire.go -o wire_gen.go -tests=false
+
+// Version is the envelope format version this package writes and accepts.
+const Version = 1
+
+// Message kinds; each is also the last element of its MQTT topic
+// PREFIX/ROBOT/KIND.
+const (
+	KindEpisodeStart = "episode_start" // body: Manifest
+	KindEpisodeEnd   = "episode_end"   // body: Manifest
+	KindSegment      = "segment"       // body: Segment
+	KindSnippet      = "snippet"       // body: zstd(msgpack Snippet)
+	KindSheet        = "sheet"         // body: SheetBody
+	KindLabelSheet   = "label_sheet"   // body: SheetBody
+	KindStatus       = "status"        // body: Status (retained)
+)
+
+// Kinds lists every kind, for validation and subscriptions.
+var Kinds = []string{KindEpisodeStart, KindEpisodeEnd, KindSegment, KindSnippet, KindSheet, KindLabelSheet, KindStatus}
+
+// Envelope is one MQTT payload. A body larger than the publisher's
+// maximum payload is split into Chunks envelopes that share ID, Kind,
+// Seq, Size and CRC; Chunk numbers them from 0. An unchunked message has
+// Chunks 1 and Chunk 0.
+type Envelope struct {
+	Version uint8  `msg:"v"`
+	ID      string `msg:"id"`      // idempotency key: 32 lowercase hex digits
+	Robot   string `msg:"robot"`   // robot_id
+	Episode string `msg:"episode"` // episode id; "" for status
+	Kind    string `msg:"kind"`
+	Seq     uint64 `msg:"seq"`     // order within (episode, kind)
+	Created int64  `msg:"created"` // unix nanoseconds, robot wall clock
+	Chunk   uint32 `msg:"chunk"`
+	Chunks  uint32 `msg:"chunks"`
+	Size    uint32 `msg:"size"` // bytes of the whole body
+	CRC     uint32 `msg:"crc"`  // CRC-32C (Castagnoli) of the whole body
+	Body    []byte `msg:"body"` // the whole body, or this chunk's part
+}
+
+// Manifest is the body of episode_start and episode_end: the episode's
+// metadata. Times are unix nanoseconds of ROS time (0: unset).
+type Manifest struct {
+	ID          string `msg:"id"`
+	Robot       string `msg:"robot"`
+	Name        string `msg:"name"`
+	Instruction string `msg:"instruction"`
+	Start       int64  `msg:"start"`
+	End         int64  `msg:"end"`
+	Closed      bool   `msg:"closed"`
+	Outcome     string `msg:"outcome"`
+	EndReason   string `msg:"end_reason"`
+	Segments    int64  `msg:"segments"`
+	Transitions int64  `msg:"transitions"`
+	Created     int64  `msg:"created"` // wall clock
+}
+
+// Segment is the body of a segment message: one closed subtask.
+type Segment struct {
+	Index    int64   `msg:"index"`
+	Start    int64   `msg:"start"` // unix ns, ROS time
+	End      int64   `msg:"end"`
+	StartSec float64 `msg:"start_sec"` // seconds since the episode start
+	EndSec   float64 `msg:"end_sec"`
+	Label    string  `msg:"label"`
+	Path     string  `msg:"path"`
+	Source   string  `msg:"source"`
+	Kind     string  `msg:"kind"`
+	Outcome  string  `msg:"outcome"`
+	GoalID   string  `msg:"goal_id"`
+}
+
+// SheetBody is the body of sheet and label_sheet: the JPEG and its
+// metadata as JSON (the sheet.Meta schema, written by the sink as is).
+type SheetBody struct {
+	Camera  string `msg:"camera"`
+	Index   int64  `msg:"index"`              // sheet index (1-based); label sheets: segment index
+	Segment int64  `msg:"segment"`            // label sheets: segment index; sheets: -1
+	Name    string `msg:"name"`               // base file name, e.g. sheet-0001
+	Meta    []byte `msg:"meta,limit=1048576"` // JSON
+	JPEG    []byte `msg:"jpeg"`
+}
+
+// Snippet is the robot state over a sheet's window, sent zstd-compressed
+// as the body of a snippet message.
+type Snippet struct {
+	Episode      string `msg:"episode"`
+	Camera       string `msg:"camera"`
+	SheetIndex   int64  `msg:"sheet_index"`
+	EpisodeStart int64  `msg:"episode_start"` // unix ns
+	Interval     int64  `msg:"interval"`      // ns between ticks
+	FirstTick    int64  `msg:"first_tick"`
+	LastTick     int64  `msg:"last_tick"`
+	// Names of the joints, once; every sample's arrays follow this order.
+	Names   []string      `msg:"names,limit=4096"`
+	Samples []JointSample `msg:"samples,limit=65536"`
+	// States is the FSM state at each sheet tick.
+	States []TickState `msg:"states,limit=65536"`
+	// Transitions are the FSM transitions inside the window.
+	Transitions []Transition `msg:"transitions,limit=65536"`
+}
+
+// JointSample is the joint state at one time. Missing values are NaN.
+type JointSample struct {
+	Tick     int64     `msg:"tick"`   // the sheet tick, or -1 for a rate sample
+	Stamp    int64     `msg:"stamp"`  // the time sampled (unix ns)
+	Source   int64     `msg:"source"` // stamp of the joint message used (unix ns; 0: none)
+	Position []float64 `msg:"position,limit=4096"`
+	Velocity []float64 `msg:"velocity,limit=4096"`
+	Effort   []float64 `msg:"effort,limit=4096"`
+}
+
+// TickState is the FSM state at one tick ("" before the first transition).
+type TickState struct {
+	Tick  int64  `msg:"tick"`
+	State string `msg:"state"`
+}
+
+// Transition is one FSM state change.
+type Transition struct {
+	Stamp int64  `msg:"stamp"` // unix ns
+	Label string `msg:"label"`
+}
+
+// Status is the retained status of a robot (kind status).
+type Status struct {
+	State        string `msg:"state"` // online | offline
+	Version      string `msg:"version"`
+	Backlog      int64  `msg:"backlog"`       // messages in the outbox
+	BacklogBytes int64  `msg:"backlog_bytes"` // bytes in the outbox
+	Evicted      int64  `msg:"evicted"`       // sheets evicted since start
+	Time         int64  `msg:"time"`          // unix ns
+}
