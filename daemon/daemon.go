@@ -21,9 +21,11 @@ import (
 type Options struct {
 	// Logger; default slog.Default().
 	Logger *slog.Logger
-	// Discover waits this long between asks for camera topics when none
-	// are configured. Default 2s.
+	// DiscoverEvery is the wait between asks for camera topics when none
+	// are configured and the master does not answer. Default 2s.
 	DiscoverEvery time.Duration
+	// Version is reported on the status page.
+	Version string
 }
 
 // counters are the daemon's own cumulative counts.
@@ -42,7 +44,15 @@ type Daemon struct {
 	events  chan episodeEvent
 	running atomic.Bool
 	joints  jointSink
+	status  status
+
+	// Set by Run before the HTTP server starts, read-only afterwards.
+	node    *ros.Node
+	cams    []camera
 	router  *frameRouter
+	machine *fsm.Machine
+	store   *episode.Store
+	capt    atomic.Pointer[capture.Capture] // nil until capture started
 }
 
 // New checks the config; it does no I/O.
@@ -69,63 +79,71 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err := os.MkdirAll(d.cfg.DataDir, 0o755); err != nil {
 		return fmt.Errorf("data_dir: %w (create it, or set data_dir to a writable directory)", err)
 	}
-	store, err := episode.Open(filepath.Join(d.cfg.DataDir, "episodes"), episode.Options{})
-	if err != nil {
+	var err error
+	if d.store, err = episode.Open(filepath.Join(d.cfg.DataDir, "episodes"), episode.Options{}); err != nil {
 		return err
 	}
-	defer store.Close()
-	for _, r := range store.Recovered() {
+	defer d.store.Close()
+	for _, r := range d.store.Recovered() {
 		d.log.Warn("daemon: recovered after a crash", "recovery", fmt.Sprintf("%+v", r))
 	}
-
-	node, err := ros.NewNode(ctx, ros.Config{MasterURI: d.cfg.ROS.MasterURI, NodeName: d.cfg.ROS.NodeName,
-		Host: d.cfg.ROS.Host, Logger: d.log})
-	if err != nil {
+	if d.node, err = ros.NewNode(ctx, ros.Config{MasterURI: d.cfg.ROS.MasterURI, NodeName: d.cfg.ROS.NodeName,
+		Host: d.cfg.ROS.Host, Logger: d.log}); err != nil {
 		return err
 	}
-	defer node.Close()
-
-	cams, err := d.cameras(ctx, node)
-	if err != nil {
+	defer d.node.Close()
+	if d.cams, err = d.cameras(ctx, d.node); err != nil {
 		return err
 	}
-	var machine *fsm.Machine
+	d.router = newFrameRouter(d.cams)
 	fcfg := fsm.FromConfig(&d.cfg)
 	fcfg.Observer = observer{ctx: ctx, ch: d.events}
 	if len(fcfg.Sources) > 0 || fcfg.RecordingTopic != "" {
-		if machine, err = fsm.New(fcfg, store); err != nil {
+		if d.machine, err = fsm.New(fcfg, d.store); err != nil {
 			return err
 		}
 	}
+	stopHTTP, err := d.serveHTTP()
+	if err != nil {
+		d.closeMachine()
+		return err
+	}
+	defer stopHTTP()
 
+	// Sinks before sources: the sheet loop, then capture.
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	loopDone := make(chan struct{})
-	var capt atomic.Pointer[capture.Capture]
-	clock := func() (time.Time, bool) {
-		if c := capt.Load(); c != nil {
-			return c.Now()
-		}
-		return time.Time{}, false
-	}
 	go func() {
 		defer close(loopDone)
-		d.sheetLoop(loopCtx, store.Dir(), cams, clock, machine == nil)
+		d.sheetLoop(loopCtx, d.store.Dir(), d.cams, d.clock, d.machine == nil)
 	}()
-
-	c, err := d.startCapture(ctx, node, cams, fcfg, machine)
+	c, err := d.startCapture(ctx, fcfg)
 	if err == nil {
-		capt.Store(c)
-		d.log.Info("daemon: running", "node", node.Name(), "cameras", len(cams), "data_dir", d.cfg.DataDir)
+		d.capt.Store(c)
+		d.log.Info("daemon: running", "node", d.node.Name(), "cameras", len(d.cams), "data_dir", d.cfg.DataDir)
 		<-ctx.Done()
 		d.log.Info("daemon: stopping")
 		c.Close()
 	}
-	if machine != nil {
-		if cerr := machine.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
+	if cerr := d.closeMachine(); err == nil {
+		err = cerr
 	}
 	stopLoop()
 	<-loopDone
 	return err
+}
+
+// clock is the capture clock (wall time, or /clock under sim time).
+func (d *Daemon) clock() (time.Time, bool) {
+	if c := d.capt.Load(); c != nil {
+		return c.Now()
+	}
+	return time.Time{}, false
+}
+
+func (d *Daemon) closeMachine() error {
+	if d.machine == nil {
+		return nil
+	}
+	return d.machine.Close()
 }

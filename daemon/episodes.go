@@ -72,7 +72,7 @@ func (d *Daemon) sheetLoop(ctx context.Context, storeDir string, cams []camera, 
 	defer tick.Stop()
 	var cur *sheetSession
 	open := func(id, dir string, start time.Time) {
-		s, err := newSheetSession(id, dir, start, recipe, cams, d.log.With("episode", id), &d.stats)
+		s, err := newSheetSession(id, dir, start, recipe, cams, d.log.With("episode", id), &d.stats, d.sheetBuilt)
 		if err != nil {
 			d.log.Error("daemon: no sheets for this episode", "episode", id, "err", err)
 			return
@@ -80,6 +80,7 @@ func (d *Daemon) sheetLoop(ctx context.Context, storeDir string, cams []camera, 
 		cur = s
 	}
 	handle := func(ev episodeEvent) {
+		d.status.apply(ev)
 		switch ev.kind {
 		case episodeBegan:
 			if cur != nil {
@@ -134,6 +135,11 @@ func (d *Daemon) sheetLoop(ctx context.Context, storeDir string, cams []camera, 
 			return
 		}
 	}
+}
+
+// sheetBuilt is called by the sheet session for every contact sheet stored.
+func (d *Daemon) sheetBuilt(camera string, index int, jpeg []byte) {
+	d.status.sheetBuilt(camera, index, jpeg, time.Now())
 }
 
 // recipe maps the config's sheet section onto the sheet package's recipe.

@@ -14,6 +14,14 @@ type frameRouter struct {
 	dropped atomic.Uint64 // frames for no ring, or too large for theirs
 }
 
+func newFrameRouter(cams []camera) *frameRouter {
+	r := &frameRouter{rings: make(map[string]*ringbuf.Ring, len(cams))}
+	for _, c := range cams {
+		r.rings[c.topic] = c.ring
+	}
+	return r
+}
+
 func (r *frameRouter) PutFrame(f capture.Frame) {
 	ring := r.rings[f.Topic]
 	if ring == nil || ring.Put(&f) != nil {

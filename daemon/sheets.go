@@ -31,6 +31,7 @@ type sheetSession struct {
 	pending  []labelRequest
 	log      *slog.Logger
 	stats    *counters
+	onSheet  func(camera string, index int, jpeg []byte)
 }
 
 type labelRequest struct {
@@ -38,8 +39,9 @@ type labelRequest struct {
 	start, end time.Time
 }
 
-func newSheetSession(id, dir string, start time.Time, r sheet.Recipe, cams []camera, log *slog.Logger, st *counters) (*sheetSession, error) {
-	s := &sheetSession{id: id, start: start, recipe: r, log: log, stats: st}
+func newSheetSession(id, dir string, start time.Time, r sheet.Recipe, cams []camera, log *slog.Logger, st *counters,
+	onSheet func(camera string, index int, jpeg []byte)) (*sheetSession, error) {
+	s := &sheetSession{id: id, start: start, recipe: r, log: log, stats: st, onSheet: onSheet}
 	for _, c := range cams {
 		w, err := sheet.NewDirWriter(filepath.Join(dir, "sheets", c.name))
 		if err != nil {
@@ -65,6 +67,7 @@ func (s *sheetSession) emitTo(w *sheet.DirWriter) func(*sheet.Sheet) error {
 		}
 		s.stats.sheets.Add(1)
 		s.stats.sheetBytes.Add(uint64(len(sh.JPEG)))
+		s.onSheet(sh.Meta.Camera, sh.Meta.Index, sh.JPEG)
 		return nil
 	}
 }

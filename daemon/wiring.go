@@ -65,27 +65,24 @@ func (d *Daemon) discover(ctx context.Context, node *ros.Node) ([]string, error)
 }
 
 // startCapture subscribes every role's topics; sinks must already run.
-func (d *Daemon) startCapture(ctx context.Context, node *ros.Node, cams []camera, fcfg fsm.Config, machine *fsm.Machine) (*capture.Capture, error) {
+func (d *Daemon) startCapture(ctx context.Context, fcfg fsm.Config) (*capture.Capture, error) {
 	ccfg := capture.Config{MaxStampSkew: d.cfg.Capture.MaxStampSkew.D(), QueueSize: d.cfg.ROS.QueueSize,
 		MaxMessageBytes: int(d.cfg.ROS.MaxMessage)}
-	router := &frameRouter{rings: map[string]*ringbuf.Ring{}}
-	for _, c := range cams {
+	for _, c := range d.cams {
 		ccfg.Cameras = append(ccfg.Cameras, c.topic)
-		router.rings[c.topic] = c.ring
 	}
 	for _, j := range d.cfg.Joints {
 		ccfg.Joints = append(ccfg.Joints, j.Topic)
 	}
-	sinks := capture.Sinks{Frames: router, Joints: &d.joints}
-	if machine != nil {
+	sinks := capture.Sinks{Frames: d.router, Joints: &d.joints}
+	if d.machine != nil {
 		topics, dynamic := fcfg.Topics()
 		for i, t := range topics {
 			ccfg.FSM = append(ccfg.FSM, capture.FSMTopic{Topic: t, Dynamic: dynamic[i]})
 		}
-		sinks.States = machine
+		sinks.States = d.machine
 	}
-	d.router = router
-	c, err := capture.New(ccfg, capture.FromNode(node), sinks, capture.Options{Logger: d.log})
+	c, err := capture.New(ccfg, capture.FromNode(d.node), sinks, capture.Options{Logger: d.log})
 	if err != nil {
 		return nil, err
 	}

@@ -30,7 +30,7 @@ func newRunCmd() *cobra.Command {
 				level = slog.LevelDebug
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-			d, err := daemon.New(cfg, daemon.Options{Logger: log})
+			d, err := daemon.New(cfg, daemon.Options{Logger: log, Version: version})
 			if err != nil {
 				return err
 			}

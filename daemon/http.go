@@ -1,0 +1,161 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/edged-robotics/edged/capture"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// serveHTTP starts /metrics, /healthz, /status.json, /sheet/N.jpg and
+// the status page on http.listen; "off" serves nothing. The returned
+// function shuts the server down and waits.
+func (d *Daemon) serveHTTP() (stop func(), err error) {
+	if d.cfg.HTTP.Listen == "off" {
+		return func() {}, nil
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collector{d}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /healthz", d.handleHealth)
+	mux.HandleFunc("GET /status.json", d.handleStatusJSON)
+	mux.HandleFunc("GET /sheet/{cam}", d.handleSheet)
+	mux.HandleFunc("GET /{$}", d.handlePage)
+	ln, err := net.Listen("tcp", d.cfg.HTTP.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("http.listen %s: %w (pick a free port or set http.listen: off)", d.cfg.HTTP.Listen, err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			d.log.Error("daemon: http server stopped", "err", err)
+		}
+	}()
+	d.log.Info("daemon: http listening", "addr", ln.Addr().String())
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		<-done
+	}, nil
+}
+
+// health says whether edged is ready: the master answers and capture
+// runs. Problems are listed so an operator sees why.
+func (d *Daemon) health() (ok bool, problems []string) {
+	if !d.node.MasterUp() {
+		problems = append(problems, "ros master "+d.node.Status().MasterURI+" does not answer")
+	}
+	if d.capt.Load() == nil {
+		problems = append(problems, "capture not started")
+	}
+	return len(problems) == 0, problems
+}
+
+func (d *Daemon) handleHealth(w http.ResponseWriter, _ *http.Request) {
+	ok, problems := d.health()
+	w.Header().Set("Content-Type", "application/json")
+	if !ok {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"ready": ok, "problems": problems})
+}
+
+// pageData is everything the status page and status.json show.
+type pageData struct {
+	Robot    string               `json:"robot"`
+	Version  string               `json:"version"`
+	Node     string               `json:"node"`
+	Master   string               `json:"master"`
+	MasterUp bool                 `json:"master_up"`
+	Ready    bool                 `json:"ready"`
+	Problems []string             `json:"problems,omitempty"`
+	Status   statusView           `json:"status"`
+	Topics   []capture.TopicStats `json:"topics"`
+	Sheets   uint64               `json:"sheets"`
+	Segments uint64               `json:"segments"`
+}
+
+func (d *Daemon) pageData() pageData {
+	st := d.node.Status()
+	ready, problems := d.health()
+	p := pageData{Robot: d.cfg.RobotID, Version: d.opts.Version, Node: st.Name, Master: st.MasterURI, MasterUp: st.MasterUp,
+		Ready: ready, Problems: problems, Status: d.status.view(), Sheets: d.stats.sheets.Load(), Segments: d.stats.segments.Load()}
+	if c := d.capt.Load(); c != nil {
+		p.Topics = c.Stats()
+	}
+	return p
+}
+
+func (d *Daemon) handleStatusJSON(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(d.pageData())
+}
+
+// handleSheet serves the latest sheet of the camera at index {cam} of
+// the status view's Sheets.
+func (d *Daemon) handleSheet(w http.ResponseWriter, r *http.Request) {
+	v := d.status.view()
+	var i int
+	if _, err := fmt.Sscanf(r.PathValue("cam"), "%d.jpg", &i); err != nil || i < 0 || i >= len(v.Sheets) {
+		http.NotFound(w, r)
+		return
+	}
+	snap, ok := d.status.sheet(v.Sheets[i])
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "image/jpeg")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(snap.JPEG)
+}
+
+func (d *Daemon) handlePage(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := statusPage.Execute(w, d.pageData()); err != nil {
+		d.log.Warn("daemon: status page", "err", err)
+	}
+}
+
+var statusPage = template.Must(template.New("status").Funcs(template.FuncMap{
+	"secs": func(t time.Time) string { return t.UTC().Format("15:04:05.000") },
+}).Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="2">
+<title>edged {{.Robot}}</title>
+<style>
+body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}
+h1{font-size:1.3em}h2{font-size:1.05em;margin-top:1.4em}
+table{border-collapse:collapse}td,th{padding:2px 10px;border-bottom:1px solid #ddd;text-align:left}
+.ok{color:#080}.bad{color:#b00}.state{font-size:1.4em;font-weight:600}
+img{max-width:100%;border:1px solid #ccc}
+</style></head><body>
+<h1>edged &middot; {{.Robot}} <small>{{.Version}}</small></h1>
+<p id="health">{{if .Ready}}<span class="ok">ready</span>{{else}}<span class="bad">not ready</span>: {{range .Problems}}{{.}}; {{end}}{{end}}
+&middot; node {{.Node}} &middot; master {{.Master}} {{if .MasterUp}}<span class="ok">up</span>{{else}}<span class="bad">down</span>{{end}}</p>
+<h2>Task state</h2>
+<div id="fsm">{{range .Status.States}}<div><span class="state">{{.State}}</span> on {{.Source}} since {{secs .Since}}</div>{{else}}<p>no FSM state yet</p>{{end}}</div>
+<p id="episode">{{if .Status.Open}}recording episode {{.Status.Episode.ID}}{{else if .Status.Episode.ID}}last episode {{.Status.Episode.ID}} ({{.Status.Episode.Outcome}}){{else}}no episode yet{{end}}
+&middot; {{.Segments}} segments, {{.Sheets}} sheets</p>
+{{if .Status.Recent}}<h2>Recent segments</h2><table id="segments"><tr><th>#</th><th>start</th><th>end</th><th>label</th><th>outcome</th></tr>
+{{range .Status.Recent}}<tr><td>{{.Index}}</td><td>{{printf "%.2f" .StartSec}}s</td><td>{{printf "%.2f" .EndSec}}s</td><td>{{.Label}}</td><td>{{.Outcome}}</td></tr>{{end}}</table>{{end}}
+<h2>Topics</h2><table id="topics"><tr><th>topic</th><th>role</th><th>type</th><th>messages</th><th>drops</th><th>decode errors</th><th>publishers</th></tr>
+{{range .Topics}}<tr><td>{{.Topic}}</td><td>{{.Role}}</td><td>{{.Type}}</td><td>{{.Messages}}</td><td>{{.Drops}}</td><td>{{.DecodeErrors}}</td><td>{{.Publishers}}</td></tr>{{end}}</table>
+<h2>Latest sheets</h2>
+{{range $i, $c := .Status.Sheets}}<figure><img src="/sheet/{{$i}}.jpg" alt="latest sheet of {{$c}}"><figcaption>{{$c}}</figcaption></figure>{{else}}<p>no sheet yet</p>{{end}}
+</body></html>
+`))

@@ -1,0 +1,108 @@
+package daemon
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// collector exports the stages' counters on /metrics. It reads their
+// Stats snapshots at scrape time, so the hot paths pay nothing for it.
+type collector struct{ d *Daemon }
+
+func desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc("edged_"+name, help, labels, nil)
+}
+
+var (
+	topicMessages     = desc("topic_messages_total", "Messages received per topic.", "topic", "role")
+	topicBytes        = desc("topic_bytes_total", "Message bytes received per topic.", "topic", "role")
+	topicDrops        = desc("topic_drops_total", "Messages dropped per topic (slow consumer or no clock yet).", "topic", "role")
+	topicDecodeErrors = desc("topic_decode_errors_total", "Malformed messages per topic.", "topic", "role")
+	topicUnknown      = desc("topic_unknown_type_total", "Messages of a type the topic's role cannot use.", "topic", "role")
+	topicReconnects   = desc("topic_reconnects_total", "Publisher connections re-established per topic.", "topic", "role")
+	topicPublishers   = desc("topic_publishers", "Publishers connected now per topic.", "topic", "role")
+	ringFill          = desc("ring_fill_bytes", "Frame bytes held in a camera's ring.", "camera")
+	ringCap           = desc("ring_capacity_bytes", "Size of a camera's ring.", "camera")
+	ringFrames        = desc("ring_frames", "Frames held in a camera's ring.", "camera")
+	ringOverwritten   = desc("ring_overwritten_total", "Frames evicted from a camera's ring.", "camera")
+	ringSpan          = desc("ring_span_seconds", "Time span of the frames in a camera's ring.", "camera")
+	ringDropped       = desc("frames_unrouted_total", "Frames that no ring took (too large or unknown topic).")
+	sheetsTotal       = desc("sheets_total", "Contact sheets written.")
+	sheetBytes        = desc("sheet_bytes_total", "Contact sheet JPEG bytes written.")
+	sheetErrors       = desc("sheet_errors_total", "Sheets that could not be stored.")
+	labelSheets       = desc("label_sheets_total", "Labeling sheets written (one per camera per segment).")
+	episodesTotal     = desc("episodes_started_total", "Episodes begun.")
+	segmentsTotal     = desc("segments_total", "Segments closed and stored.")
+	episodeOpen       = desc("episode_open", "1 while an episode is being recorded.")
+	fsmEvents         = desc("fsm_events_total", "FSM source events handled.")
+	fsmDropped        = desc("fsm_dropped_total", "FSM events dropped because the fsm queue was full.")
+	fsmBad            = desc("fsm_bad_events_total", "FSM events a source could not interpret.")
+	fsmStoreErrors    = desc("fsm_store_errors_total", "Writes to the episode store that failed.")
+	jointSamples      = desc("joint_samples_total", "Joint samples received.")
+	masterUp          = desc("ros_master_up", "1 while the ROS master answers.")
+)
+
+func (c collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{topicMessages, topicBytes, topicDrops, topicDecodeErrors, topicUnknown,
+		topicReconnects, topicPublishers, ringFill, ringCap, ringFrames, ringOverwritten, ringSpan, ringDropped,
+		sheetsTotal, sheetBytes, sheetErrors, labelSheets, episodesTotal, segmentsTotal, episodeOpen, fsmEvents,
+		fsmDropped, fsmBad, fsmStoreErrors, jointSamples, masterUp} {
+		ch <- d
+	}
+}
+
+func (c collector) Collect(ch chan<- prometheus.Metric) {
+	d := c.d
+	counter := func(desc *prometheus.Desc, v uint64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(desc, prometheus.CounterValue, float64(v), labels...)
+	}
+	gauge := func(desc *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, v, labels...)
+	}
+	if capt := d.capt.Load(); capt != nil {
+		for _, t := range capt.Stats() {
+			role := t.Role.String()
+			counter(topicMessages, t.Messages, t.Topic, role)
+			counter(topicBytes, t.Bytes, t.Topic, role)
+			counter(topicDrops, t.Drops, t.Topic, role)
+			counter(topicDecodeErrors, t.DecodeErrors, t.Topic, role)
+			counter(topicUnknown, t.UnknownType, t.Topic, role)
+			counter(topicReconnects, t.Reconnects, t.Topic, role)
+			gauge(topicPublishers, float64(t.Publishers), t.Topic, role)
+		}
+	}
+	for _, cam := range d.cams {
+		s := cam.ring.Stats()
+		gauge(ringFill, float64(s.FillBytes), cam.topic)
+		gauge(ringCap, float64(s.CapBytes), cam.topic)
+		gauge(ringFrames, float64(s.Frames), cam.topic)
+		counter(ringOverwritten, s.Overwritten, cam.topic)
+		gauge(ringSpan, s.Span.Seconds(), cam.topic)
+	}
+	counter(ringDropped, d.router.dropped.Load())
+	st := &d.stats
+	counter(sheetsTotal, st.sheets.Load())
+	counter(sheetBytes, st.sheetBytes.Load())
+	counter(sheetErrors, st.sheetErrors.Load())
+	counter(labelSheets, st.labelSheets.Load())
+	counter(episodesTotal, st.episodes.Load())
+	counter(segmentsTotal, st.segments.Load())
+	gauge(episodeOpen, b2f(d.status.episodeOpen()))
+	if m := d.machine; m != nil {
+		f := m.Stats()
+		counter(fsmEvents, f.Events)
+		counter(fsmDropped, f.Dropped)
+		counter(fsmBad, f.Bad)
+		counter(fsmStoreErrors, f.StoreErrors)
+	}
+	counter(jointSamples, d.joints.samples.Load())
+	if n := d.node; n != nil {
+		gauge(masterUp, b2f(n.MasterUp()))
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

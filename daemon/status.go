@@ -1,0 +1,107 @@
+package daemon
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/edged-robotics/edged/episode"
+)
+
+const recentSegments = 20
+
+// status is what the status page shows; written by the sheet loop, read
+// by HTTP handlers.
+type status struct {
+	mu        sync.Mutex
+	episode   episode.Manifest
+	open      bool
+	states    map[string]sourceState // FSM source topic -> current state
+	recent    []episode.Segment      // newest last
+	lastSheet map[string]sheetSnap   // camera topic -> its latest sheet
+}
+
+type sourceState struct {
+	State string
+	Since time.Time
+}
+
+type sheetSnap struct {
+	JPEG  []byte
+	Index int
+	Built time.Time
+}
+
+func (s *status) apply(ev episodeEvent) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch ev.kind {
+	case episodeBegan:
+		s.episode, s.open, s.recent = ev.manifest, true, nil
+	case stateChanged:
+		if s.states == nil {
+			s.states = map[string]sourceState{}
+		}
+		s.states[ev.transition.Source] = sourceState{State: ev.transition.To, Since: ev.transition.Stamp}
+	case segmentClosed:
+		s.recent = append(s.recent, ev.segment)
+		if len(s.recent) > recentSegments {
+			s.recent = s.recent[len(s.recent)-recentSegments:]
+		}
+	case episodeEnded:
+		s.episode, s.open = ev.manifest, false
+	}
+}
+
+func (s *status) sheetBuilt(camera string, index int, jpeg []byte, now time.Time) {
+	cp := append([]byte(nil), jpeg...) // the builder reuses its buffer
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lastSheet == nil {
+		s.lastSheet = map[string]sheetSnap{}
+	}
+	s.lastSheet[camera] = sheetSnap{JPEG: cp, Index: index, Built: now}
+}
+
+func (s *status) episodeOpen() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.open
+}
+
+// view is a copy for rendering.
+type statusView struct {
+	Episode  episode.Manifest
+	Open     bool
+	States   []namedState
+	Recent   []episode.Segment
+	Sheets   []string // cameras with a sheet
+	Observed time.Time
+}
+
+type namedState struct {
+	Source string
+	sourceState
+}
+
+func (s *status) view() statusView {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := statusView{Episode: s.episode, Open: s.open, Recent: append([]episode.Segment(nil), s.recent...)}
+	for src, st := range s.states {
+		v.States = append(v.States, namedState{Source: src, sourceState: st})
+	}
+	sort.Slice(v.States, func(i, j int) bool { return v.States[i].Source < v.States[j].Source })
+	for cam := range s.lastSheet {
+		v.Sheets = append(v.Sheets, cam)
+	}
+	sort.Strings(v.Sheets)
+	return v
+}
+
+func (s *status) sheet(camera string) (sheetSnap, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap, ok := s.lastSheet[camera]
+	return snap, ok
+}
