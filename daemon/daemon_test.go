@@ -1,0 +1,204 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/edged-robotics/edged/config"
+	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/ros/rostest"
+	"github.com/edged-robotics/edged/score"
+)
+
+// simBag writes the project's generated pick-and-place episode and its
+// ground truth into dir.
+func simBag(t *testing.T, dir string) (bag, truth string) {
+	t.Helper()
+	rostest.RequireRospy(t)
+	script, err := filepath.Abs("../scripts/sim/sim_robot.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bag, truth = filepath.Join(dir, "sim.bag"), filepath.Join(dir, "truth.json")
+	if out, err := exec.Command("/usr/bin/python3", script, "--bag", bag).CombinedOutput(); err != nil {
+		t.Fatalf("generate the sample bag: %v\n%s", err, out)
+	}
+	out, err := exec.Command("/usr/bin/python3", script, "--segments").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(truth, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return bag, truth
+}
+
+// TestRunRecordsTheSimEpisode plays the generated episode with `rosbag
+// play --clock` into a real rosmaster and checks everything edged run
+// makes of it: the FSM segments against the generator's truth, the
+// sheets and labeling sheets, /metrics, /healthz and the status page.
+func TestRunRecordsTheSimEpisode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test with rosmaster and rosbag play; skipped with -short")
+	}
+	rostest.Require(t, "rosmaster", "rosbag")
+	tmp := t.TempDir()
+	bag, truthPath := simBag(t, tmp)
+	m := rostest.StartMaster(t)
+	if err := m.Client("/test").SetParam(context.Background(), "/use_sim_time", true); err != nil {
+		t.Fatal(err)
+	}
+	port := rostest.FreePort(t)
+	cfg, err := config.Parse([]byte(fmt.Sprintf(`
+robot_id: sim-01
+data_dir: %s
+ros: {master_uri: %q, host: 127.0.0.1}
+cameras: [{topic: /camera/color/image_raw/compressed, name: top}]
+joints: [{topic: /joint_states}]
+fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]
+http: {listen: "127.0.0.1:%d"}
+`, filepath.Join(tmp, "data"), m.URI, port)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	runErr := make(chan error, 1)
+	go func() { runErr <- d.Run(ctx) }()
+	rostest.WaitFor(t, 20*time.Second, "edged capture running", func() bool { return d.capt.Load() != nil })
+
+	play := rostest.Start(t, m.Env(), "rosbag", "play", "--clock", "-d", "1", "--quiet", bag)
+	if err := play.Wait(90 * time.Second); err != nil {
+		t.Fatalf("rosbag play: %v\n%s", err, play.Output())
+	}
+	store := filepath.Join(tmp, "data", "episodes")
+	rostest.WaitFor(t, 10*time.Second, "the episode closed", func() bool {
+		ms, err := episode.List(store)
+		return err == nil && len(ms) == 1 && ms[0].Closed
+	})
+	base := "http://127.0.0.1:" + fmt.Sprint(port)
+	checkHTTP(t, base)
+
+	cancel()
+	select {
+	case err := <-runErr:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not return within 20s of cancel")
+	}
+
+	ms, _ := episode.List(store)
+	ep, err := episode.Load(store, ms[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, err := episode.ReadSegmentation(truthPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSegments(t, ep, truth)
+	checkSheets(t, filepath.Join(store, ms[0].ID, "sheets", "top"), ep)
+}
+
+func checkSegments(t *testing.T, ep *episode.Episode, truth score.Segmentation) {
+	t.Helper()
+	if len(ep.Segments) != len(truth.Segments) {
+		t.Fatalf("%d segments recorded, the generator made %d", len(ep.Segments), len(truth.Segments))
+	}
+	for i, s := range ep.Segments {
+		want := truth.Segments[i]
+		// The FSM topic is published at 10 Hz, so a transition is seen
+		// within 0.1 s of bag time.
+		if s.Label != want.Label || abs(s.StartSec-want.Start) > 0.11 || abs(s.EndSec-want.End) > 0.11 {
+			t.Errorf("segment %d: %s [%.3f, %.3f], want %s [%.3f, %.3f]", i, s.Label, s.StartSec, s.EndSec, want.Label, want.Start, want.End)
+		}
+	}
+}
+
+func checkSheets(t *testing.T, dir string, ep *episode.Episode) {
+	t.Helper()
+	// 14.5 s of episode at 0.5 s per tile, 20 tiles per sheet: 2 sheets;
+	// one labeling sheet per segment.
+	sheets, _ := filepath.Glob(filepath.Join(dir, "sheet-*.jpg"))
+	labels, _ := filepath.Glob(filepath.Join(dir, "label-*.jpg"))
+	if len(sheets) != 2 || len(labels) != len(ep.Segments) {
+		t.Fatalf("%d sheets and %d labeling sheets in %s, want 2 and %d", len(sheets), len(labels), dir, len(ep.Segments))
+	}
+	var meta struct {
+		Tiles []struct {
+			Seconds     float64 `json:"seconds"`
+			Placeholder bool    `json:"placeholder"`
+		} `json:"tiles"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "sheet-0001.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &meta); err != nil {
+		t.Fatal(err)
+	}
+	if len(meta.Tiles) != 20 {
+		t.Fatalf("first sheet has %d tiles, want 20", len(meta.Tiles))
+	}
+	for k, tile := range meta.Tiles {
+		if tile.Seconds != float64(k)*0.5 || tile.Placeholder {
+			t.Errorf("tile %d: %+v, want %.1f s with a frame (the camera runs at 15 fps)", k, tile, float64(k)*0.5)
+		}
+	}
+}
+
+func checkHTTP(t *testing.T, base string) {
+	t.Helper()
+	get := func(path string) (int, string) {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("/healthz"); code != 200 || !strings.Contains(body, `"ready":true`) {
+		t.Errorf("/healthz: %d %s", code, body)
+	}
+	code, body := get("/metrics")
+	for _, want := range []string{
+		`edged_topic_messages_total{role="camera",topic="/camera/color/image_raw/compressed"} 262`,
+		`edged_segments_total 6`,
+		`edged_sheets_total 2`,
+		`edged_ros_master_up 1`,
+	} {
+		if code != 200 || !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	if code, body := get("/"); code != 200 || !strings.Contains(body, "retreat") || !strings.Contains(body, `src="/sheet/0.jpg"`) {
+		t.Errorf("status page: %d\n%s", code, body)
+	}
+	if code, body := get("/sheet/0.jpg"); code != 200 || !strings.HasPrefix(body, "\xff\xd8") {
+		t.Errorf("/sheet/0.jpg: %d, %d bytes", code, len(body))
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
