@@ -237,10 +237,19 @@ func (r *Ring) AtOrBefore(t time.Time, dst []byte) (m Meta, data []byte, ok bool
 // half-open window [t-window, t+window) into dst; on a tie the earlier
 // frame wins. ok is false when no frame is in the window.
 func (r *Ring) Nearest(t time.Time, window time.Duration, dst []byte) (m Meta, data []byte, ok bool) {
+	return r.NearestExcept(t, window, nil, dst)
+}
+
+// NearestExcept is Nearest ignoring the frames whose Seq is in skip (a
+// reader retrying after a frame it could not decode).
+func (r *Ring) NearestExcept(t time.Time, window time.Duration, skip []uint64, dst []byte) (m Meta, data []byte, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	best, bestD := -1, time.Duration(0)
 	for i := 0; i < r.n; i++ {
+		if skipped(skip, r.at(i).meta.Seq) {
+			continue
+		}
 		s := r.at(i).meta.Stamp
 		d := s.Sub(t)
 		if d < -window || d >= window {
@@ -259,6 +268,15 @@ func (r *Ring) Nearest(t time.Time, window time.Duration, dst []byte) (m Meta, d
 	}
 	e := r.at(best)
 	return e.meta, r.copyOut(e, dst), true
+}
+
+func skipped(skip []uint64, seq uint64) bool {
+	for _, s := range skip {
+		if s == seq {
+			return true
+		}
+	}
+	return false
 }
 
 // Latest copies the most recently stored frame into dst.

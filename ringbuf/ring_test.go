@@ -60,6 +60,9 @@ func TestLookups(t *testing.T) {
 		{"nearest tie takes earlier", func() (Meta, []byte, bool) { return r.Nearest(t0.Add(250*time.Millisecond), 100*time.Millisecond, nil) }, 200},
 		{"nearest window excludes end", func() (Meta, []byte, bool) { return r.Nearest(t0.Add(400*time.Millisecond), 100*time.Millisecond, nil) }, 300},
 		{"nearest none", func() (Meta, []byte, bool) { return r.Nearest(t0.Add(400*time.Millisecond), 50*time.Millisecond, nil) }, -1},
+		{"nearest except", func() (Meta, []byte, bool) {
+			return r.NearestExcept(t0.Add(480*time.Millisecond), 300*time.Millisecond, []uint64{5}, nil)
+		}, 300},
 		{"latest is last put", func() (Meta, []byte, bool) { return r.Latest(nil) }, 500},
 	}
 	for _, tc := range tests {

@@ -17,6 +17,16 @@ type Source interface {
 	Nearest(t time.Time, window time.Duration, dst []byte) (ringbuf.Meta, []byte, bool)
 }
 
+// SourceExcept is optionally implemented by a Source (*ringbuf.Ring
+// does): Nearest ignoring the frames in skip. With it a builder replaces
+// a frame it cannot decode by the next nearest one in the tick's window.
+type SourceExcept interface {
+	NearestExcept(t time.Time, window time.Duration, skip []uint64, dst []byte) (ringbuf.Meta, []byte, bool)
+}
+
+// maxTries bounds the frames tried for one tick.
+const maxTries = 3
+
 // BuilderConfig configures a Builder.
 type BuilderConfig struct {
 	Camera string             // camera name (topic) in the metadata
@@ -66,6 +76,7 @@ type Builder struct {
 	canvas []byte
 	tiles  []TileMeta // tiles of the open sheet
 	fbuf   []byte     // frame copied from the source
+	tried  [maxTries]uint64
 	jpeg   []byte
 	sheet  Sheet
 	cache  *tileCache
@@ -237,16 +248,24 @@ func (b *Builder) finalize() error {
 	tm := TileMeta{Tick: k, Seconds: b.seconds(k), Stamp: ROSTimeOf(tick), FrameSeconds: b.seconds(k),
 		Row: i / b.r.Columns, Column: i % b.r.Columns, Placeholder: true}
 	m, data, ok := b.cfg.Source.Nearest(tick, b.half, b.fbuf)
-	if ok {
+	for try := 0; ok; try++ {
 		b.fbuf = data
 		im := Image{Format: m.Format, Encoding: m.Encoding, Width: m.Width, Height: m.Height, Step: m.Step, BigEndian: m.BigEndian, Data: data}
-		if err := b.renderCell(i, im); err != nil {
-			b.countError(err, m.Encoding)
-		} else {
+		err := b.renderCell(i, im)
+		if err == nil {
 			tm.Placeholder = false
 			tm.Stamp = ROSTimeOf(m.Stamp)
 			tm.FrameSeconds = m.Stamp.Sub(b.cfg.Start).Seconds()
+			break
 		}
+		b.countError(err, m.Encoding)
+		// Try the next nearest frame in the window, if the source can.
+		ex, can := b.cfg.Source.(SourceExcept)
+		if !can || try+1 == maxTries {
+			break
+		}
+		b.tried[try] = m.Seq // a field, not a local: a local would escape
+		m, data, ok = ex.NearestExcept(tick, b.half, b.tried[:try+1], b.fbuf)
 	}
 	if tm.Placeholder {
 		b.stats.Placeholders++

@@ -347,3 +347,66 @@ func TestClockJumpSkips(t *testing.T) {
 		t.Fatalf("label sheet over the cache with a hole: %v", err)
 	}
 }
+
+func TestCorruptFrameFallsBackToNextNearest(t *testing.T) {
+	good := testJPEG(t, 32, 18, [3]byte{0, 0, 250})
+	ring := newRing(t, ringbuf.Config{})
+	for _, f := range []capture.Frame{
+		jpegFrame(good[:10], epoch),                           // nearest to tick 0, corrupt
+		jpegFrame([]byte{}, epoch.Add(50*time.Millisecond)),   // next, empty
+		jpegFrame(good, epoch.Add(100*time.Millisecond)),      // third: used
+		jpegFrame(good[:20], epoch.Add(500*time.Millisecond)), // tick 1: only a corrupt frame
+	} {
+		f := f
+		if err := ring.Put(&f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var c collector
+	b := newTestBuilder(t, ring, DefaultRecipe(), &c)
+	if err := b.Finish(epoch.Add(500 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	tiles := c.sheets[0].Meta.Tiles
+	if tiles[0].Placeholder || tiles[0].FrameSeconds != 0.1 || !tiles[1].Placeholder {
+		t.Fatalf("tiles %+v", tiles)
+	}
+	if st := b.Stats(); st.Corrupt != 3 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+// TestSheetSteadyStateAllocs: once buffers have grown, a sheet (20 ticks
+// of JPEG frames through the ring, decode, tiles, badges, encode, Emit)
+// allocates nothing.
+func TestSheetSteadyStateAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocation count skipped in -short")
+	}
+	img := testJPEG(t, 640, 360, [3]byte{120, 60, 30})
+	ring := newRing(t, ringbuf.Config{MaxBytes: 8 << 20, MaxAge: 3 * time.Second})
+	b, err := NewBuilder(BuilderConfig{Camera: "/cam", Recipe: DefaultRecipe(), Start: epoch, Source: ring,
+		NoTileCache: true, Emit: func(*Sheet) error { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	n := 0
+	sheet := func() {
+		for i := 0; i < 20; i++ {
+			f := jpegFrame(img, epoch.Add(time.Duration(n)*500*time.Millisecond))
+			if err := ring.Put(&f); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Advance(f.Stamp); err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+	}
+	sheet()
+	sheet()
+	if a := testing.AllocsPerRun(3, sheet); a != 0 {
+		t.Fatalf("%v allocations per sheet in steady state", a)
+	}
+}
