@@ -31,6 +31,10 @@
 // Bad input: a corrupt, truncated or empty JPEG, absurd dimensions, an
 // unsupported encoding (named in the error, logged once per camera and
 // encoding), or a raw image whose step or data length disagrees with its
-// size becomes a placeholder tile and a counted error in Stats; nothing
-// here panics on input.
+// size is a counted error in Stats; the builder then tries the next
+// nearest frame in the tick's window (up to 3 frames) and otherwise
+// draws a placeholder. Nothing here panics on input.
+//
+// Clock: Advance catches up at most MaxBacklog (10 min) of ticks; a
+// larger forward jump completes the open sheet and skips ahead.
 package sheet
