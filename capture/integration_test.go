@@ -2,13 +2,13 @@ package capture
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/edged-robotics/edged/internal/sampledata"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros/msg"
 	"github.com/edged-robotics/edged/ros/rostest"
@@ -125,30 +125,6 @@ func TestLiveCapture(t *testing.T) {
 	}
 }
 
-// sharedData finds ../shared/data relative to the repository root.
-func sharedData(t *testing.T, name string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "data", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("sample data %s not found (../shared/data next to the repository): %v", name, err)
-	}
-	return p
-}
-
 // TestRosbagPlayClock: `rosbag play --clock` of the real G1 episode and
 // of the real SMACH recording, with /use_sim_time true: every event is on
 // the bag's clock.
@@ -156,8 +132,8 @@ func TestRosbagPlayClock(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts rosmaster and rosbag play")
 	}
-	g1 := sharedData(t, "g1_ep29.bag")
-	smach := sharedData(t, "jsk_smach.bag")
+	g1 := sampledata.Path(t, "g1_ep29.bag")
+	smach := sampledata.Path(t, "jsk_smach.bag")
 	rostest.Require(t, "rosbag")
 	m := rostest.StartMaster(t)
 	if err := m.Client("/test").SetParam(context.Background(), "/use_sim_time", true); err != nil {
