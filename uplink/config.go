@@ -1,0 +1,125 @@
+package uplink
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/edged-robotics/edged/config"
+	"github.com/edged-robotics/edged/uplink/mqttconn"
+	"github.com/edged-robotics/edged/uplink/snippet"
+	"github.com/edged-robotics/edged/uplink/wire"
+)
+
+// Config of the uplink. Zero values take the documented defaults.
+type Config struct {
+	// Robot is robot_id: the topic namespace and the envelopes' robot.
+	// Required.
+	Robot string
+	// Dir is the outbox directory (edged uses DATA_DIR/outbox). Required.
+	Dir string
+	// Broker: tcp://host:1883 or ssl://host:8883. "": keep messages in
+	// the outbox until a broker is configured.
+	Broker string
+	// TopicPrefix: topics are PREFIX/ROBOT/KIND. Default "edged".
+	TopicPrefix string
+	// MaxPayload per MQTT message; larger messages are chunked.
+	// Default 128KiB, at least 1024.
+	MaxPayload int
+	// OutboxBytes bounds the outbox. Default 2GiB, at least 1MiB.
+	OutboxBytes int64
+	// ClientID for MQTT. Default "edged-" + Robot.
+	ClientID string
+	// Username, Password and the TLS files (see mqttconn.Auth).
+	Auth mqttconn.Auth
+	// Bandwidth cap in bytes per second. Default 0: unlimited.
+	Bandwidth int64
+	// Window of messages in flight. Default 32.
+	Window int
+	// Version reported in the retained status.
+	Version string
+	// Snippet configures the joint/FSM recorder (see snippet.Config).
+	Snippet snippet.Config
+	// MinBackoff and MaxBackoff between reconnects. Defaults 500ms, 30s.
+	MinBackoff, MaxBackoff time.Duration
+}
+
+// Defaults.
+const (
+	DefaultTopicPrefix = "edged"
+	DefaultMaxPayload  = 128 << 10
+	DefaultOutboxBytes = 2 << 30
+)
+
+func (c Config) withDefaults() Config {
+	if c.TopicPrefix == "" {
+		c.TopicPrefix = DefaultTopicPrefix
+	}
+	if c.MaxPayload == 0 {
+		c.MaxPayload = DefaultMaxPayload
+	}
+	if c.OutboxBytes == 0 {
+		c.OutboxBytes = DefaultOutboxBytes
+	}
+	if c.ClientID == "" {
+		c.ClientID = "edged-" + c.Robot
+	}
+	return c
+}
+
+// Validate checks c without I/O; errors name the config field.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	var errs []error
+	add := func(field, f string, a ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(f, a...)))
+	}
+	if !wire.SafeName(c.Robot) {
+		add("robot_id", "required, letters, digits, '-', '_', '.', ':' (got %q)", c.Robot)
+	}
+	if c.Dir == "" {
+		add("data_dir", "required (the outbox lives in DATA_DIR/outbox)")
+	}
+	if c.Broker != "" {
+		if _, _, err := mqttconn.BrokerURL(c.Broker); err != nil {
+			add("uplink.broker", "%v", strings.TrimPrefix(err.Error(), "broker: "))
+		}
+	}
+	if strings.ContainsAny(c.TopicPrefix, "+#") || strings.HasPrefix(c.TopicPrefix, "$") {
+		add("uplink.topic_prefix", "must not contain + or # nor start with $, got %q", c.TopicPrefix)
+	}
+	if c.MaxPayload < 1024 {
+		add("uplink.max_payload", "must be >= 1024")
+	}
+	if c.OutboxBytes < 1<<20 {
+		add("uplink.outbox_bytes", "must be >= 1MiB")
+	}
+	if c.Bandwidth < 0 {
+		add("uplink.bandwidth", "must be >= 0")
+	}
+	if (c.Auth.CertFile == "") != (c.Auth.KeyFile == "") {
+		add("uplink.cert_file", "cert_file and key_file go together")
+	}
+	return errors.Join(errs...)
+}
+
+// FromConfig maps the edged config file to Config. The password is
+// read from uplink.password_file (the only I/O here).
+func FromConfig(c *config.Config, version string) (Config, error) {
+	u := c.Uplink
+	cfg := Config{Robot: c.RobotID, Dir: filepath.Join(c.DataDir, "outbox"), Broker: u.Broker,
+		TopicPrefix: u.TopicPrefix, MaxPayload: int(u.MaxPayload), OutboxBytes: int64(u.OutboxBytes),
+		ClientID: u.ClientID, Bandwidth: int64(u.Bandwidth), Version: version,
+		Auth: mqttconn.Auth{Username: u.Username, CAFile: u.CAFile, CertFile: u.CertFile, KeyFile: u.KeyFile}}
+	if u.PasswordFile != "" {
+		b, err := os.ReadFile(u.PasswordFile)
+		if err != nil {
+			return cfg, fmt.Errorf("uplink.password_file: %w", err)
+		}
+		cfg.Auth.Password = strings.TrimRight(string(b), "\r\n")
+	}
+	return cfg, nil
+}

@@ -1,0 +1,165 @@
+// Package mqttconn holds what the publisher and the sink share about
+// connecting to a broker: broker URLs, TLS and mutual TLS from files,
+// paho client options, errors an operator can act on, and a jittered
+// backoff. It starts no goroutines.
+package mqttconn
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	mqtt "github.com/eclipse/paho.mqtt.golang"
+)
+
+// Auth is how a client proves who it is and checks the broker.
+type Auth struct {
+	Username string
+	Password string
+	// CAFile: PEM roots that verify the broker; "" uses the system roots.
+	CAFile string
+	// CertFile and KeyFile: the client certificate for mutual TLS.
+	CertFile string
+	KeyFile  string
+	// TLS, when set, is used as is instead of the files (tests).
+	TLS *tls.Config
+}
+
+// TLSConfig loads the files of a. It returns nil, nil when no file is set.
+func (a Auth) TLSConfig() (*tls.Config, error) {
+	if a.TLS != nil {
+		return a.TLS, nil
+	}
+	if a.CAFile == "" && a.CertFile == "" && a.KeyFile == "" {
+		return nil, nil
+	}
+	c := &tls.Config{MinVersion: tls.VersionTLS12}
+	if a.CAFile != "" {
+		pem, err := os.ReadFile(a.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("uplink.ca_file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("uplink.ca_file: %s holds no PEM certificate", a.CAFile)
+		}
+		c.RootCAs = pool
+	}
+	if (a.CertFile == "") != (a.KeyFile == "") {
+		return nil, errors.New("uplink.cert_file: cert_file and key_file go together")
+	}
+	if a.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(a.CertFile, a.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("uplink.cert_file: %w", err)
+		}
+		c.Certificates = []tls.Certificate{cert}
+	}
+	return c, nil
+}
+
+// BrokerURL normalizes a broker address for paho: tcp:// and mqtt://
+// are plain, ssl://, mqtts:// and tls:// use TLS.
+func BrokerURL(broker string) (string, bool, error) {
+	u, err := url.Parse(broker)
+	if err != nil || u.Host == "" {
+		return "", false, fmt.Errorf("broker: must be tcp://host:port or ssl://host:port, got %q", broker)
+	}
+	switch u.Scheme {
+	case "tcp", "mqtt":
+		return "tcp://" + u.Host, false, nil
+	case "ssl", "mqtts", "tls":
+		return "ssl://" + u.Host, true, nil
+	}
+	return "", false, fmt.Errorf("broker: scheme must be tcp, mqtt, ssl, mqtts or tls, got %q", u.Scheme)
+}
+
+// ClientOptions returns paho options with our policies: no automatic
+// reconnect (callers own the reconnect loop), a clean session unless
+// persistent is set (the sink keeps its session so the broker queues for
+// it), ordered delivery.
+func ClientOptions(broker, clientID string, a Auth, persistent bool) (*mqtt.ClientOptions, error) {
+	u, secure, err := BrokerURL(broker)
+	if err != nil {
+		return nil, err
+	}
+	o := mqtt.NewClientOptions().AddBroker(u).SetClientID(clientID).
+		SetAutoReconnect(false).SetConnectRetry(false).SetCleanSession(!persistent).
+		SetOrderMatters(true).SetKeepAlive(10 * time.Second).SetPingTimeout(5 * time.Second).
+		SetConnectTimeout(10 * time.Second).SetWriteTimeout(30 * time.Second).SetProtocolVersion(4)
+	if a.Username != "" {
+		o.SetUsername(a.Username).SetPassword(a.Password)
+	}
+	tc, err := a.TLSConfig()
+	if err != nil {
+		return nil, err
+	}
+	if secure && tc == nil {
+		tc = &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	if tc != nil {
+		o.SetTLSConfig(tc)
+	}
+	return o, nil
+}
+
+// Explain turns a connect error into one an operator can act on.
+func Explain(broker string, err error) error {
+	if err == nil {
+		return nil
+	}
+	s := err.Error()
+	var hint string
+	switch {
+	case strings.Contains(s, "bad user name or password"):
+		hint = "the broker refused the username or password (check uplink.username and uplink.password_file)"
+	case strings.Contains(s, "not Authorized"):
+		hint = "the broker refused this client (not authorized: check credentials, client certificate and ACLs)"
+	case strings.Contains(s, "x509") || strings.Contains(s, "certificate"):
+		hint = "TLS verification failed (check uplink.ca_file against the broker's certificate, and its host name)"
+	case strings.Contains(s, "tls:") || strings.Contains(s, "remote error") || strings.Contains(s, "handshake"):
+		hint = "the TLS handshake failed (mutual TLS: check uplink.cert_file and uplink.key_file)"
+	case strings.Contains(s, "connection refused"):
+		hint = "nothing listens at the broker address (is the broker running?)"
+	case strings.Contains(s, "EOF") || strings.Contains(s, "reset by peer"):
+		hint = "the broker closed the connection (a TLS listener reached without ssl://, a client certificate it rejects, or credentials it refuses)"
+	default:
+		hint = "could not connect"
+	}
+	return fmt.Errorf("mqtt %s: %s: %w", broker, hint, err)
+}
+
+// Backoff is an exponential backoff with full jitter; not safe for
+// concurrent use.
+type Backoff struct {
+	Min, Max time.Duration
+	cur      time.Duration
+}
+
+// Next returns how long to wait before the next attempt.
+func (b *Backoff) Next() time.Duration {
+	if b.Min <= 0 {
+		b.Min = 500 * time.Millisecond
+	}
+	if b.Max < b.Min {
+		b.Max = 30 * time.Second
+	}
+	if b.cur < b.Min {
+		b.cur = b.Min
+	} else {
+		b.cur = min(2*b.cur, b.Max)
+	}
+	// Full jitter between Min/2 and cur, so a fleet does not reconnect
+	// in lockstep after a broker restart.
+	lo := b.Min / 2
+	return lo + rand.N(b.cur-lo+1)
+}
+
+// Reset is called after a successful connection.
+func (b *Backoff) Reset() { b.cur = 0 }

@@ -1,0 +1,243 @@
+// Package snippet keeps recent joint states and FSM transitions and cuts
+// the state snippet of a sheet's window from them (wire.Snippet).
+//
+// The daemon feeds it from capture's goroutines (PutJoints, PutTransition:
+// a mutex and a bounded ring, never blocking on I/O) and asks ForSheet
+// when a sheet is done. Memory is bounded by Config.MaxSamples and
+// Config.MaxTransitions; the oldest entries go first. Safe for
+// concurrent use.
+package snippet
+
+import (
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/edged-robotics/edged/capture"
+	"github.com/edged-robotics/edged/sheet"
+	"github.com/edged-robotics/edged/uplink/wire"
+)
+
+// Config of a Recorder; zero values take the defaults.
+type Config struct {
+	// MaxSamples kept (all joint topics together). Default 8192 (about
+	// 80 s at 100 Hz, several sheets).
+	MaxSamples int
+	// MaxTransitions kept. Default 1024.
+	MaxTransitions int
+	// Rate adds samples at this many per second between the first and
+	// last tick, besides the ticks. Default 0: ticks only.
+	Rate float64
+	// MaxGap: a joint message farther than this from the time sampled is
+	// not used (NaN instead). Default 1s.
+	MaxGap time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxSamples <= 0 {
+		c.MaxSamples = 8192
+	}
+	if c.MaxTransitions <= 0 {
+		c.MaxTransitions = 1024
+	}
+	if c.MaxGap <= 0 {
+		c.MaxGap = time.Second
+	}
+	return c
+}
+
+type transition struct {
+	stamp time.Time
+	label string
+}
+
+// Recorder holds the recent state.
+type Recorder struct {
+	cfg     Config
+	mu      sync.Mutex
+	samples []capture.JointSample // ring, ordered by arrival
+	head    int
+	trans   []transition
+	dropped uint64
+}
+
+// New returns an empty Recorder.
+func New(cfg Config) *Recorder {
+	cfg = cfg.withDefaults()
+	return &Recorder{cfg: cfg}
+}
+
+// PutJoints keeps s (its slices are kept, not copied: capture hands
+// them over).
+func (r *Recorder) PutJoints(s capture.JointSample) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.samples) < r.cfg.MaxSamples {
+		r.samples = append(r.samples, s)
+		return
+	}
+	r.samples[r.head] = s
+	r.head = (r.head + 1) % len(r.samples)
+	r.dropped++
+}
+
+// PutTransition records that the FSM entered label at stamp.
+func (r *Recorder) PutTransition(stamp time.Time, label string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.trans) >= r.cfg.MaxTransitions {
+		r.trans = append(r.trans[:0], r.trans[len(r.trans)-r.cfg.MaxTransitions/2:]...)
+	}
+	r.trans = append(r.trans, transition{stamp, label})
+}
+
+// ForSheet returns the snippet of sheet m of episode: joints at every
+// tile's tick (and at Config.Rate), the FSM state at each tick, the
+// transitions between the first and the last tick.
+func (r *Recorder) ForSheet(episode string, m *sheet.Meta) *wire.Snippet {
+	interval := time.Duration(m.IntervalSeconds * float64(time.Second))
+	start := m.EpisodeStart.Time()
+	sn := &wire.Snippet{Episode: episode, Camera: m.Camera, SheetIndex: int64(m.Index),
+		EpisodeStart: start.UnixNano(), Interval: int64(interval)}
+	if len(m.Tiles) == 0 {
+		return sn
+	}
+	sn.FirstTick, sn.LastTick = m.Tiles[0].Tick, m.Tiles[len(m.Tiles)-1].Tick
+	tickTime := func(k int64) time.Time { return start.Add(time.Duration(k) * interval) }
+	from, to := tickTime(sn.FirstTick), tickTime(sn.LastTick)
+
+	type at struct {
+		tick int64
+		t    time.Time
+	}
+	var times []at
+	for _, tl := range m.Tiles {
+		times = append(times, at{tl.Tick, tickTime(tl.Tick)})
+	}
+	if r.cfg.Rate > 0 {
+		step := time.Duration(float64(time.Second) / r.cfg.Rate)
+		for t := from; !t.After(to) && len(times) < 65536; t = t.Add(step) {
+			times = append(times, at{-1, t})
+		}
+		slices.SortStableFunc(times, func(a, b at) int { return a.t.Compare(b.t) })
+	}
+
+	r.mu.Lock()
+	samples := r.ordered()
+	trans := append([]transition(nil), r.trans...)
+	r.mu.Unlock()
+
+	topics, index := names(samples, from.Add(-r.cfg.MaxGap), to.Add(r.cfg.MaxGap))
+	sn.Names = index.names
+	for _, a := range times {
+		js := wire.JointSample{Tick: a.tick, Stamp: a.t.UnixNano(),
+			Position: nans(len(sn.Names)), Velocity: nans(len(sn.Names)), Effort: nans(len(sn.Names))}
+		for _, topic := range topics {
+			s, ok := nearest(samples, topic, a.t, r.cfg.MaxGap)
+			if !ok {
+				continue
+			}
+			js.Source = max(js.Source, s.Stamp.UnixNano())
+			for i, n := range s.Names {
+				j := index.pos[n]
+				copyAt(js.Position, j, s.Position, i)
+				copyAt(js.Velocity, j, s.Velocity, i)
+				copyAt(js.Effort, j, s.Effort, i)
+			}
+		}
+		sn.Samples = append(sn.Samples, js)
+	}
+	for _, tl := range m.Tiles {
+		sn.States = append(sn.States, wire.TickState{Tick: tl.Tick, State: stateAt(trans, tickTime(tl.Tick))})
+	}
+	for _, tr := range trans {
+		if !tr.stamp.Before(from) && !tr.stamp.After(to) {
+			sn.Transitions = append(sn.Transitions, wire.Transition{Stamp: tr.stamp.UnixNano(), Label: tr.label})
+		}
+	}
+	return sn
+}
+
+// Dropped counts joint samples pushed out of the ring.
+func (r *Recorder) Dropped() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.dropped
+}
+
+func (r *Recorder) ordered() []capture.JointSample {
+	out := make([]capture.JointSample, 0, len(r.samples))
+	out = append(out, r.samples[r.head:]...)
+	return append(out, r.samples[:r.head]...)
+}
+
+type nameIndex struct {
+	names []string
+	pos   map[string]int
+}
+
+// names lists the topics and joint names seen in [from, to], in order of
+// first appearance.
+func names(samples []capture.JointSample, from, to time.Time) ([]string, nameIndex) {
+	idx := nameIndex{pos: map[string]int{}}
+	var topics []string
+	for _, s := range samples {
+		if s.Stamp.Before(from) || s.Stamp.After(to) {
+			continue
+		}
+		if !slices.Contains(topics, s.Topic) {
+			topics = append(topics, s.Topic)
+		}
+		for _, n := range s.Names {
+			if _, ok := idx.pos[n]; !ok && len(idx.names) < 4096 {
+				idx.pos[n] = len(idx.names)
+				idx.names = append(idx.names, n)
+			}
+		}
+	}
+	return topics, idx
+}
+
+func nearest(samples []capture.JointSample, topic string, t time.Time, maxGap time.Duration) (capture.JointSample, bool) {
+	var best capture.JointSample
+	bestGap := maxGap + 1
+	for _, s := range samples {
+		if s.Topic != topic {
+			continue
+		}
+		gap := s.Stamp.Sub(t)
+		if gap < 0 {
+			gap = -gap
+		}
+		if gap < bestGap {
+			best, bestGap = s, gap
+		}
+	}
+	return best, bestGap <= maxGap
+}
+
+func stateAt(trans []transition, t time.Time) string {
+	state := ""
+	var at time.Time
+	for _, tr := range trans {
+		if !tr.stamp.After(t) && !tr.stamp.Before(at) {
+			state, at = tr.label, tr.stamp
+		}
+	}
+	return state
+}
+
+func nans(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.NaN()
+	}
+	return v
+}
+
+func copyAt(dst []float64, j int, src []float64, i int) {
+	if j < len(dst) && i < len(src) {
+		dst[j] = src[i]
+	}
+}
