@@ -37,14 +37,15 @@ type counters struct {
 // Daemon is one `edged run`. New validates and prepares; Run does the
 // work until its context ends.
 type Daemon struct {
-	cfg     config.Config
-	log     *slog.Logger
-	opts    Options
-	stats   counters
-	events  chan episodeEvent
-	running atomic.Bool
-	joints  jointSink
-	status  status
+	cfg      config.Config
+	log      *slog.Logger
+	opts     Options
+	stats    counters
+	events   chan episodeEvent
+	running  atomic.Bool
+	joints   jointSink
+	status   status
+	loopBeat atomic.Int64 // unix ns of the sheet loop's last round
 
 	// Set by Run before the HTTP server starts, read-only afterwards.
 	node    *ros.Node
@@ -121,8 +122,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err == nil {
 		d.capt.Store(c)
 		d.log.Info("daemon: running", "node", d.node.Name(), "cameras", len(d.cams), "data_dir", d.cfg.DataDir)
+		watchdogDone := d.notifyReady(ctx)
 		<-ctx.Done()
 		d.log.Info("daemon: stopping")
+		_ = sdNotify("STOPPING=1")
+		<-watchdogDone
 		c.Close()
 	}
 	if cerr := d.closeMachine(); err == nil {
@@ -139,6 +143,26 @@ func (d *Daemon) clock() (time.Time, bool) {
 		return c.Now()
 	}
 	return time.Time{}, false
+}
+
+// notifyReady tells systemd the pipeline is up and starts feeding its
+// watchdog (both only under systemd). The returned channel closes when
+// the watchdog goroutine has returned (after ctx ends).
+func (d *Daemon) notifyReady(ctx context.Context) <-chan struct{} {
+	done := make(chan struct{})
+	if err := sdNotify("READY=1\nSTATUS=recording"); err != nil {
+		d.log.Warn("daemon: systemd notify", "err", err)
+	}
+	every := watchdogInterval()
+	if every <= 0 {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		d.feedWatchdog(ctx, every)
+	}()
+	return done
 }
 
 func (d *Daemon) closeMachine() error {

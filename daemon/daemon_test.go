@@ -71,6 +71,9 @@ http: {listen: "127.0.0.1:%d"}
 	if err != nil {
 		t.Fatal(err)
 	}
+	notified := notifySocket(t)
+	t.Setenv("WATCHDOG_USEC", "400000")
+	t.Setenv("WATCHDOG_PID", "")
 	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Version: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -92,6 +95,7 @@ http: {listen: "127.0.0.1:%d"}
 	})
 	base := "http://127.0.0.1:" + fmt.Sprint(port)
 	checkHTTP(t, base)
+	checkNotified(t, notified, "READY=1\nSTATUS=recording", "WATCHDOG=1")
 
 	cancel()
 	select {
@@ -193,6 +197,21 @@ func checkHTTP(t *testing.T, base string) {
 	}
 	if code, body := get("/sheet/0.jpg"); code != 200 || !strings.HasPrefix(body, "\xff\xd8") {
 		t.Errorf("/sheet/0.jpg: %d, %d bytes", code, len(body))
+	}
+}
+
+// checkNotified waits for each wanted systemd notification in turn.
+func checkNotified(t *testing.T, ch <-chan string, want ...string) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for _, w := range want {
+		for got := ""; got != w; {
+			select {
+			case got = <-ch:
+			case <-deadline:
+				t.Fatalf("systemd was never sent %q", w)
+			}
+		}
 	}
 }
 

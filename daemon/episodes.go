@@ -105,6 +105,7 @@ func (d *Daemon) sheetLoop(ctx context.Context, storeDir string, cams []camera, 
 		case ev := <-d.events:
 			handle(ev)
 		case <-tick.C:
+			d.loopAlive()
 			now, ok := clock()
 			if !ok {
 				continue

@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"context"
+	"fmt"
 	"sort"
 	"sync"
 	"time"
@@ -104,4 +106,23 @@ func (s *status) sheet(camera string) (sheetSnap, bool) {
 	defer s.mu.Unlock()
 	snap, ok := s.lastSheet[camera]
 	return snap, ok
+}
+
+// loopAlive records that the sheet loop went round (unix nanoseconds).
+func (d *Daemon) loopAlive() { d.loopBeat.Store(time.Now().UnixNano()) }
+
+// progressing checks that the stages that own state still turn: the sheet
+// loop ticked within maxAge, and the fsm loop drains its queue in time.
+func (d *Daemon) progressing(ctx context.Context, maxAge time.Duration) error {
+	if age := time.Since(time.Unix(0, d.loopBeat.Load())); age > maxAge {
+		return fmt.Errorf("sheet loop last ticked %s ago", age.Round(time.Millisecond))
+	}
+	if d.machine != nil {
+		fctx, cancel := context.WithTimeout(ctx, maxAge)
+		defer cancel()
+		if err := d.machine.Flush(fctx); err != nil {
+			return fmt.Errorf("fsm loop does not drain: %w", err)
+		}
+	}
+	return nil
 }
