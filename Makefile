@@ -8,6 +8,9 @@ FUZZTIME ?= 30s
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
+PREFIX ?= /usr/local
+DESTDIR ?=
+
 .PHONY: all deps build test check unit fuzz bench soak demo install clean
 
 all: build
@@ -47,6 +50,18 @@ soak: build
 # (make demo BAG=../shared/data/g1_ep29.bag plays a real bag instead).
 demo: build
 	@scripts/demo.sh $(BAG)
+
+# Binary, systemd unit and sample config (an existing config is kept), and
+# the dedicated system user; then: systemctl enable --now edged.
+install: build
+	install -D -m 0755 bin/edged $(DESTDIR)$(PREFIX)/bin/edged
+	install -D -m 0644 systemd/edged.service $(DESTDIR)/etc/systemd/system/edged.service
+	@if [ -e $(DESTDIR)/etc/edged/edged.yaml ]; then echo "keeping $(DESTDIR)/etc/edged/edged.yaml"; \
+	else install -D -m 0644 systemd/edged.yaml $(DESTDIR)/etc/edged/edged.yaml; fi
+	@if [ -z "$(DESTDIR)" ] && ! id edged >/dev/null 2>&1; then \
+	  useradd --system --no-create-home --home-dir /var/lib/edged --shell /usr/sbin/nologin edged; fi
+	@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
+	@echo "installed; edit /etc/edged/edged.yaml, then: systemctl enable --now edged"
 
 clean:
 	rm -rf bin out demo-out
