@@ -9,40 +9,17 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/capture"
+	"github.com/edged-robotics/edged/internal/sampledata"
 	"github.com/edged-robotics/edged/ringbuf"
 	"github.com/edged-robotics/edged/sheet/turbojpeg"
 )
 
-// sharedData returns ../shared/data relative to the repository root, or
-// skips the test.
-func sharedData(t testing.TB, file string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found above the package directory")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "data", file)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("sample data %s absent (../shared/data next to the repository): %v", file, err)
-	}
-	return p
-}
 
 // panFrames extracts 1280x720 JPEGs from pan720p.mp4 into a temp dir with
 // ffmpeg, every nth frame (1: all 300), and returns their paths in order.
 func panFrames(t testing.TB, every int) []string {
 	t.Helper()
-	mp4 := sharedData(t, "pan720p.mp4")
+	mp4 := sampledata.Path(t, "pan720p.mp4")
 	ff, err := exec.LookPath("ffmpeg")
 	if err != nil {
 		t.Skip("ffmpeg not installed (make deps): needed to extract frames from pan720p.mp4")
