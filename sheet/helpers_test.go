@@ -1,7 +1,6 @@
 package sheet
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -13,7 +12,6 @@ import (
 	"github.com/edged-robotics/edged/ringbuf"
 	"github.com/edged-robotics/edged/sheet/turbojpeg"
 )
-
 
 // panFrames extracts 1280x720 JPEGs from pan720p.mp4 into a temp dir with
 // ffmpeg, every nth frame (1: all 300), and returns their paths in order.
