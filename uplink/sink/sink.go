@@ -67,6 +67,9 @@ type Config struct {
 	ChunkTimeout time.Duration
 	// MaxIDs remembered for dedupe. Default 1,000,000.
 	MaxIDs int
+	// OnDeliver, when set, is called after a whole message's files are
+	// written (in Handle's goroutine; keep it short).
+	OnDeliver func(e *wire.Envelope)
 }
 
 func (c Config) withDefaults() Config {
@@ -296,6 +299,9 @@ func (s *Sink) handle(topic string, payload []byte) error {
 		return err
 	}
 	s.delivered.Add(1)
+	if s.cfg.OnDeliver != nil {
+		s.cfg.OnDeliver(env)
+	}
 	return s.ids.add(env.ID)
 }
 

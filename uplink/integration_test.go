@@ -1,0 +1,368 @@
+package uplink
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/sheet"
+	"github.com/edged-robotics/edged/uplink/internal/brokertest"
+	"github.com/edged-robotics/edged/uplink/mqttconn"
+	"github.com/edged-robotics/edged/uplink/sink"
+	"github.com/edged-robotics/edged/uplink/wire"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+const robot = "arm-01"
+
+// receiver is a running sink that records what it delivered, in order.
+type receiver struct {
+	out  string
+	sink *sink.Sink
+	stop func()
+
+	mu   sync.Mutex
+	got  []*wire.Envelope
+	seen map[string]int
+}
+
+func startSink(t *testing.T, broker string, auth mqttconn.Auth, out string) *receiver {
+	t.Helper()
+	r := &receiver{out: out, seen: map[string]int{}}
+	s, err := sink.New(sink.Config{Broker: broker, Out: out, Auth: auth, ClientID: "sink-" + filepath.Base(out),
+		OnDeliver: func(e *wire.Envelope) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.got = append(r.got, e)
+			r.seen[e.ID]++
+		}}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); s.Run(ctx) }()
+	r.sink = s
+	r.stop = func() { cancel(); <-done; s.Close() }
+	t.Cleanup(r.stop)
+	waitFor(t, 10*time.Second, "sink connected", func() bool { return s.Stats().Connects > 0 })
+	return r
+}
+
+func (r *receiver) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.got)
+}
+
+// checkOnceInOrder: every id delivered once, and per (episode, kind)
+// the sequences ascend.
+func (r *receiver) checkOnceInOrder(t *testing.T) {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	last := map[string]int64{}
+	for _, e := range r.got {
+		if r.seen[e.ID] != 1 {
+			t.Errorf("id %s delivered %d times", e.ID, r.seen[e.ID])
+		}
+		k := e.Episode + "/" + e.Kind
+		if prev, ok := last[k]; ok && int64(e.Seq) <= prev {
+			t.Errorf("%s: seq %d after %d", k, e.Seq, prev)
+		}
+		last[k] = int64(e.Seq)
+	}
+}
+
+func waitFor(t testing.TB, d time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func newUplink(t testing.TB, dir, broker string, auth mqttconn.Auth, mod func(*Config)) *Uplink {
+	t.Helper()
+	cfg := Config{Robot: robot, Dir: dir, Broker: broker, MaxPayload: 16 << 10, OutboxBytes: 64 << 20,
+		Auth: auth, Version: "test", MinBackoff: 50 * time.Millisecond, MaxBackoff: 300 * time.Millisecond}
+	if mod != nil {
+		mod(&cfg)
+	}
+	u, err := New(cfg, Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+var epStart = time.Unix(1700000000, 0)
+
+func manifest(id string, closed bool) episode.Manifest {
+	m := episode.Manifest{Format: 1, ID: id, Robot: robot, Start: epStart, Created: epStart, Instruction: "stack the cups"}
+	if closed {
+		m.Closed, m.End, m.Outcome, m.EndReason, m.Segments = true, epStart.Add(time.Minute), episode.Completed, episode.EndIdle, 3
+	}
+	return m
+}
+
+func fakeSheet(index, size int) *sheet.Sheet {
+	jpeg := make([]byte, size)
+	r := rand.New(rand.NewPCG(uint64(index), 7))
+	for i := range jpeg {
+		jpeg[i] = byte(r.Uint32())
+	}
+	jpeg[0], jpeg[1] = 0xff, 0xd8
+	m := sheet.Meta{Kind: "episode", Index: index, Camera: "/camera/color", EpisodeStart: sheet.ROSTimeOf(epStart),
+		IntervalSeconds: 0.5, Rows: 1, Columns: 2, Bytes: size}
+	for k := range 2 {
+		tick := int64((index-1)*2 + k)
+		m.Tiles = append(m.Tiles, sheet.TileMeta{Tick: tick, Seconds: float64(tick) / 2, Column: k})
+	}
+	return &sheet.Sheet{Meta: m, JPEG: jpeg}
+}
+
+func segment(i int) episode.Segment {
+	return episode.Segment{Index: i, Start: epStart.Add(time.Duration(i) * time.Second), End: epStart.Add(time.Duration(i+1) * time.Second),
+		StartSec: float64(i), EndSec: float64(i + 1), Label: fmt.Sprint("STEP", i), Source: "/task/state", Kind: "string", Outcome: "completed"}
+}
+
+func mustNil(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNormalFlow: an episode with segments, chunked sheets, snippets and
+// a labeling sheet arrives byte for byte.
+func TestNormalFlow(t *testing.T) {
+	b := brokertest.Start(t, brokertest.Options{})
+	out := t.TempDir()
+	r := startSink(t, b.URL, mqttconn.Auth{}, out)
+	u := newUplink(t, t.TempDir(), b.URL, mqttconn.Auth{}, nil)
+	defer u.Close()
+	for i := range 40 {
+		u.Snippets().PutTransition(epStart.Add(time.Duration(i)*time.Second), fmt.Sprint("STEP", i))
+	}
+	ep := "20231114T221320.000Z"
+	mustNil(t, u.EpisodeStarted(manifest(ep, false)))
+	var sheets []*sheet.Sheet
+	for i := 1; i <= 3; i++ {
+		mustNil(t, u.Segment(manifest(ep, false), segment(i)))
+		s := fakeSheet(i, 50_000*i)
+		sheets = append(sheets, s)
+		mustNil(t, u.Sheet(ep, s))
+	}
+	lab := fakeSheet(9, 3000)
+	lab.Meta.Kind = "label"
+	mustNil(t, u.LabelSheet(ep, 2, lab))
+	mustNil(t, u.EpisodeEnded(manifest(ep, true)))
+	const total = 1 + 3 + 3 + 3 + 1 + 1
+	waitFor(t, 20*time.Second, "all messages", func() bool { return r.count() == total })
+	r.checkOnceInOrder(t)
+	if !u.Flush(5 * time.Second) {
+		t.Fatal("outbox not empty after delivery")
+	}
+	dir := filepath.Join(out, robot, ep)
+	for _, s := range sheets {
+		base := filepath.Join(dir, "sheets", "camera_color", sheet.Name(s))
+		jpg, _ := os.ReadFile(base + ".jpg")
+		meta, _ := os.ReadFile(base + ".json")
+		want, _ := json.Marshal(&s.Meta)
+		if !bytes.Equal(jpg, s.JPEG) || !bytes.Equal(meta, want) {
+			t.Errorf("%s differs from what was sent", base)
+		}
+		snip, err := os.ReadFile(filepath.Join(dir, "snippets", "camera_color", fmt.Sprintf("sheet-%04d.msgpack.zst", s.Meta.Index)))
+		mustNil(t, err)
+		sn, err := wire.DecodeSnippet(snip)
+		mustNil(t, err)
+		if sn.SheetIndex != int64(s.Meta.Index) || len(sn.States) != 2 || sn.States[0].State == "" {
+			t.Errorf("snippet %d: %+v", s.Meta.Index, sn)
+		}
+	}
+	if jpg, _ := os.ReadFile(filepath.Join(dir, "labels", "camera_color", sheet.Name(lab)+".jpg")); !bytes.Equal(jpg, lab.JPEG) {
+		t.Error("labeling sheet differs")
+	}
+	var m struct {
+		Closed      bool
+		Instruction string
+	}
+	mb, _ := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if json.Unmarshal(mb, &m); !m.Closed || m.Instruction != "stack the cups" {
+		t.Errorf("manifest.json: %s", mb)
+	}
+	segs, _ := filepath.Glob(filepath.Join(dir, "segments", "*.json"))
+	if len(segs) != 3 {
+		t.Errorf("%d segment files", len(segs))
+	}
+	waitFor(t, 5*time.Second, "status", func() bool {
+		b, _ := os.ReadFile(filepath.Join(out, robot, "status.json"))
+		return bytes.Contains(b, []byte(`"online"`))
+	})
+	if s := u.Stats(); s.Publisher.Chunks <= total || s.Publisher.Published != total {
+		t.Errorf("publisher stats %+v", s.Publisher)
+	}
+}
+
+// TestBrokerRestart: the broker goes away mid-episode and comes back;
+// every message arrives once, in order per kind.
+func TestBrokerRestart(t *testing.T) {
+	b := brokertest.Start(t, brokertest.Options{})
+	r := startSink(t, b.URL, mqttconn.Auth{}, t.TempDir())
+	u := newUplink(t, t.TempDir(), b.URL, mqttconn.Auth{}, nil)
+	defer u.Close()
+	ep := "ep-restart"
+	mustNil(t, u.EpisodeStarted(manifest(ep, false)))
+	n := 0
+	send := func(k int) {
+		for range k {
+			n++
+			mustNil(t, u.Segment(manifest(ep, false), segment(n)))
+			mustNil(t, u.Sheet(ep, fakeSheet(n, 40_000)))
+		}
+	}
+	send(10)
+	b.Stop()
+	send(10) // waits in the outbox
+	waitFor(t, 10*time.Second, "publisher to notice", func() bool { return !u.Stats().Publisher.Connected })
+	time.Sleep(300 * time.Millisecond) // let it fail to reconnect at least once
+	b.Start()
+	send(5)
+	mustNil(t, u.EpisodeEnded(manifest(ep, true)))
+	want := 2 + 3*n
+	waitFor(t, 30*time.Second, "every message", func() bool { return r.count() >= want && u.Stats().Outbox.Pending == 0 })
+	time.Sleep(200 * time.Millisecond)
+	if r.count() != want {
+		t.Fatalf("%d messages delivered, want %d", r.count(), want)
+	}
+	r.checkOnceInOrder(t)
+	if s := u.Stats().Publisher; s.Connects < 2 {
+		t.Errorf("connects %d, want a reconnect", s.Connects)
+	}
+}
+
+const helperEnv = "EDGED_UPLINK_HELPER"
+
+// TestHelperPublisher is not a test: the SIGKILL test runs the test
+// binary with helperEnv set, and this publishes sheets forever, printing
+// each index once Sheet returned (durable).
+func TestHelperPublisher(t *testing.T) {
+	spec := os.Getenv(helperEnv)
+	if spec == "" {
+		t.Skip("helper process for TestSIGKILLWhilePublishing")
+	}
+	dir, broker, _ := strings.Cut(spec, "|")
+	u := newUplink(t, dir, broker, mqttconn.Auth{}, nil)
+	for i := 1; ; i++ {
+		mustNil(t, u.Sheet("ep-kill", fakeSheet(i, 30_000)))
+		fmt.Printf("enqueued %d\n", i)
+	}
+}
+
+// TestSIGKILLWhilePublishing: the publisher process is killed with
+// SIGKILL mid-stream; after a restart on the same outbox nothing that was
+// enqueued is lost.
+func TestSIGKILLWhilePublishing(t *testing.T) {
+	b := brokertest.Start(t, brokertest.Options{})
+	r := startSink(t, b.URL, mqttconn.Auth{}, t.TempDir())
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperPublisher$", "-test.v")
+	cmd.Env = append(os.Environ(), helperEnv+"="+dir+"|"+b.URL)
+	stdout, _ := cmd.StdoutPipe()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	mustNil(t, cmd.Start())
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
+	enqueued := 0
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "enqueued "); ok {
+			enqueued, _ = strconv.Atoi(v)
+		}
+		if enqueued >= 60 && r.count() > 10 {
+			break
+		}
+	}
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	cmd.Wait()
+	before := r.count()
+	u := newUplink(t, dir, b.URL, mqttconn.Auth{}, nil)
+	defer u.Close()
+	waitFor(t, 30*time.Second, "outbox drained", func() bool { return u.Stats().Outbox.Pending == 0 })
+	have := map[uint64]bool{}
+	sheets := func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for _, e := range r.got {
+			if e.Kind == wire.KindSheet {
+				have[e.Seq] = true
+			}
+		}
+		return len(have) >= enqueued
+	}
+	waitFor(t, 10*time.Second, "deliveries", sheets)
+	for i := 1; i <= enqueued; i++ {
+		if !have[uint64(i)] {
+			t.Errorf("sheet %d was enqueued durably but never arrived", i)
+		}
+	}
+	t.Logf("killed after %d enqueued, %d delivered before the kill; %d after restart (recovered: %v)",
+		enqueued, before, r.count(), u.ob.Recovered())
+	r.checkOnceInOrder(t)
+}
+
+// TestOutboxFullEvictsSheets: with no broker the outbox fills; sheets
+// are evicted (counted), segments and manifests never; once a broker is
+// there, all that was kept arrives.
+func TestOutboxFullEvictsSheets(t *testing.T) {
+	dir := t.TempDir()
+	u := newUplink(t, dir, "", mqttconn.Auth{}, func(c *Config) { c.OutboxBytes = 1 << 20 })
+	ep := "ep-full"
+	mustNil(t, u.EpisodeStarted(manifest(ep, false)))
+	for i := 1; i <= 40; i++ {
+		mustNil(t, u.Segment(manifest(ep, false), segment(i)))
+		mustNil(t, u.Sheet(ep, fakeSheet(i, 60_000)))
+	}
+	mustNil(t, u.EpisodeEnded(manifest(ep, true)))
+	s := u.Stats()
+	if s.Outbox.Evicted == 0 || s.Outbox.PendingBytes > 1<<20 {
+		t.Fatalf("outbox stats %+v", s.Outbox)
+	}
+	u.Close()
+	b := brokertest.Start(t, brokertest.Options{})
+	r := startSink(t, b.URL, mqttconn.Auth{}, t.TempDir())
+	u = newUplink(t, dir, b.URL, mqttconn.Auth{}, nil)
+	defer u.Close()
+	want := 2 + 40 + 40 + 40 - int(s.Outbox.Evicted)
+	waitFor(t, 30*time.Second, "kept messages", func() bool { return r.count() == want })
+	kinds := map[string]int{}
+	r.mu.Lock()
+	for _, e := range r.got {
+		kinds[e.Kind]++
+	}
+	r.mu.Unlock()
+	if kinds[wire.KindSegment] != 40 || kinds[wire.KindSnippet] != 40 || kinds[wire.KindEpisodeEnd] != 1 ||
+		kinds[wire.KindSheet] != 40-int(s.Outbox.Evicted) {
+		t.Fatalf("delivered %v with %d evicted", kinds, s.Outbox.Evicted)
+	}
+	r.checkOnceInOrder(t)
+}

@@ -1,0 +1,222 @@
+// Package brokertest starts a real mosquitto for tests: its own config
+// file, a free port on 127.0.0.1, persistence in a temp dir, optional
+// TLS, mutual TLS and a password file (certificates generated here with
+// crypto/x509). Stop and Start restart it on the same port.
+package brokertest
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Mosquitto is the Debian broker binary.
+const Mosquitto = "/usr/sbin/mosquitto"
+
+// Options of a broker.
+type Options struct {
+	TLS        bool // a TLS listener with a generated server certificate
+	RequireCrt bool // mutual TLS: clients must present a certificate from the CA
+	User, Pass string
+}
+
+// Broker is one mosquitto process.
+type Broker struct {
+	t    testing.TB
+	dir  string
+	Port int
+	URL  string
+	PKI  *PKI
+	cmd  *exec.Cmd
+}
+
+// Start starts a broker or skips the test when mosquitto is missing.
+func Start(t testing.TB, o Options) *Broker {
+	t.Helper()
+	if _, err := os.Stat(Mosquitto); err != nil {
+		t.Skip("mosquitto is not installed (" + Mosquitto + "): run make deps")
+	}
+	b := &Broker{t: t, dir: t.TempDir(), Port: freePort(t)}
+	// As root, mosquitto would drop to the mosquitto user, which cannot
+	// write the test's persistence directory.
+	conf := ""
+	if u, err := user.Current(); err == nil {
+		conf = "user " + u.Username + "\n"
+	}
+	conf += fmt.Sprintf("listener %d 127.0.0.1\npersistence true\npersistence_location %s/\nautosave_interval 1\n"+
+		"max_queued_messages 100000\nmax_inflight_messages 0\nlog_dest file %s/mosquitto.log\nlog_type error\nlog_type warning\n", b.Port, b.dir, b.dir)
+	scheme := "tcp"
+	if o.TLS {
+		scheme = "ssl"
+		b.PKI = NewPKI(t, b.dir)
+		conf += fmt.Sprintf("cafile %s\ncertfile %s\nkeyfile %s\n", b.PKI.CAFile, b.PKI.ServerCert, b.PKI.ServerKey)
+		if o.RequireCrt {
+			conf += "require_certificate true\n"
+		}
+	}
+	if o.User != "" {
+		pw := filepath.Join(b.dir, "passwd")
+		if out, err := exec.Command("mosquitto_passwd", "-b", "-c", pw, o.User, o.Pass).CombinedOutput(); err != nil {
+			t.Fatalf("mosquitto_passwd: %v: %s", err, out)
+		}
+		conf += "allow_anonymous false\npassword_file " + pw + "\n"
+	} else {
+		conf += "allow_anonymous true\n"
+	}
+	if err := os.WriteFile(filepath.Join(b.dir, "mosquitto.conf"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.URL = fmt.Sprintf("%s://127.0.0.1:%d", scheme, b.Port)
+	b.Start()
+	t.Cleanup(b.Stop)
+	return b
+}
+
+// Start (re)starts the process and waits until the port accepts.
+func (b *Broker) Start() {
+	b.t.Helper()
+	cmd := exec.Command(Mosquitto, "-c", filepath.Join(b.dir, "mosquitto.conf"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.t.Fatal(err)
+	}
+	b.cmd = cmd
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", b.Port)); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	b.t.Fatal("mosquitto did not start listening")
+}
+
+// Stop terminates the broker (SIGTERM: it saves its persistence) and
+// waits for it.
+func (b *Broker) Stop() {
+	if b.cmd == nil {
+		return
+	}
+	_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { b.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+	b.cmd = nil
+}
+
+func freePort(t testing.TB) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// PKI is a test CA with a server and a client certificate, as files.
+type PKI struct {
+	CAFile, ServerCert, ServerKey, ClientCert, ClientKey string
+}
+
+// NewPKI generates a CA, a server certificate for 127.0.0.1 and a client
+// certificate under dir.
+func NewPKI(t testing.TB, dir string) *PKI {
+	t.Helper()
+	p := &PKI{}
+	caKey, caCert, caDER := newCert(t, "edged test CA", nil, nil, true, false)
+	p.CAFile = writePEM(t, dir, "ca.crt", "CERTIFICATE", caDER)
+	sKey, _, sDER := newCert(t, "127.0.0.1", caCert, caKey, false, false)
+	p.ServerCert = writePEM(t, dir, "server.crt", "CERTIFICATE", sDER)
+	p.ServerKey = writeKey(t, dir, "server.key", sKey)
+	cKey, _, cDER := newCert(t, "arm-01", caCert, caKey, false, true)
+	p.ClientCert = writePEM(t, dir, "client.crt", "CERTIFICATE", cDER)
+	p.ClientKey = writeKey(t, dir, "client.key", cKey)
+	return p
+}
+
+// SelfSigned returns a client certificate signed by a different CA
+// (the broker must refuse it).
+func SelfSigned(t testing.TB, dir string) (cert, key string) {
+	k, _, der := newCert(t, "intruder", nil, nil, true, true)
+	return writePEM(t, dir, "intruder.crt", "CERTIFICATE", der), writeKey(t, dir, "intruder.key", k)
+}
+
+func newCert(t testing.TB, cn string, parent *x509.Certificate, parentKey *ecdsa.PrivateKey, ca, client bool) (*ecdsa.PrivateKey, *x509.Certificate, []byte) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
+	tmpl := &x509.Certificate{SerialNumber: serial, Subject: pkix.Name{CommonName: cn},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment}
+	switch {
+	case ca:
+		tmpl.IsCA, tmpl.BasicConstraintsValid = true, true
+		tmpl.KeyUsage |= x509.KeyUsageCertSign
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth, x509.ExtKeyUsageServerAuth}
+	case client:
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	default:
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+		tmpl.IPAddresses = []net.IP{net.ParseIP("127.0.0.1")}
+	}
+	if parent == nil {
+		parent, parentKey = tmpl, key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := x509.ParseCertificate(der)
+	return key, c, der
+}
+
+func writePEM(t testing.TB, dir, name, typ string, der []byte) string {
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func writeKey(t testing.TB, dir, name string, k *ecdsa.PrivateKey) string {
+	der, err := x509.MarshalECPrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writePEM(t, dir, name, "EC PRIVATE KEY", der)
+}
+
+// ClientTLS is a tls.Config trusting the CA with the client certificate.
+func (p *PKI) ClientTLS(t testing.TB) *tls.Config {
+	pool := x509.NewCertPool()
+	b, _ := os.ReadFile(p.CAFile)
+	pool.AppendCertsFromPEM(b)
+	c, err := tls.LoadX509KeyPair(p.ClientCert, p.ClientKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{c}}
+}
