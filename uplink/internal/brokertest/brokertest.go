@@ -91,7 +91,6 @@ func (b *Broker) Start() {
 	b.t.Helper()
 	cmd := exec.Command(Mosquitto, "-c", filepath.Join(b.dir, "mosquitto.conf"))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		b.t.Fatal(err)
 	}

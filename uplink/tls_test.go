@@ -1,0 +1,71 @@
+package uplink
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/edged-robotics/edged/uplink/internal/brokertest"
+	"github.com/edged-robotics/edged/uplink/mqttconn"
+)
+
+// deliverOne enqueues a segment and a sheet with auth and waits for the
+// sink; it returns the uplink for further checks.
+func sendSome(t *testing.T, dir, broker string, auth mqttconn.Auth) *Uplink {
+	t.Helper()
+	u := newUplink(t, dir, broker, auth, nil)
+	mustNil(t, u.Segment(manifest("ep-tls", false), segment(1)))
+	mustNil(t, u.Sheet("ep-tls", fakeSheet(1, 40_000)))
+	return u
+}
+
+func TestMutualTLS(t *testing.T) {
+	b := brokertest.Start(t, brokertest.Options{TLS: true, RequireCrt: true})
+	p := b.PKI
+	good := mqttconn.Auth{CAFile: p.CAFile, CertFile: p.ClientCert, KeyFile: p.ClientKey}
+	r := startSink(t, b.URL, good, t.TempDir())
+
+	// A client certificate from another CA: refused, a clear error,
+	// retries, nothing lost.
+	dir := t.TempDir()
+	badCert, badKey := brokertest.SelfSigned(t, t.TempDir())
+	u := sendSome(t, dir, b.URL, mqttconn.Auth{CAFile: p.CAFile, CertFile: badCert, KeyFile: badKey})
+	waitFor(t, 10*time.Second, "connect errors", func() bool { return u.Stats().Publisher.ConnectErrors >= 2 })
+	if e := u.Stats().Publisher.LastError; !strings.Contains(e, "TLS") && !strings.Contains(e, "closed the connection") {
+		t.Errorf("error for a rejected client certificate: %q", e)
+	}
+	u.Close()
+
+	// The broker's certificate checked against the wrong CA.
+	other := brokertest.NewPKI(t, t.TempDir())
+	u = newUplink(t, t.TempDir(), b.URL, mqttconn.Auth{CAFile: other.CAFile, CertFile: p.ClientCert, KeyFile: p.ClientKey}, nil)
+	waitFor(t, 10*time.Second, "connect error", func() bool { return u.Stats().Publisher.ConnectErrors >= 1 })
+	if e := u.Stats().Publisher.LastError; !strings.Contains(e, "TLS verification failed") {
+		t.Errorf("error for an unknown broker CA: %q", e)
+	}
+	u.Close()
+
+	// The right certificate: what waited in the outbox arrives.
+	u = newUplink(t, dir, b.URL, good, nil)
+	defer u.Close()
+	waitFor(t, 10*time.Second, "delivery over mutual TLS", func() bool { return r.count() == 3 })
+	r.checkOnceInOrder(t)
+}
+
+func TestPassword(t *testing.T) {
+	b := brokertest.Start(t, brokertest.Options{User: "robot", Pass: "s3cret"})
+	r := startSink(t, b.URL, mqttconn.Auth{Username: "robot", Password: "s3cret"}, t.TempDir())
+	dir := t.TempDir()
+	u := sendSome(t, dir, b.URL, mqttconn.Auth{Username: "robot", Password: "wrong"})
+	waitFor(t, 10*time.Second, "connect errors", func() bool { return u.Stats().Publisher.ConnectErrors >= 2 })
+	if e := u.Stats().Publisher.LastError; !strings.Contains(e, "refused") {
+		t.Errorf("error for a wrong password: %q", e)
+	}
+	if u.Stats().Outbox.Pending != 3 {
+		t.Errorf("outbox holds %d, want 3", u.Stats().Outbox.Pending)
+	}
+	u.Close()
+	u = newUplink(t, dir, b.URL, mqttconn.Auth{Username: "robot", Password: "s3cret"}, nil)
+	defer u.Close()
+	waitFor(t, 10*time.Second, "delivery", func() bool { return r.count() == 3 })
+}
