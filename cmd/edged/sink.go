@@ -1,0 +1,66 @@
+package main
+
+import (
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/edged-robotics/edged/uplink/sink"
+)
+
+func init() { register(newSinkCmd) }
+
+func newSinkCmd() *cobra.Command {
+	var cfg sink.Config
+	var passwordFile string
+	c := &cobra.Command{
+		Use:   "sink --broker URL --out DIR [--group NAME]",
+		Short: "Receive what robots upload over MQTT and write each episode as a directory",
+		Long: `sink subscribes to PREFIX/+/+ (with --group: $share/NAME/PREFIX/+/+), validates
+every message, drops duplicates by id (also across restarts), reassembles
+chunks and writes OUT/ROBOT/EPISODE/{manifest.json, segments/, sheets/,
+snippets/, labels/} atomically. See docs/wire.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if passwordFile != "" {
+				b, err := os.ReadFile(passwordFile)
+				if err != nil {
+					return err
+				}
+				cfg.Auth.Password = string(trimNewline(b))
+			}
+			s, err := sink.New(cfg, slog.Default())
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return s.Run(ctx)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&cfg.Broker, "broker", "", "broker URL: tcp://host:1883 or ssl://host:8883 (required)")
+	f.StringVar(&cfg.Out, "out", "", "output directory (required)")
+	f.StringVar(&cfg.Group, "group", "", "share the load with other sinks through $share/NAME/")
+	f.StringVar(&cfg.Prefix, "topic-prefix", "edged", "topic prefix of the robots")
+	f.StringVar(&cfg.ClientID, "client-id", "", "MQTT client id, stable across restarts (default edged-sink[-GROUP])")
+	f.StringVar(&cfg.Auth.Username, "username", "", "MQTT username")
+	f.StringVar(&passwordFile, "password-file", "", "file holding the MQTT password")
+	f.StringVar(&cfg.Auth.CAFile, "ca-file", "", "PEM CA that verifies the broker")
+	f.StringVar(&cfg.Auth.CertFile, "cert-file", "", "client certificate (mutual TLS)")
+	f.StringVar(&cfg.Auth.KeyFile, "key-file", "", "client key (mutual TLS)")
+	_ = c.MarkFlagRequired("broker")
+	_ = c.MarkFlagRequired("out")
+	return c
+}
+
+func trimNewline(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
