@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync/atomic"
 	"time"
 
@@ -21,11 +22,17 @@ import (
 type Options struct {
 	// Logger; default slog.Default().
 	Logger *slog.Logger
-	// DiscoverEvery is the wait between asks for camera topics when none
-	// are configured and the master does not answer. Default 2s.
-	DiscoverEvery time.Duration
 	// Version is reported on the status page.
 	Version string
+	// Reload, when it receives, reloads the config with LoadConfig and
+	// applies its camera and joint topics (cmd wires SIGHUP to it).
+	Reload <-chan struct{}
+	// LoadConfig reads the config again for Reload. Default: none
+	// (Reload then only re-discovers topics).
+	LoadConfig func() (*config.Config, error)
+	// RediscoverEvery is how often the master is asked for camera and
+	// joint topics when a role has none configured. Default 10s.
+	RediscoverEvery time.Duration
 }
 
 // counters are the daemon's own cumulative counts.
@@ -49,11 +56,13 @@ type Daemon struct {
 
 	// Set by Run before the HTTP server starts, read-only afterwards.
 	node    *ros.Node
-	cams    []camera
-	router  *frameRouter
+	router  frameRouter
+	fsmCfg  fsm.Config
 	machine *fsm.Machine
 	store   *episode.Store
-	capt    atomic.Pointer[capture.Capture] // nil until capture started
+
+	topo atomic.Pointer[topology]        // replaced on reload/discovery
+	capt atomic.Pointer[capture.Capture] // nil while (re)starting
 }
 
 // New checks the config; it does no I/O.
@@ -64,8 +73,8 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	if opts.DiscoverEvery <= 0 {
-		opts.DiscoverEvery = 2 * time.Second
+	if opts.RediscoverEvery <= 0 {
+		opts.RediscoverEvery = 10 * time.Second
 	}
 	return &Daemon{cfg: *cfg, log: opts.Logger, opts: opts, events: make(chan episodeEvent, 256)}, nil
 }
@@ -93,14 +102,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 	defer d.node.Close()
-	if d.cams, err = d.cameras(ctx, d.node); err != nil {
-		return err
-	}
-	d.router = newFrameRouter(d.cams)
-	fcfg := fsm.FromConfig(&d.cfg)
-	fcfg.Observer = observer{ctx: ctx, ch: d.events}
-	if len(fcfg.Sources) > 0 || fcfg.RecordingTopic != "" {
-		if d.machine, err = fsm.New(fcfg, d.store); err != nil {
+	d.topo.Store(&topology{})
+	d.fsmCfg = fsm.FromConfig(&d.cfg)
+	d.fsmCfg.Observer = observer{ctx: ctx, ch: d.events}
+	if len(d.fsmCfg.Sources) > 0 || d.fsmCfg.RecordingTopic != "" {
+		if d.machine, err = fsm.New(d.fsmCfg, d.store); err != nil {
 			return err
 		}
 	}
@@ -116,18 +122,19 @@ func (d *Daemon) Run(ctx context.Context) error {
 	loopDone := make(chan struct{})
 	go func() {
 		defer close(loopDone)
-		d.sheetLoop(loopCtx, d.store.Dir(), d.cams, d.clock, d.machine == nil)
+		d.sheetLoop(loopCtx, d.store.Dir(), d.clock, d.machine == nil)
 	}()
-	c, err := d.startCapture(ctx, fcfg)
+	err = d.refreshOrStart(ctx, &d.cfg)
 	if err == nil {
-		d.capt.Store(c)
-		d.log.Info("daemon: running", "node", d.node.Name(), "cameras", len(d.cams), "data_dir", d.cfg.DataDir)
+		d.log.Info("daemon: running", "node", d.node.Name(), "data_dir", d.cfg.DataDir)
 		watchdogDone := d.notifyReady(ctx)
-		<-ctx.Done()
+		d.serve(ctx)
 		d.log.Info("daemon: stopping")
 		_ = sdNotify("STOPPING=1")
 		<-watchdogDone
-		c.Close()
+		if c := d.capt.Swap(nil); c != nil {
+			c.Close()
+		}
 	}
 	if cerr := d.closeMachine(); err == nil {
 		err = cerr
@@ -135,6 +142,66 @@ func (d *Daemon) Run(ctx context.Context) error {
 	stopLoop()
 	<-loopDone
 	return err
+}
+
+// refreshOrStart resolves the topics and starts capture, also when the
+// topology is empty (the FSM topics still need it).
+func (d *Daemon) refreshOrStart(ctx context.Context, cfg *config.Config) error {
+	if err := d.refresh(ctx, cfg); err != nil {
+		return err
+	}
+	if d.capt.Load() == nil {
+		return d.setTopology(ctx, d.topo.Load())
+	}
+	return nil
+}
+
+// serve waits for the end, reloading on Reload and re-discovering topics
+// for roles with none configured.
+func (d *Daemon) serve(ctx context.Context) {
+	var rediscover <-chan time.Time
+	if len(d.cfg.Cameras) == 0 || len(d.cfg.Joints) == 0 {
+		t := time.NewTicker(d.opts.RediscoverEvery)
+		defer t.Stop()
+		rediscover = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.opts.Reload:
+			d.reload(ctx)
+		case <-rediscover:
+			if err := d.refresh(ctx, &d.cfg); err != nil {
+				d.log.Error("daemon: applying discovered topics", "err", err)
+			}
+		}
+	}
+}
+
+// reload reads the config again and applies its camera and joint topics;
+// other changes need a restart and are reported.
+func (d *Daemon) reload(ctx context.Context) {
+	if d.opts.LoadConfig == nil {
+		_ = d.refresh(ctx, &d.cfg)
+		return
+	}
+	cfg, err := d.opts.LoadConfig()
+	if err != nil {
+		d.log.Error("daemon: reload refused; keeping the running config", "err", err)
+		return
+	}
+	rest := *cfg
+	rest.Cameras, rest.Joints = d.cfg.Cameras, d.cfg.Joints
+	if !reflect.DeepEqual(rest, d.cfg) {
+		d.log.Warn("daemon: reload applies cameras and joints only; restart edged for the other changes")
+	}
+	d.cfg.Cameras, d.cfg.Joints = cfg.Cameras, cfg.Joints
+	if err := d.refreshOrStart(ctx, &d.cfg); err != nil {
+		d.log.Error("daemon: reload", "err", err)
+		return
+	}
+	d.log.Info("daemon: config reloaded")
 }
 
 // clock is the capture clock (wall time, or /clock under sim time).

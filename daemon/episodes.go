@@ -65,14 +65,14 @@ func (o observer) EpisodeEnded(m episode.Manifest) {
 // close, and finishes the session when the episode ends. Without an FSM
 // (session true) one session runs from the first clock reading. It
 // returns when ctx ends, after draining pending events.
-func (d *Daemon) sheetLoop(ctx context.Context, storeDir string, cams []camera, clock func() (time.Time, bool), session bool) {
+func (d *Daemon) sheetLoop(ctx context.Context, storeDir string, clock func() (time.Time, bool), session bool) {
 	recipe := d.recipe()
 	period := recipe.Interval / 5
 	tick := time.NewTicker(period)
 	defer tick.Stop()
 	var cur *sheetSession
 	open := func(id, dir string, start time.Time) {
-		s, err := newSheetSession(id, dir, start, recipe, cams, d.log.With("episode", id), &d.stats, d.sheetBuilt)
+		s, err := newSheetSession(id, dir, start, recipe, d.topo.Load().cams, d.log.With("episode", id), &d.stats, d.sheetBuilt)
 		if err != nil {
 			d.log.Error("daemon: no sheets for this episode", "episode", id, "err", err)
 			return
@@ -110,7 +110,7 @@ func (d *Daemon) sheetLoop(ctx context.Context, storeDir string, cams []camera, 
 			if !ok {
 				continue
 			}
-			if cur == nil && session && len(cams) > 0 {
+			if cur == nil && session && len(d.topo.Load().cams) > 0 {
 				id := "session-" + now.UTC().Format("20060102T150405Z")
 				open(id, filepath.Join(d.cfg.DataDir, "sessions", id), now)
 			}

@@ -8,22 +8,26 @@ import (
 )
 
 // frameRouter is capture's FrameSink: it copies each frame into its
-// camera's ring and releases it. The map is fixed after construction.
+// camera's ring and releases it. The topic->ring map is replaced whole
+// (use) when the topology changes, never mutated.
 type frameRouter struct {
-	rings   map[string]*ringbuf.Ring
+	rings   atomic.Pointer[map[string]*ringbuf.Ring]
 	dropped atomic.Uint64 // frames for no ring, or too large for theirs
 }
 
-func newFrameRouter(cams []camera) *frameRouter {
-	r := &frameRouter{rings: make(map[string]*ringbuf.Ring, len(cams))}
+func (r *frameRouter) use(cams []camera) {
+	m := make(map[string]*ringbuf.Ring, len(cams))
 	for _, c := range cams {
-		r.rings[c.topic] = c.ring
+		m[c.topic] = c.ring
 	}
-	return r
+	r.rings.Store(&m)
 }
 
 func (r *frameRouter) PutFrame(f capture.Frame) {
-	ring := r.rings[f.Topic]
+	var ring *ringbuf.Ring
+	if m := r.rings.Load(); m != nil {
+		ring = (*m)[f.Topic]
+	}
 	if ring == nil || ring.Put(&f) != nil {
 		r.dropped.Add(1)
 	}

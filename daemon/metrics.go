@@ -70,7 +70,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			gauge(topicPublishers, float64(t.Publishers), t.Topic, role)
 		}
 	}
-	for _, cam := range d.cams {
+	for _, cam := range d.topo.Load().cams {
 		s := cam.ring.Stats()
 		gauge(ringFill, float64(s.FillBytes), cam.topic)
 		gauge(ringCap, float64(s.CapBytes), cam.topic)

@@ -3,82 +3,112 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/edged-robotics/edged/capture"
-	"github.com/edged-robotics/edged/fsm"
+	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/ringbuf"
-	"github.com/edged-robotics/edged/ros"
 )
 
-// cameras returns the configured cameras with a ring each, or, when none
-// are configured, those the master knows (asked until it answers).
-func (d *Daemon) cameras(ctx context.Context, node *ros.Node) ([]camera, error) {
-	var topics []string
+// topology is what capture subscribes besides the FSM topics: cameras
+// (each with its ring) and joint topics. It is replaced whole, never
+// mutated, so readers may keep one.
+type topology struct {
+	cams   []camera
+	joints []string
+}
+
+func (t *topology) cameraTopics() []string {
+	out := make([]string, len(t.cams))
+	for i, c := range t.cams {
+		out[i] = c.topic
+	}
+	return out
+}
+
+func (t *topology) same(cams, joints []string) bool {
+	return slices.Equal(t.cameraTopics(), cams) && slices.Equal(t.joints, joints)
+}
+
+// wantedTopics are the configured cameras and joints; a role with none
+// configured is filled from the master's published topics (one ask,
+// bounded; when the master does not answer, the current topology's
+// topics are kept).
+func (d *Daemon) wantedTopics(ctx context.Context, cfg *config.Config, cur *topology) (cams, joints []string) {
+	for _, c := range cfg.Cameras {
+		cams = append(cams, c.Topic)
+	}
+	for _, j := range cfg.Joints {
+		joints = append(joints, j.Topic)
+	}
+	if len(cams) > 0 && len(joints) > 0 {
+		return cams, joints
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	tt, err := d.node.Master().GetPublishedTopics(ctx, "")
+	if err != nil {
+		d.log.Debug("daemon: cannot ask the master for topics; keeping the current ones", "err", err)
+		if len(cams) == 0 {
+			cams = cur.cameraTopics()
+		}
+		if len(joints) == 0 {
+			joints = cur.joints
+		}
+		return cams, joints
+	}
+	in := make([]capture.TopicType, len(tt))
+	for i, t := range tt {
+		in[i] = capture.TopicType{Topic: t.Name, Type: t.Type}
+	}
+	foundCams, foundJoints := capture.Discover(in)
+	if len(cams) == 0 {
+		cams = foundCams
+	}
+	if len(joints) == 0 {
+		joints = foundJoints
+	}
+	return cams, joints
+}
+
+// newTopology builds a topology, keeping the rings (and their frames) of
+// cameras that stay.
+func (d *Daemon) newTopology(cfg *config.Config, cur *topology, cams, joints []string) (*topology, error) {
 	names := map[string]string{}
-	for _, c := range d.cfg.Cameras {
-		topics = append(topics, c.Topic)
+	for _, c := range cfg.Cameras {
 		names[c.Topic] = c.Name
 	}
-	if len(topics) == 0 {
-		var err error
-		if topics, err = d.discover(ctx, node); err != nil {
-			return nil, err
+	rcfg := ringbuf.Config{MaxBytes: int(cfg.Ring.MaxBytes), MaxAge: cfg.Ring.MaxAge.D()}
+	t := &topology{joints: joints}
+	for _, topic := range cams {
+		if i := slices.IndexFunc(cur.cams, func(c camera) bool { return c.topic == topic }); i >= 0 {
+			t.cams = append(t.cams, cur.cams[i])
+			continue
 		}
-	}
-	rcfg := ringbuf.Config{MaxBytes: int(d.cfg.Ring.MaxBytes), MaxAge: d.cfg.Ring.MaxAge.D()}
-	var cams []camera
-	for _, t := range topics {
 		ring, err := ringbuf.New(rcfg)
 		if err != nil {
-			return nil, fmt.Errorf("ring: %w", err)
+			return nil, fmt.Errorf("ring for %s: %w", topic, err)
 		}
-		name := names[t]
+		name := names[topic]
 		if name == "" {
-			name = t
+			name = topic
 		}
-		cams = append(cams, camera{topic: t, name: fileName(name), ring: ring})
+		t.cams = append(t.cams, camera{topic: topic, name: fileName(name), ring: ring})
 	}
-	return cams, nil
+	return t, nil
 }
 
-// discover asks the master for camera topics until it answers.
-func (d *Daemon) discover(ctx context.Context, node *ros.Node) ([]string, error) {
-	for {
-		tt, err := node.Master().GetPublishedTopics(ctx, "")
-		if err == nil {
-			in := make([]capture.TopicType, len(tt))
-			for i, t := range tt {
-				in[i] = capture.TopicType{Topic: t.Name, Type: t.Type}
-			}
-			cams, _ := capture.Discover(in)
-			d.log.Info("daemon: discovered cameras", "cameras", cams)
-			return cams, nil
-		}
-		d.log.Warn("daemon: cannot ask the master for camera topics; retrying", "err", err)
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(d.opts.DiscoverEvery):
-		}
-	}
-}
-
-// startCapture subscribes every role's topics; sinks must already run.
-func (d *Daemon) startCapture(ctx context.Context, fcfg fsm.Config) (*capture.Capture, error) {
+// startCapture subscribes the topology's topics and the FSM's; the sinks
+// must already run.
+func (d *Daemon) startCapture(ctx context.Context, t *topology) (*capture.Capture, error) {
 	ccfg := capture.Config{MaxStampSkew: d.cfg.Capture.MaxStampSkew.D(), QueueSize: d.cfg.ROS.QueueSize,
-		MaxMessageBytes: int(d.cfg.ROS.MaxMessage)}
-	for _, c := range d.cams {
-		ccfg.Cameras = append(ccfg.Cameras, c.topic)
-	}
-	for _, j := range d.cfg.Joints {
-		ccfg.Joints = append(ccfg.Joints, j.Topic)
-	}
-	sinks := capture.Sinks{Frames: d.router, Joints: &d.joints}
+		MaxMessageBytes: int(d.cfg.ROS.MaxMessage), Cameras: t.cameraTopics(), Joints: t.joints}
+	sinks := capture.Sinks{Frames: &d.router, Joints: &d.joints}
 	if d.machine != nil {
-		topics, dynamic := fcfg.Topics()
-		for i, t := range topics {
-			ccfg.FSM = append(ccfg.FSM, capture.FSMTopic{Topic: t, Dynamic: dynamic[i]})
+		topics, dynamic := d.fsmCfg.Topics()
+		for i, topic := range topics {
+			ccfg.FSM = append(ccfg.FSM, capture.FSMTopic{Topic: topic, Dynamic: dynamic[i]})
 		}
 		sinks.States = d.machine
 	}
@@ -90,4 +120,39 @@ func (d *Daemon) startCapture(ctx context.Context, fcfg fsm.Config) (*capture.Ca
 		return nil, err
 	}
 	return c, nil
+}
+
+// setTopology makes t current: frames go to its rings, new episodes get
+// its cameras, and capture is restarted on its topics. The open episode
+// and the fsm stage are not touched; a camera added mid-episode gets
+// sheets from the next episode on (its tick grid starts at an episode's
+// start).
+func (d *Daemon) setTopology(ctx context.Context, t *topology) error {
+	d.topo.Store(t)
+	d.router.use(t.cams)
+	if old := d.capt.Swap(nil); old != nil {
+		old.Close()
+	}
+	c, err := d.startCapture(ctx, t)
+	if err != nil {
+		return err
+	}
+	d.capt.Store(c)
+	d.log.Info("daemon: subscribed", "cameras", t.cameraTopics(), "joints", t.joints)
+	return nil
+}
+
+// refresh re-resolves the topics (after a reload or a discovery round)
+// and applies them when they changed.
+func (d *Daemon) refresh(ctx context.Context, cfg *config.Config) error {
+	cur := d.topo.Load()
+	cams, joints := d.wantedTopics(ctx, cfg, cur)
+	if cur.same(cams, joints) {
+		return nil
+	}
+	t, err := d.newTopology(cfg, cur, cams, joints)
+	if err != nil {
+		return err
+	}
+	return d.setTopology(ctx, t)
 }

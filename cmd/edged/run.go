@@ -3,6 +3,8 @@ package main
 import (
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/daemon"
@@ -18,7 +20,7 @@ func newRunCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "run --config FILE",
-		Short: "Run the daemon: capture, sheets, FSM ground truth",
+		Short: "Run the daemon: capture, sheets, FSM ground truth (SIGHUP reloads cameras and joints)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := config.Load(cfgPath)
@@ -30,7 +32,20 @@ func newRunCmd() *cobra.Command {
 				level = slog.LevelDebug
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-			d, err := daemon.New(cfg, daemon.Options{Logger: log, Version: version})
+			reload := make(chan struct{}, 1)
+			hup := make(chan os.Signal, 1)
+			signal.Notify(hup, syscall.SIGHUP)
+			defer signal.Stop(hup)
+			go func() { // forwards SIGHUP; ends with the process
+				for range hup {
+					select {
+					case reload <- struct{}{}:
+					default: // a reload is already pending
+					}
+				}
+			}()
+			d, err := daemon.New(cfg, daemon.Options{Logger: log, Version: version, Reload: reload,
+				LoadConfig: func() (*config.Config, error) { return config.Load(cfgPath) }})
 			if err != nil {
 				return err
 			}
