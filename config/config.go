@@ -94,6 +94,11 @@ type Episode struct {
 	Instruction string `yaml:"instruction"`
 	// InstructionTopic is a std_msgs/String that overrides Instruction.
 	InstructionTopic string `yaml:"instruction_topic"`
+	// KeepBytes bounds the episode store on disk; the oldest episodes
+	// (uploaded ones first) are deleted past it. Default 4GiB.
+	KeepBytes Size `yaml:"keep_bytes"`
+	// KeepEpisodes bounds how many episodes are kept. Default 10000.
+	KeepEpisodes int `yaml:"keep_episodes"`
 }
 
 // Ring bounds the recent frames kept per camera.

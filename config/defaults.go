@@ -10,6 +10,8 @@ const (
 	DefaultQueueSize    = 8
 	DefaultFSMType      = FSMString
 	DefaultMaxEpisode   = Duration(time.Hour)
+	DefaultKeepBytes    = Size(4 << 30)
+	DefaultKeepEpisodes = 10000
 	DefaultRingBytes    = Size(256 << 20)
 	DefaultRingAge      = Duration(30 * time.Second)
 	DefaultInterval     = Duration(500 * time.Millisecond)
@@ -31,7 +33,7 @@ func Default() Config {
 	return Config{
 		DataDir: DefaultDataDir,
 		ROS:     ROS{NodeName: DefaultNodeName, MaxMessage: DefaultMaxMessage, QueueSize: DefaultQueueSize},
-		Episode: Episode{MaxDuration: DefaultMaxEpisode},
+		Episode: Episode{MaxDuration: DefaultMaxEpisode, KeepBytes: DefaultKeepBytes, KeepEpisodes: DefaultKeepEpisodes},
 		Ring:    Ring{MaxBytes: DefaultRingBytes, MaxAge: DefaultRingAge},
 		Sheet: Sheet{Interval: DefaultInterval, TileWidth: DefaultTileWidth, Columns: DefaultColumns,
 			Rows: DefaultRows, Quality: DefaultQuality, Grace: DefaultGrace},

@@ -68,6 +68,12 @@ func (c *Config) validateTop(p *problems) {
 	if c.Episode.MaxDuration < Duration(time.Second) {
 		p.add("episode.max_duration", "must be >= 1s")
 	}
+	if c.Episode.KeepBytes < 1<<20 {
+		p.add("episode.keep_bytes", "must be >= 1MiB")
+	}
+	if c.Episode.KeepEpisodes < 1 {
+		p.add("episode.keep_episodes", "must be >= 1")
+	}
 	checkTopic(p, "episode.recording_topic", c.Episode.RecordingTopic, true)
 	checkTopic(p, "episode.instruction_topic", c.Episode.InstructionTopic, true)
 	if c.Capture.MaxStampSkew < 0 {

@@ -90,7 +90,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return fmt.Errorf("data_dir: %w (create it, or set data_dir to a writable directory)", err)
 	}
 	var err error
-	if d.store, err = episode.Open(filepath.Join(d.cfg.DataDir, "episodes"), episode.Options{}); err != nil {
+	if d.store, err = episode.Open(filepath.Join(d.cfg.DataDir, "episodes"),
+		episode.Options{MaxBytes: int64(d.cfg.Episode.KeepBytes), MaxEpisodes: d.cfg.Episode.KeepEpisodes}); err != nil {
 		return err
 	}
 	defer d.store.Close()
