@@ -1,0 +1,34 @@
+// Package report renders one recorded episode as a single self-contained
+// HTML file for a field engineer (`edged report`): the episode header,
+// the FSM segments as a timeline on a time axis with a table below (each
+// segment with its labeling sheets), the contact sheets per camera at
+// their times, and, for each cloud annotation given, a second timeline row
+// with its scores against the FSM ground truth (package score: tau_k,
+// tau_zeta with the encoder named, segment F1, end-to-end F1 with the
+// judge named).
+//
+// Self-contained means the page makes no request at all: sheets are
+// inlined as data: URIs, CSS and the small script (image load check,
+// click to zoom) are inline, and nothing else is referenced. Everything
+// that comes from disk is escaped by html/template.
+//
+// Size is bounded so a one-hour episode gives a file a browser opens
+// easily: at most Options.MaxSheets contact sheets per camera (evenly
+// spaced over the episode when there are more), at most
+// Options.MaxLabelSheets labeling sheets per camera, at most
+// Options.MaxImageBytes of images in all, and no single file larger than
+// MaxImageFileBytes; the page says what was left out and where the rest
+// is. Every file read is capped before it is allocated; an unreadable or
+// corrupt sheet is listed as a note, never fatal.
+//
+// Inputs are read with package episode (Load; the readers take no lock,
+// so a report can be made beside a live edged), sheet metadata with
+// package sheet (Meta) and annotations with episode.ReadSegmentation.
+// The package has no goroutines and no state; Write is safe for
+// concurrent use.
+//
+// The rendered page sets data attributes a test (or a curious engineer)
+// can check once it has loaded: data-images="ok" on <html> when every
+// image decoded (naturalWidth > 0), "broken" otherwise, with
+// data-images-loaded and data-images-broken counts.
+package report

@@ -1,0 +1,222 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/score"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxSheets      = 40
+	DefaultMaxLabelSheets = 100
+	DefaultMaxImageBytes  = 20 << 20
+	// MaxImageFileBytes caps one sheet JPEG; a larger one is not inlined.
+	MaxImageFileBytes = 8 << 20
+	// MaxMetaBytes caps one sheet's JSON metadata.
+	MaxMetaBytes = 1 << 20
+	// MaxSheetFiles caps the files considered per camera directory.
+	MaxSheetFiles = 100000
+)
+
+// Options of one report. Zero fields take the documented defaults.
+type Options struct {
+	// StoreDir is the episode store in which an episode id (or a unique
+	// prefix) is looked up; unused when the reference is a directory.
+	StoreDir string
+	// Annotations are files in a format of SCORING.md (normally the
+	// {"segments":[{start_sec,end_sec,subtask}]} format cloud VLM
+	// pipelines emit), each shown and scored against the FSM segments.
+	Annotations []string
+	// Encoder and Judge for the scores; default score.HashedNGram() and
+	// score.LexicalJudge{}.
+	Encoder score.Encoder
+	Judge   score.Judge
+	// MaxSheets: contact sheets inlined per camera. Default 40;
+	// negative: none.
+	MaxSheets int
+	// MaxLabelSheets: labeling sheets inlined per camera. Default 100;
+	// negative: none.
+	MaxLabelSheets int
+	// MaxImageBytes: all inlined images together, before base64.
+	// Default 20 MiB.
+	MaxImageBytes int64
+	// Generator names the program in the footer, e.g. "edged v1.2".
+	Generator string
+	// Now stamps the footer. Default time.Now.
+	Now func() time.Time
+}
+
+func (o *Options) defaults() {
+	if o.MaxSheets == 0 {
+		o.MaxSheets = DefaultMaxSheets
+	}
+	if o.MaxLabelSheets == 0 {
+		o.MaxLabelSheets = DefaultMaxLabelSheets
+	}
+	if o.MaxImageBytes <= 0 {
+		o.MaxImageBytes = DefaultMaxImageBytes
+	}
+	if o.Encoder == nil {
+		o.Encoder = score.HashedNGram()
+	}
+	if o.Judge == nil {
+		o.Judge = score.LexicalJudge{}
+	}
+	if o.Generator == "" {
+		o.Generator = "edged"
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// Summary says what went into a report.
+type Summary struct {
+	Episode            string
+	Segments           int
+	Cameras            int
+	Sheets             int // contact sheets inlined
+	SheetsOmitted      int
+	LabelSheets        int // labeling sheets inlined
+	LabelSheetsOmitted int
+	Annotations        int
+	ImageBytes         int64 // inlined, before base64
+	HTMLBytes          int64
+	Notes              []string
+}
+
+// Write renders the episode ref (an episode directory, or an id or unique
+// id prefix in o.StoreDir) as one self-contained HTML document to w.
+func Write(w io.Writer, ref string, o Options) (*Summary, error) {
+	o.defaults()
+	e, err := episode.Load(o.StoreDir, ref)
+	if err != nil {
+		return nil, err
+	}
+	p, err := build(e, o)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := pageTemplate.Execute(&buf, p); err != nil {
+		return nil, fmt.Errorf("report: render: %w", err)
+	}
+	n, err := w.Write(buf.Bytes())
+	p.summary.HTMLBytes = int64(n)
+	if err != nil {
+		return nil, fmt.Errorf("report: write: %w", err)
+	}
+	return &p.summary, nil
+}
+
+// build gathers everything the template shows.
+func build(e *episode.Episode, o Options) (*page, error) {
+	p := &page{
+		Episode:   e,
+		Generator: o.Generator,
+		Generated: o.Now().UTC().Format("2006-01-02 15:04:05 UTC"),
+		colors:    newPalette(),
+	}
+	p.summary.Episode = e.Manifest.ID
+	p.summary.Segments = len(e.Segments)
+	p.Notes = append(p.Notes, e.Problems...)
+	for _, s := range e.Segments {
+		p.colors.of(s.Label)
+	}
+	cams, notes := readCameras(filepath.Join(e.Dir, "sheets"), o)
+	p.Notes = append(p.Notes, notes...)
+	p.Cameras = cams
+	truth := e.Segmentation()
+	for _, path := range o.Annotations {
+		a := loadAnnotation(path, truth, o)
+		for _, s := range a.Seg.Segments {
+			p.colors.of(s.Label)
+		}
+		p.Annotations = append(p.Annotations, a)
+	}
+	p.span = span(e, cams, p.Annotations)
+	p.layout()
+	for _, c := range cams {
+		p.summary.Sheets += len(c.Sheets)
+		p.summary.SheetsOmitted += c.SheetsOmitted
+		p.summary.LabelSheets += c.labelCount
+		p.summary.LabelSheetsOmitted += c.LabelsOmitted
+		p.summary.ImageBytes += c.bytes
+	}
+	p.summary.Cameras = len(cams)
+	p.summary.Annotations = len(p.Annotations)
+	p.summary.Notes = p.Notes
+	return p, nil
+}
+
+// Annotation is one cloud annotation file and its scores.
+type Annotation struct {
+	Name   string
+	Path   string
+	Seg    score.Segmentation
+	Score  *score.Report
+	Err    string // why it was not scored (or not read)
+	Bars   []bar
+	Rows   []annRow
+	Placed bool // the segments are in seconds and shown on the timeline
+}
+
+type annRow struct {
+	Index              int
+	Start, End, Length string
+	Label              string
+	Color              template.CSS
+}
+
+func loadAnnotation(path string, truth score.Segmentation, o Options) *Annotation {
+	a := &Annotation{Name: filepath.Base(path), Path: path}
+	seg, err := episode.ReadSegmentation(path)
+	if err != nil {
+		a.Err = "not read: " + err.Error()
+		return a
+	}
+	a.Seg = seg
+	a.Placed = seg.Unit == score.Seconds
+	r, err := score.Score(truth, seg, score.Options{Encoder: o.Encoder, Judge: o.Judge})
+	var refused *score.Refused
+	switch {
+	case errors.As(err, &refused):
+		a.Err = "not scored: " + refused.Error()
+	case err != nil:
+		a.Err = "not scored: " + err.Error()
+	default:
+		a.Score = r
+	}
+	return a
+}
+
+// span is the length of the time axis in episode seconds: everything
+// shown must fit on it.
+func span(e *episode.Episode, cams []*camera, anns []*Annotation) float64 {
+	t := e.Manifest.Duration().Seconds()
+	for _, s := range e.Segments {
+		t = max(t, s.EndSec)
+	}
+	for _, c := range cams {
+		t = max(t, c.end)
+	}
+	for _, a := range anns {
+		if a.Placed {
+			for _, s := range a.Seg.Segments {
+				t = max(t, s.End)
+			}
+		}
+	}
+	if t <= 0 {
+		t = 1
+	}
+	return t
+}
