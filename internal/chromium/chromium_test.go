@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -105,5 +107,57 @@ func TestPathOverride(t *testing.T) {
 	}
 	if _, err := DumpDOM(context.Background(), "about:blank"); err == nil {
 		t.Fatal("DumpDOM ran without a binary")
+	}
+}
+
+// statusLike serves a page like the daemon's: an image swapped in by a
+// script, and a broken one.
+func statusLike(t *testing.T) *httptest.Server {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Content-Security-Policy", "script-src 'self'")
+		fmt.Fprint(w, `<!doctype html><html><body><h1 id="state">?</h1><img id="sheet" alt="sheet"><img src="/missing.png" alt="x">
+<script src="/app.js"></script></body></html>`)
+	})
+	mux.HandleFunc("/app.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript")
+		fmt.Fprint(w, `fetch("/state").then(function(r){return r.text()}).then(function(s){
+  document.getElementById("state").textContent = s;
+  document.getElementById("sheet").src = "/sheet.png?t=" + Date.now();
+});`)
+	})
+	mux.HandleFunc("/state", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "GRASP") })
+	mux.HandleFunc("/sheet.png", func(w http.ResponseWriter, r *http.Request) {
+		img := image.NewRGBA(image.Rect(0, 0, 4, 3))
+		w.Header().Set("Content-Type", "image/png")
+		_ = png.Encode(w, img)
+	})
+	s := httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestInspectCountsImagesAndRequests(t *testing.T) {
+	Require(t)
+	s := statusLike(t)
+	p := PollPage(t, s.URL+"/", Options{VirtualTime: 2 * time.Second}, 30*time.Second, func(p *Page) bool {
+		return strings.Contains(p.DOM, ">GRASP<")
+	})
+	if p.ImagesLoaded != 1 || p.ImagesBroken != 1 {
+		t.Errorf("images loaded %d broken %d, want 1 and 1", p.ImagesLoaded, p.ImagesBroken)
+	}
+	joined := strings.Join(p.Requests, "\n")
+	for _, want := range []string{"GET / 200", "GET /app.js 200", "GET /state 200", "GET /sheet.png?t=", "GET /missing.png 404"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("requests lack %q:\n%s", want, joined)
+		}
+	}
+	if _, err := Inspect(context.Background(), "file:///etc/hostname", Options{}); err == nil {
+		t.Error("Inspect accepted a file URL")
 	}
 }

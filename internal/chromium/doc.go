@@ -20,8 +20,15 @@
 // Options.VirtualTime is set, after that much virtual time (timers and
 // fetches started by scripts) has run. Screenshot writes a PNG.
 //
+// Inspect loads an http(s) page through a recording reverse proxy on
+// 127.0.0.1 that injects a probe script into HTML responses (and drops
+// their Content-Security-Policy so it may run): the result is the DOM,
+// how many <img> decoded and how many did not, and every request the page
+// made to its origin. That is how the daemon's status page is checked.
+//
 // For tests: Require skips a test (naming the package and `make deps`)
 // when Chromium is not installed, and LoadDOM / TakeScreenshot wrap the
-// calls with a deadline and t.Fatal. Calls are safe for concurrent use;
+// calls with a deadline and t.Fatal; LoadPage and PollPage do the same for
+// Inspect (PollPage reloads until a condition holds, instead of sleeping). Calls are safe for concurrent use;
 // each starts its own browser.
 package chromium

@@ -62,3 +62,45 @@ func testContext(t testing.TB) (context.Context, context.CancelFunc) {
 	}
 	return context.WithCancel(context.Background())
 }
+
+// LoadPage is Inspect for tests: it skips when Chromium is absent and
+// fails the test on error. From a daemon test, with the status page on
+// 127.0.0.1:PORT:
+//
+//	p := chromium.LoadPage(t, "http://127.0.0.1:PORT/", chromium.Options{VirtualTime: 2 * time.Second})
+//	if p.ImagesLoaded == 0 || p.ImagesBroken != 0 { t.Errorf("sheet image: %+v", p.Requests) }
+func LoadPage(t testing.TB, url string, o Options) *Page {
+	t.Helper()
+	Require(t)
+	ctx, cancel := testContext(t)
+	defer cancel()
+	p, err := Inspect(ctx, url, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// PollPage loads url again until ready(page) holds or within expires,
+// then returns the last page; it fails the test when ready never held.
+// Use it when the page shows state that arrives asynchronously (the
+// status page before the first sheet), instead of sleeping.
+func PollPage(t testing.TB, url string, o Options, within time.Duration, ready func(*Page) bool) *Page {
+	t.Helper()
+	Require(t)
+	ctx, cancel := testContext(t)
+	defer cancel()
+	deadline := time.Now().Add(within)
+	for {
+		p, err := Inspect(ctx, url, o)
+		if err == nil && ready(p) {
+			return p
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			if err != nil {
+				t.Fatalf("page %s never ready within %v: %v", url, within, err)
+			}
+			t.Fatalf("page %s never ready within %v; last requests %v, DOM:\n%.2000s", url, within, p.Requests, p.DOM)
+		}
+	}
+}
