@@ -9,10 +9,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/edged-robotics/edged/internal/sampledata"
 )
 
 const python = "/usr/bin/python3"
@@ -77,29 +78,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// sharedData finds ../shared/data/name relative to the repository root,
-// or skips.
+// sharedData returns ../shared/data/name, or skips.
 func sharedData(t testing.TB, name string) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "data", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("sample data %s not found (../shared/data next to the repository): %v", name, err)
-	}
-	return p
+	return sampledata.Path(t, name)
 }
 
 // dumped is one message as bagtool.py dump prints it.
