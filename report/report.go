@@ -1,7 +1,7 @@
 package report
 
 import (
-	"bytes"
+	"bufio"
 	"errors"
 	"fmt"
 	"html/template"
@@ -17,7 +17,7 @@ import (
 const (
 	DefaultMaxSheets      = 40
 	DefaultMaxLabelSheets = 100
-	DefaultMaxImageBytes  = 20 << 20
+	DefaultMaxImageBytes  = 16 << 20
 	// MaxImageFileBytes caps one sheet JPEG; a larger one is not inlined.
 	MaxImageFileBytes = 8 << 20
 	// MaxMetaBytes caps one sheet's JSON metadata.
@@ -46,7 +46,7 @@ type Options struct {
 	// negative: none.
 	MaxLabelSheets int
 	// MaxImageBytes: all inlined images together, before base64.
-	// Default 20 MiB.
+	// Default 16 MiB.
 	MaxImageBytes int64
 	// Generator names the program in the footer, e.g. "edged v1.2".
 	Generator string
@@ -94,7 +94,9 @@ type Summary struct {
 }
 
 // Write renders the episode ref (an episode directory, or an id or unique
-// id prefix in o.StoreDir) as one self-contained HTML document to w.
+// id prefix in o.StoreDir) as one self-contained HTML document to w. It
+// streams: on an error w may hold part of a page (write to a temporary
+// file and rename it on success).
 func Write(w io.Writer, ref string, o Options) (*Summary, error) {
 	o.defaults()
 	e, err := episode.Load(o.StoreDir, ref)
@@ -105,16 +107,27 @@ func Write(w io.Writer, ref string, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, p); err != nil {
+	cw := &countingWriter{w: bufio.NewWriterSize(w, 1<<16)}
+	err = pageTemplate.Execute(cw, p)
+	if err == nil {
+		err = cw.w.Flush()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("report: render: %w", err)
 	}
-	n, err := w.Write(buf.Bytes())
-	p.summary.HTMLBytes = int64(n)
-	if err != nil {
-		return nil, fmt.Errorf("report: write: %w", err)
-	}
+	p.summary.HTMLBytes = cw.n
 	return &p.summary, nil
+}
+
+type countingWriter struct {
+	w *bufio.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
 }
 
 // build gathers everything the template shows.

@@ -151,12 +151,16 @@ func TestCapsAreEvenlySpacedAndNoted(t *testing.T) {
 		t.Errorf("lane: %d bars, %d links", strings.Count(lane, `class="bar"`), strings.Count(lane, "href="))
 	}
 
-	// a byte budget that holds two sheets
+	// a byte budget that holds about three sheets: spread over the episode
 	one, err := os.Stat(filepath.Join(dir, "sheet-0001.jpg"))
 	must(t, err)
-	_, s = render(t, f.epDir, Options{MaxImageBytes: one.Size()*8/3 + 1})
-	if s.Sheets != 2 || s.ImageBytes > one.Size()*3 {
-		t.Errorf("byte cap: %+v", s)
+	budget := one.Size() * 4
+	html, s = render(t, f.epDir, Options{MaxImageBytes: budget})
+	if s.Sheets < 2 || s.Sheets > 3 || s.ImageBytes > budget {
+		t.Errorf("byte cap %d: %+v", budget, s)
+	}
+	if !strings.Contains(html, ">Sheet 1 ·") || !regexp.MustCompile(`>Sheet (1[4-9]|2[0-9]|30) ·`).MatchString(html) {
+		t.Error("a byte cap does not spread the sheets shown over the episode")
 	}
 	_, s = render(t, f.epDir, Options{MaxSheets: -1})
 	if s.Sheets != 0 || s.SheetsOmitted != 30 {

@@ -51,6 +51,7 @@ type sheetView struct {
 	Chips    []chip // segments overlapping the sheet
 	Range    string
 	dir      string
+	size     int64 // of the JPEG on disk
 }
 
 var (
@@ -134,20 +135,17 @@ func readCamera(dir string, o Options, budget int64) (*camera, []string) {
 	sort.SliceStable(labels, func(i, j int) bool { return labels[i].From < labels[j].From })
 	c.SheetsTotal, c.LabelsTotal = len(c.all), len(labels)
 
-	chosen := spaced(c.all, o.MaxSheets)
-	c.Spaced = len(chosen) < len(c.all) && len(chosen) > 0
 	left := budget * 3 / 4
+	chosen := pick(c.all, o.MaxSheets, left)
+	c.Spaced = len(chosen) < len(c.all) && len(chosen) > 0
 	for _, v := range chosen {
-		if ok := inline(v, &left, note); ok {
+		if inline(v, &left, note) {
 			c.Sheets = append(c.Sheets, v)
 		}
 	}
 	c.SheetsOmitted = len(c.all) - len(c.Sheets)
 	left += budget / 4
-	for i, v := range labels {
-		if o.MaxLabelSheets < 0 || i >= o.MaxLabelSheets {
-			break
-		}
+	for _, v := range pick(labels, o.MaxLabelSheets, left) {
 		if inline(v, &left, note) {
 			c.labels = append(c.labels, v)
 		}
@@ -159,6 +157,26 @@ func readCamera(dir string, o Options, budget int64) (*camera, []string) {
 		v.Camera = c.Name
 	}
 	return c, notes
+}
+
+// pick chooses which sheets to inline: at most n, and as many as budget
+// bytes hold at their mean size, evenly spaced so the whole episode stays
+// covered when the caps bind.
+func pick(vs []*sheetView, n int, budget int64) []*sheetView {
+	if n < 0 || len(vs) == 0 {
+		return nil
+	}
+	var total int64
+	for _, v := range vs {
+		total += v.size
+	}
+	if mean := total / int64(len(vs)); mean > 0 {
+		n = min(n, int(budget/mean))
+	}
+	if n <= 0 {
+		return nil
+	}
+	return spaced(vs, n)
 }
 
 // spaced returns at most n of vs, evenly spaced and keeping the first and
@@ -187,6 +205,9 @@ func readMeta(dir, jpg string) (*sheetView, error) {
 		return nil, fmt.Errorf("metadata: %w", err)
 	}
 	v := &sheetView{File: jpg, Anchor: "s-" + base, dir: dir}
+	if st, err := os.Stat(filepath.Join(dir, jpg)); err == nil {
+		v.size = st.Size()
+	}
 	if err := json.Unmarshal(b, &v.Meta); err != nil {
 		return nil, fmt.Errorf("metadata %s.json: %w", base, err)
 	}
