@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/edged-robotics/edged/ros"
@@ -25,20 +24,12 @@ type Options struct {
 // Capture subscribes the configured topics and turns every message into
 // one event for the sinks. Create it with New, then Start; Close stops it.
 type Capture struct {
-	cfg   Config
-	node  Node
-	sinks Sinks
-	now   func() time.Time
-	log   *slog.Logger
-	clock simClock
-	sim   atomic.Bool
+	pipeline // the per-message conversion, shared with Replay
+	node     Node
+	log      *slog.Logger
 
 	tmu    sync.RWMutex // guards topics (Start adds /clock)
 	topics []*topic
-
-	// onRelease, when set (tests), sees every message capture releases
-	// or hands to a Frame.
-	onRelease func(*ros.Message)
 
 	mu      sync.Mutex // guards started, closed, cancel
 	started bool
@@ -49,19 +40,11 @@ type Capture struct {
 
 // New checks cfg (Validate) and the sinks; it does no I/O.
 func New(cfg Config, node Node, sinks Sinks, opts Options) (*Capture, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("capture config: %w", err)
+	if err := checkSetup(cfg, sinks); err != nil {
+		return nil, err
 	}
 	if node == nil {
 		return nil, errors.New("capture: nil Node")
-	}
-	switch {
-	case len(cfg.Cameras) > 0 && sinks.Frames == nil:
-		return nil, errors.New("capture: cameras are configured but Sinks.Frames is nil")
-	case len(cfg.Joints) > 0 && sinks.Joints == nil:
-		return nil, errors.New("capture: joints are configured but Sinks.Joints is nil")
-	case len(cfg.FSM) > 0 && sinks.States == nil:
-		return nil, errors.New("capture: fsm topics are configured but Sinks.States is nil")
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -69,16 +52,8 @@ func New(cfg Config, node Node, sinks Sinks, opts Options) (*Capture, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	c := &Capture{cfg: cfg.withDefaults(), node: node, sinks: sinks, now: opts.Now, log: opts.Logger}
-	for _, t := range cfg.Cameras {
-		c.topics = append(c.topics, &topic{name: t, role: RoleCamera})
-	}
-	for _, t := range cfg.Joints {
-		c.topics = append(c.topics, &topic{name: t, role: RoleJoints})
-	}
-	for _, t := range cfg.FSM {
-		c.topics = append(c.topics, &topic{name: t.Topic, role: RoleFSM, dynamic: t.Dynamic})
-	}
+	c := &Capture{pipeline: pipeline{cfg: cfg.withDefaults(), sinks: sinks, now: opts.Now}, node: node, log: opts.Logger}
+	c.topics = cfg.topics()
 	return c, nil
 }
 
@@ -227,20 +202,4 @@ func (c *Capture) Stats() []TopicStats {
 	}
 	slices.SortStableFunc(out, func(a, b TopicStats) int { return int(a.Role) - int(b.Role) })
 	return out
-}
-
-// release gives m back to its pool.
-func (c *Capture) release(m *ros.Message) {
-	if c.onRelease != nil {
-		c.onRelease(m)
-	}
-	m.Release()
-}
-
-// frame wraps f so that its Release releases m, without allocating.
-func (c *Capture) frame(f Frame, m *ros.Message) Frame {
-	if c.onRelease != nil {
-		return NewFrame(f, func() { c.release(m) })
-	}
-	return NewFrameReleaser(f, m)
 }

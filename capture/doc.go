@@ -24,6 +24,13 @@
 // goroutine. Discover picks cameras and joints from the master's
 // published topics when none are configured.
 //
+// Replay. NewReplay gives the same conversion for recorded messages
+// (edged replay of a bag): Replay.Handle runs one message synchronously
+// through the code the live topic goroutines run, with the record time
+// as the capture clock, so a bag replayed gives the events a live
+// Capture gives under `rosbag play --clock`. Frames it hands out alias
+// the caller's buffer until the sink returns (see Handle).
+//
 // Sinks must be fast and never block: they run on the topic's goroutine,
 // and a slow sink makes the subscription queue overflow (those drops are
 // counted in TopicStats.SubscriptionDrops). Capture itself never blocks

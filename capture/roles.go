@@ -10,14 +10,14 @@ import (
 
 // handleCamera turns an Image or CompressedImage into a Frame whose Data
 // aliases the message buffer; the Frame's Release releases the message.
-func (c *Capture) handleCamera(t *topic, m *ros.Message) {
+func (p *pipeline) handleCamera(t *topic, m *ros.Message) {
 	var f Frame
 	var header msg.Time
 	switch {
 	case typeIs(m, msg.TypeImage, msg.MD5Image):
 		if err := msg.DecodeImage(m.Data, &t.img); err != nil || !t.img.CheckLayout() || t.img.Width == 0 || t.img.Height == 0 {
 			t.decodeErrors.Add(1)
-			c.release(m)
+			p.release(m)
 			return
 		}
 		img := &t.img
@@ -27,29 +27,29 @@ func (c *Capture) handleCamera(t *topic, m *ros.Message) {
 	case typeIs(m, msg.TypeCompressedImage, msg.MD5CompressedImage):
 		if err := msg.DecodeCompressedImage(m.Data, &t.cimg); err != nil {
 			t.decodeErrors.Add(1)
-			c.release(m)
+			p.release(m)
 			return
 		}
 		format, ok := compressedFormat(t.cimg.Format, t.cimg.Data)
 		if !ok {
 			t.unknownType.Add(1)
-			c.release(m)
+			p.release(m)
 			return
 		}
 		f = Frame{Format: format, Encoding: t.cimg.Format, Data: t.cimg.Data}
 		header = t.cimg.Header.Stamp
 	default:
 		t.unknownType.Add(1)
-		c.release(m)
+		p.release(m)
 		return
 	}
-	stamp, recv, src, ok := c.stamp(t, m, header, true)
+	stamp, recv, src, ok := p.stamp(t, m, header, true)
 	if !ok {
-		c.release(m)
+		p.release(m)
 		return
 	}
 	f.Topic, f.Stamp, f.Received, f.StampSource = t.name, stamp, recv, src
-	c.sinks.Frames.PutFrame(c.frame(f, m))
+	p.sinks.Frames.PutFrame(p.frame(f, m))
 	t.events.Add(1)
 }
 
@@ -82,8 +82,8 @@ func compressedFormat(format string, data []byte) (FrameFormat, bool) {
 
 // handleJoints emits a JointSample; its slices are freshly allocated by
 // the decoder, so the message is released at once.
-func (c *Capture) handleJoints(t *topic, m *ros.Message) {
-	defer c.release(m)
+func (p *pipeline) handleJoints(t *topic, m *ros.Message) {
+	defer p.release(m)
 	if !typeIs(m, msg.TypeJointState, msg.MD5JointState) {
 		t.unknownType.Add(1)
 		return
@@ -92,11 +92,11 @@ func (c *Capture) handleJoints(t *topic, m *ros.Message) {
 		t.decodeErrors.Add(1)
 		return
 	}
-	stamp, recv, src, ok := c.stamp(t, m, t.js.Header.Stamp, true)
+	stamp, recv, src, ok := p.stamp(t, m, t.js.Header.Stamp, true)
 	if !ok {
 		return
 	}
-	c.sinks.Joints.PutJoints(JointSample{Topic: t.name, Stamp: stamp, Received: recv, StampSource: src,
+	p.sinks.Joints.PutJoints(JointSample{Topic: t.name, Stamp: stamp, Received: recv, StampSource: src,
 		Names: t.js.Name, Position: t.js.Position, Velocity: t.js.Velocity, Effort: t.js.Effort})
 	t.events.Add(1)
 }
@@ -104,8 +104,8 @@ func (c *Capture) handleJoints(t *topic, m *ros.Message) {
 // handleFSM decodes a state message: typed for String, SMACH and
 // actionlib (unless the topic is Dynamic), else dynamically from the
 // publisher's own definition.
-func (c *Capture) handleFSM(t *topic, m *ros.Message) {
-	defer c.release(m)
+func (p *pipeline) handleFSM(t *topic, m *ros.Message) {
+	defer p.release(m)
 	value, header, hasHeader, err := t.decodeState(m)
 	if err != nil {
 		t.decodeErrors.Add(1)
@@ -115,11 +115,11 @@ func (c *Capture) handleFSM(t *topic, m *ros.Message) {
 		t.unknownType.Add(1)
 		return
 	}
-	stamp, recv, src, ok := c.stamp(t, m, header, hasHeader)
+	stamp, recv, src, ok := p.stamp(t, m, header, hasHeader)
 	if !ok {
 		return
 	}
-	c.sinks.States.PutState(StateEvent{Topic: t.name, Type: pubType(m), Stamp: stamp, Received: recv,
+	p.sinks.States.PutState(StateEvent{Topic: t.name, Type: pubType(m), Stamp: stamp, Received: recv,
 		StampSource: src, Value: value})
 	t.events.Add(1)
 }

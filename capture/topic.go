@@ -73,6 +73,7 @@ type topic struct {
 	unknownType   atomic.Uint64
 	receiveStamps atomic.Uint64
 	noClock       atomic.Uint64
+	replayBytes   atomic.Uint64 // Replay: data handled (no subscription)
 
 	img  msg.Image
 	cimg msg.CompressedImage
@@ -102,6 +103,7 @@ func (t *topic) stats() TopicStats {
 	if p := t.typ.Load(); p != nil {
 		s.Type = *p
 	}
+	s.Bytes = t.replayBytes.Load()
 	if sub := t.getSub(); sub != nil {
 		ss := sub.Stats()
 		s.Bytes, s.SubscriptionDrops, s.Reconnects, s.Publishers, s.Errors = ss.Bytes, ss.Drops, ss.Reconnects, ss.Publishers, ss.Errors
@@ -127,18 +129,17 @@ func (c *Capture) run(ctx context.Context, t *topic, sub Subscription) {
 			if m == nil {
 				continue
 			}
-			t.messages.Add(1)
-			t.noteType(m)
-			c.handle(t, m)
+			c.receive(t, m)
 		}
 	}
 }
 
 func (t *topic) noteType(m *ros.Message) {
-	typ := pubType(m)
-	if p := t.typ.Load(); p == nil || *p != typ {
-		t.typ.Store(&typ)
+	if p := t.typ.Load(); p != nil && *p == pubType(m) {
+		return // the usual case: no allocation per message
 	}
+	typ := pubType(m)
+	t.typ.Store(&typ)
 }
 
 func pubType(m *ros.Message) string {
@@ -160,23 +161,23 @@ func typeIs(m *ros.Message, typ, md5 string) bool {
 }
 
 // handle dispatches by role; it releases m unless a Frame took it.
-func (c *Capture) handle(t *topic, m *ros.Message) {
+func (p *pipeline) handle(t *topic, m *ros.Message) {
 	switch t.role {
 	case RoleCamera:
-		c.handleCamera(t, m)
+		p.handleCamera(t, m)
 	case RoleJoints:
-		c.handleJoints(t, m)
+		p.handleJoints(t, m)
 	case RoleFSM:
-		c.handleFSM(t, m)
+		p.handleFSM(t, m)
 	case RoleClock:
-		c.handleClock(t, m)
+		p.handleClock(t, m)
 	default:
-		c.release(m)
+		p.release(m)
 	}
 }
 
-func (c *Capture) handleClock(t *topic, m *ros.Message) {
-	defer c.release(m)
+func (p *pipeline) handleClock(t *topic, m *ros.Message) {
+	defer p.release(m)
 	if !typeIs(m, msg.TypeClock, msg.MD5Clock) {
 		t.unknownType.Add(1)
 		return
@@ -185,35 +186,35 @@ func (c *Capture) handleClock(t *topic, m *ros.Message) {
 		t.decodeErrors.Add(1)
 		return
 	}
-	c.clock.set(t.clk.Clock.Time())
+	p.clock.set(t.clk.Clock.Time())
 	t.events.Add(1)
 }
 
 // receiveTime is the capture clock when m arrived: the latest /clock
 // under sim time (ok false before the first one), else the wall time the
 // ros package recorded at the end of the read.
-func (c *Capture) receiveTime(m *ros.Message) (time.Time, bool) {
-	if c.sim.Load() {
-		return c.clock.now()
+func (p *pipeline) receiveTime(m *ros.Message) (time.Time, bool) {
+	if p.sim.Load() {
+		return p.clock.now()
 	}
 	if !m.Received.IsZero() {
 		return m.Received, true
 	}
-	return c.now(), true
+	return p.now(), true
 }
 
 // stamp picks the one clock for a message: its header stamp when set and
 // within MaxStampSkew of the receive time, else the receive time. Under
 // sim time before the first /clock, a set header stamp is trusted as is
 // and a message without one is dropped (ok false) and counted.
-func (c *Capture) stamp(t *topic, m *ros.Message, header msg.Time, hasHeader bool) (stamp, received time.Time, src StampSource, ok bool) {
-	received, haveClock := c.receiveTime(m)
+func (p *pipeline) stamp(t *topic, m *ros.Message, header msg.Time, hasHeader bool) (stamp, received time.Time, src StampSource, ok bool) {
+	received, haveClock := p.receiveTime(m)
 	if hasHeader && !header.IsZero() {
 		h := header.Time()
 		if !haveClock {
 			return h, h, StampHeader, true
 		}
-		if d := h.Sub(received); d <= c.cfg.MaxStampSkew && d >= -c.cfg.MaxStampSkew {
+		if d := h.Sub(received); d <= p.cfg.MaxStampSkew && d >= -p.cfg.MaxStampSkew {
 			return h, received, StampHeader, true
 		}
 	}

@@ -1,0 +1,92 @@
+package capture
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/edged-robotics/edged/ros"
+)
+
+// pipeline turns one message of a topic into one event for the sinks:
+// the per-message code that Capture (live, one goroutine per topic) and
+// Replay (a bag, synchronously) share, so both give the same events.
+type pipeline struct {
+	cfg   Config
+	sinks Sinks
+	now   func() time.Time
+	clock simClock
+	sim   atomic.Bool
+
+	// borrowed: messages are not pooled and are reused by the caller
+	// once handled (Replay), so a Frame's Release must not touch them.
+	borrowed bool
+
+	// onRelease, when set (tests), sees every message capture releases
+	// or hands to a Frame.
+	onRelease func(*ros.Message)
+}
+
+// checkSetup validates cfg and that every role with topics has a sink.
+func checkSetup(cfg Config, sinks Sinks) error {
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("capture config: %w", err)
+	}
+	switch {
+	case len(cfg.Cameras) > 0 && sinks.Frames == nil:
+		return errors.New("capture: cameras are configured but Sinks.Frames is nil")
+	case len(cfg.Joints) > 0 && sinks.Joints == nil:
+		return errors.New("capture: joints are configured but Sinks.Joints is nil")
+	case len(cfg.FSM) > 0 && sinks.States == nil:
+		return errors.New("capture: fsm topics are configured but Sinks.States is nil")
+	}
+	return nil
+}
+
+// topics returns one topic per configured name, cameras first.
+func (c Config) topics() []*topic {
+	var ts []*topic
+	for _, t := range c.Cameras {
+		ts = append(ts, &topic{name: t, role: RoleCamera})
+	}
+	for _, t := range c.Joints {
+		ts = append(ts, &topic{name: t, role: RoleJoints})
+	}
+	for _, t := range c.FSM {
+		ts = append(ts, &topic{name: t.Topic, role: RoleFSM, dynamic: t.Dynamic})
+	}
+	return ts
+}
+
+// receive counts m on t and converts it: the one entry per message for
+// both the live and the replay path.
+func (p *pipeline) receive(t *topic, m *ros.Message) {
+	t.messages.Add(1)
+	t.noteType(m)
+	p.handle(t, m)
+}
+
+// release gives m back to its pool.
+func (p *pipeline) release(m *ros.Message) {
+	if p.onRelease != nil {
+		p.onRelease(m)
+	}
+	m.Release()
+}
+
+// frame wraps f so that its Release releases m, without allocating.
+func (p *pipeline) frame(f Frame, m *ros.Message) Frame {
+	if p.borrowed {
+		return NewFrameReleaser(f, noRelease{})
+	}
+	if p.onRelease != nil {
+		return NewFrame(f, func() { p.release(m) })
+	}
+	return NewFrameReleaser(f, m)
+}
+
+// noRelease is the Releaser of a frame whose buffer nobody pools.
+type noRelease struct{}
+
+func (noRelease) Release() {}
