@@ -64,9 +64,12 @@ type decoder struct {
 	lz   *lz4.Reader
 }
 
+// grow returns b resized to n, reallocated with headroom when too small:
+// rosbag's chunks differ in size by their last message, and a buffer a
+// little larger than the first chunk fits most of the others.
 func grow(b []byte, n int) []byte {
 	if cap(b) < n {
-		return make([]byte, n)
+		return make([]byte, n, n+n/4)
 	}
 	return b[:n]
 }

@@ -155,9 +155,19 @@ func (it *Iterator) Err() error { return it.err }
 // Iterator will return in all (for a progress bar).
 func (it *Iterator) Progress() (done, total int) { return it.done, it.total }
 
-// Close releases the Iterator's buffers; Message data is invalid after.
+// Close gives the Iterator's buffers back to the Reader for the next
+// Iterator; Message data is invalid after. Safe to call twice.
 func (it *Iterator) Close() {
+	if it.closed {
+		return
+	}
 	it.closed = true
+	for _, c := range it.cache {
+		it.free = append(it.free, c.buf[:0])
+	}
+	for _, b := range it.free {
+		it.r.spare.Put(&b)
+	}
 	it.cache, it.free, it.msg, it.dec = nil, nil, Message{}, decoder{}
 }
 
@@ -177,6 +187,8 @@ func (it *Iterator) chunk(ci int32) ([]byte, error) {
 	var dst []byte
 	if n := len(it.free); n > 0 {
 		dst, it.free = it.free[n-1], it.free[:n-1]
+	} else if b, ok := it.r.spare.Get().(*[]byte); ok {
+		dst = *b
 	}
 	buf, err := it.r.loadChunk(c, dst, &it.dec)
 	if err != nil {

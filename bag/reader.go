@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/edged-robotics/edged/ros"
@@ -127,6 +128,7 @@ type Reader struct {
 	chunks  []chunkRef
 	entries []entry // every message, in time order
 	info    Info
+	spare   sync.Pool // *[]byte: chunk buffers of closed Iterators
 }
 
 // Open opens a bag file with default Options.
