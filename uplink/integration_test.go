@@ -44,13 +44,26 @@ type receiver struct {
 
 func startSink(t *testing.T, broker string, auth mqttconn.Auth, out string) *receiver {
 	t.Helper()
+	return startSinkWith(t, broker, auth, out, nil)
+}
+
+// startSinkB is startSink for benchmarks, with a delivery hook.
+func startSinkB(b *testing.B, broker string, hook func(*wire.Envelope)) *receiver {
+	return startSinkWith(b, broker, mqttconn.Auth{}, b.TempDir(), hook)
+}
+
+func startSinkWith(t testing.TB, broker string, auth mqttconn.Auth, out string, hook func(*wire.Envelope)) *receiver {
+	t.Helper()
 	r := &receiver{out: out, seen: map[string]int{}}
 	s, err := sink.New(sink.Config{Broker: broker, Out: out, Auth: auth, ClientID: "sink-" + filepath.Base(out),
 		OnDeliver: func(e *wire.Envelope) {
 			r.mu.Lock()
-			defer r.mu.Unlock()
 			r.got = append(r.got, e)
 			r.seen[e.ID]++
+			r.mu.Unlock()
+			if hook != nil {
+				hook(e)
+			}
 		}}, quiet)
 	if err != nil {
 		t.Fatal(err)

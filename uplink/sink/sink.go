@@ -221,6 +221,15 @@ func (s *Sink) session(ctx context.Context) error {
 		default:
 		}
 	})
+	handler := func(_ mqtt.Client, m mqtt.Message) {
+		if err := s.Handle(m.Topic(), m.Payload()); err != nil {
+			s.log.Warn("sink: message rejected", "topic", m.Topic(), "err", err)
+		}
+	}
+	// The session is persistent: the broker sends what it queued right
+	// after CONNACK, before Subscribe returns. Without a default handler
+	// paho would acknowledge those messages and drop them.
+	o.SetDefaultPublishHandler(handler)
 	c := mqtt.NewClient(o)
 	t := c.Connect()
 	if !t.WaitTimeout(15*time.Second) || t.Error() != nil {
@@ -228,11 +237,6 @@ func (s *Sink) session(ctx context.Context) error {
 		return mqttconn.Explain(s.cfg.Broker, t.Error())
 	}
 	defer c.Disconnect(250)
-	handler := func(_ mqtt.Client, m mqtt.Message) {
-		if err := s.Handle(m.Topic(), m.Payload()); err != nil {
-			s.log.Warn("sink: message rejected", "topic", m.Topic(), "err", err)
-		}
-	}
 	st := c.Subscribe(s.Filter(), 1, handler)
 	if !st.WaitTimeout(15*time.Second) || st.Error() != nil {
 		return fmt.Errorf("sink: subscribe %s: %v", s.Filter(), st.Error())
