@@ -58,12 +58,12 @@ func newReportCmd() *cobra.Command {
 				return err
 			}
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "wrote %s (%.1f MB): episode %s, %d segments, %d cameras, %d contact sheets",
+			fmt.Fprintf(w, "wrote %s (%.1f MB): episode %s, segments %d, cameras %d, contact sheets %d",
 				out, float64(s.HTMLBytes)/(1<<20), s.Episode, s.Segments, s.Cameras, s.Sheets)
 			if s.SheetsOmitted > 0 {
 				fmt.Fprintf(w, " (%d more not inlined)", s.SheetsOmitted)
 			}
-			fmt.Fprintf(w, ", %d labeling sheets, %d annotations\n", s.LabelSheets, s.Annotations)
+			fmt.Fprintf(w, ", labeling sheets %d, annotations %d\n", s.LabelSheets, s.Annotations)
 			for _, n := range s.Notes {
 				fmt.Fprintf(w, "note: %s\n", n)
 			}

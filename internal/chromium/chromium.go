@@ -38,7 +38,10 @@ type Options struct {
 	Width, Height int // window size in CSS pixels
 	// VirtualTime lets the page's timers and fetches run for this much
 	// virtual time after load before the DOM is dumped or the screenshot
-	// taken (--virtual-time-budget). 0: dump right after load.
+	// taken (--virtual-time-budget). 0: dump right after load. Keep it
+	// shorter than a page's <meta http-equiv="refresh"> interval: a
+	// reload inside the budget makes Chromium 156 never dump (the run
+	// then fails at Timeout).
 	VirtualTime time.Duration
 	// Timeout bounds the whole run on top of the context.
 	Timeout time.Duration
