@@ -164,3 +164,19 @@ func TestReplayCameraDoesNotAllocate(t *testing.T) {
 		t.Errorf("%v allocations per replayed frame", n)
 	}
 }
+
+// TestLiveReceiveDoesNotAllocate: the live per-message entry (counters,
+// type note, conversion) allocates nothing for a camera frame.
+func TestLiveReceiveDoesNotAllocate(t *testing.T) {
+	c, err := New(Config{Cameras: []string{"/cam"}, SimTime: SimTimeOff}, newFakeNode(),
+		Sinks{Frames: discardSink{}}, Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := c.topics[0]
+	m := &ros.Message{Topic: "/cam", Publisher: pubCompressed, Data: compressedBody(wallNow, "jpeg", make([]byte, 1000)), Received: wallNow}
+	c.receive(tp, m)
+	if n := testing.AllocsPerRun(100, func() { c.receive(tp, m) }); n != 0 {
+		t.Errorf("%v allocations per live message", n)
+	}
+}
