@@ -92,7 +92,7 @@ func ClientOptions(broker, clientID string, a Auth, persistent bool) (*mqtt.Clie
 	o := mqtt.NewClientOptions().AddBroker(u).SetClientID(clientID).
 		SetAutoReconnect(false).SetConnectRetry(false).SetCleanSession(!persistent).
 		SetOrderMatters(true).SetKeepAlive(10 * time.Second).SetPingTimeout(5 * time.Second).
-		SetConnectTimeout(10 * time.Second).SetWriteTimeout(30 * time.Second).SetProtocolVersion(4)
+		SetConnectTimeout(10 * time.Second).SetWriteTimeout(5 * time.Second).SetProtocolVersion(4)
 	if a.Username != "" {
 		o.SetUsername(a.Username).SetPassword(a.Password)
 	}

@@ -218,6 +218,7 @@ func (p *Publisher) session(ctx context.Context, c mqtt.Client, lost chan struct
 	go func() {
 		select {
 		case <-lost:
+			p.connected.Store(false)
 			cancel()
 		case <-sctx.Done():
 		}
