@@ -265,12 +265,12 @@ func (r *Reader) summarize() {
 	in := &r.info
 	in.Path, in.Version, in.Size = r.path, "2.0", r.size
 	in.Messages = uint64(len(r.entries))
-	in.Chunks = len(r.chunks)
 	in.Compression = map[string]int{}
 	for _, c := range r.chunks {
 		if c.virtual {
-			continue
+			continue // a loose message record, not a chunk
 		}
+		in.Chunks++
 		in.Compression[c.comp.String()]++
 		in.ChunkBytes += c.dataLen
 		in.UncompressedBytes += int64(c.size)
