@@ -60,79 +60,110 @@ func (o observer) EpisodeEnded(m episode.Manifest) {
 	o.send(episodeEvent{kind: episodeEnded, manifest: m})
 }
 
-// sheetLoop owns the sheet sessions: it opens one per episode, drives its
-// builders with the capture clock, queues labeling sheets as segments
+// sheetRunner owns the sheet sessions: it opens one per episode, drives
+// its builders with the capture clock, queues labeling sheets as segments
 // close, and finishes the session when the episode ends. Without an FSM
 // (session true) one session runs from the first clock reading. It
-// returns when ctx ends, after draining pending events.
-func (d *Daemon) sheetLoop(ctx context.Context, storeDir string, clock func() (time.Time, bool), session bool) {
-	recipe := d.recipe()
-	period := recipe.Interval / 5
-	tick := time.NewTicker(period)
-	defer tick.Stop()
-	var cur *sheetSession
-	open := func(id, dir string, start time.Time) {
-		s, err := newSheetSession(id, dir, start, recipe, d.topo.Load().cams, d.log.With("episode", id), &d.stats, d.sheetBuilt)
-		if err != nil {
-			d.log.Error("daemon: no sheets for this episode", "episode", id, "err", err)
+// belongs to one goroutine: the live sheet loop, or the replay loop.
+type sheetRunner struct {
+	d        *Daemon
+	storeDir string
+	session  bool
+	recipe   sheet.Recipe
+	cur      *sheetSession
+}
+
+func (d *Daemon) newSheetRunner(storeDir string, session bool) *sheetRunner {
+	return &sheetRunner{d: d, storeDir: storeDir, session: session, recipe: d.recipe()}
+}
+
+func (r *sheetRunner) open(id, dir string, start time.Time) {
+	d := r.d
+	s, err := newSheetSession(id, dir, start, r.recipe, d.topo.Load().cams, d.log.With("episode", id), &d.stats, d.sheetBuilt)
+	if err != nil {
+		d.log.Error("daemon: no sheets for this episode", "episode", id, "err", err)
+		return
+	}
+	r.cur = s
+}
+
+func (r *sheetRunner) handle(ev episodeEvent) {
+	r.d.status.apply(ev)
+	cur := r.cur
+	switch ev.kind {
+	case episodeBegan:
+		if cur != nil {
+			cur.finish(ev.manifest.Start)
+		}
+		r.d.stats.episodes.Add(1)
+		r.open(ev.manifest.ID, filepath.Join(r.storeDir, ev.manifest.ID), ev.manifest.Start)
+	case segmentClosed:
+		r.d.stats.segments.Add(1)
+		if cur != nil && cur.id == ev.manifest.ID {
+			cur.segmentClosed(ev.segment.Index, ev.segment.Start, ev.segment.End)
+		}
+	case episodeEnded:
+		if cur != nil && cur.id == ev.manifest.ID {
+			cur.finish(ev.manifest.End)
+			r.cur = nil
+		}
+	}
+}
+
+// drain handles every event already queued.
+func (r *sheetRunner) drain() {
+	for {
+		select {
+		case ev := <-r.d.events:
+			r.handle(ev)
+		default:
 			return
 		}
-		cur = s
 	}
-	handle := func(ev episodeEvent) {
-		d.status.apply(ev)
-		switch ev.kind {
-		case episodeBegan:
-			if cur != nil {
-				cur.finish(ev.manifest.Start)
-			}
-			d.stats.episodes.Add(1)
-			open(ev.manifest.ID, filepath.Join(storeDir, ev.manifest.ID), ev.manifest.Start)
-		case segmentClosed:
-			d.stats.segments.Add(1)
-			if cur != nil && cur.id == ev.manifest.ID {
-				cur.segmentClosed(ev.segment.Index, ev.segment.Start, ev.segment.End)
-			}
-		case episodeEnded:
-			if cur != nil && cur.id == ev.manifest.ID {
-				cur.finish(ev.manifest.End)
-				cur = nil
-			}
+}
+
+// tick advances the open session to now (the capture clock).
+func (r *sheetRunner) tick(now time.Time) {
+	if r.cur == nil && r.session && len(r.d.topo.Load().cams) > 0 {
+		id := "session-" + now.UTC().Format("20060102T150405Z")
+		r.open(id, filepath.Join(r.d.cfg.DataDir, "sessions", id), now)
+	}
+	if r.cur != nil {
+		r.cur.advance(now)
+	}
+}
+
+// stop drains the events, then finishes the open session at now (or at
+// its start when the clock never ran).
+func (r *sheetRunner) stop(now time.Time, ok bool) {
+	r.drain()
+	if r.cur != nil {
+		if !ok {
+			now = r.cur.start
 		}
+		r.cur.finish(now)
+		r.cur = nil
 	}
+}
+
+// sheetLoop is the live driver of a sheetRunner: events as they come, the
+// capture clock every interval/5. It returns when ctx ends, after
+// draining pending events and finishing the open session.
+func (d *Daemon) sheetLoop(ctx context.Context, storeDir string, clock func() (time.Time, bool), session bool) {
+	r := d.newSheetRunner(storeDir, session)
+	tick := time.NewTicker(r.recipe.Interval / 5)
+	defer tick.Stop()
 	for {
 		select {
 		case ev := <-d.events:
-			handle(ev)
+			r.handle(ev)
 		case <-tick.C:
 			d.loopAlive()
-			now, ok := clock()
-			if !ok {
-				continue
-			}
-			if cur == nil && session && len(d.topo.Load().cams) > 0 {
-				id := "session-" + now.UTC().Format("20060102T150405Z")
-				open(id, filepath.Join(d.cfg.DataDir, "sessions", id), now)
-			}
-			if cur != nil {
-				cur.advance(now)
+			if now, ok := clock(); ok {
+				r.tick(now)
 			}
 		case <-ctx.Done():
-			for drained := false; !drained; {
-				select {
-				case ev := <-d.events:
-					handle(ev)
-				default:
-					drained = true
-				}
-			}
-			if cur != nil {
-				now, ok := clock()
-				if !ok {
-					now = cur.start
-				}
-				cur.finish(now)
-			}
+			r.stop(clock())
 			return
 		}
 	}
