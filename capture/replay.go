@@ -80,9 +80,9 @@ func (r *Replay) Handle(topic string, pub *ros.PublisherInfo, data []byte, recv 
 	if recv.IsZero() {
 		return fmt.Errorf("capture replay: %s: message without a receive time", topic)
 	}
-	r.clock.set(recv)
+	r.clock.set(recv, time.Time{})
 	t.replayBytes.Add(uint64(len(data)))
-	r.msg = ros.Message{Topic: topic, Publisher: pub, Data: data, Received: recv}
+	r.msg = ros.Message{Topic: topic, Publisher: pub, Data: data}
 	r.receive(t, &r.msg)
 	return nil
 }

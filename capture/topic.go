@@ -186,16 +186,16 @@ func (p *pipeline) handleClock(t *topic, m *ros.Message) {
 		t.decodeErrors.Add(1)
 		return
 	}
-	p.clock.set(t.clk.Clock.Time())
+	p.clock.set(t.clk.Clock.Time(), m.Received)
 	t.events.Add(1)
 }
 
-// receiveTime is the capture clock when m arrived: the latest /clock
-// under sim time (ok false before the first one), else the wall time the
-// ros package recorded at the end of the read.
+// receiveTime is the capture clock when m arrived: under sim time the
+// /clock time of its arrival (ok false before the first /clock), else
+// the wall time the ros package recorded at the end of the read.
 func (p *pipeline) receiveTime(m *ros.Message) (time.Time, bool) {
 	if p.sim.Load() {
-		return p.clock.now()
+		return p.clock.at(m.Received)
 	}
 	if !m.Received.IsZero() {
 		return m.Received, true
@@ -227,15 +227,53 @@ func (p *pipeline) stamp(t *topic, m *ros.Message, header msg.Time, hasHeader bo
 }
 
 // simClock is the latest /clock value, written by the clock topic's
-// goroutine and read by all the others.
-type simClock struct{ ns atomic.Int64 }
+// goroutine and read by all the others. It also remembers when (wall
+// clock) that /clock message was read and how fast sim time has been
+// running, so that a message can be stamped with the sim time of its own
+// arrival (at) rather than of the moment its topic's goroutine got to it.
+type simClock struct {
+	ns atomic.Int64 // latest sim time; 0: no clock yet
 
-func (s *simClock) set(t time.Time) {
+	mu       sync.Mutex
+	wall     int64   // wall ns when the latest /clock was read; 0: unknown
+	rate     float64 // sim seconds per wall second, smoothed
+	period   int64   // wall ns between /clock messages, smoothed
+	prevSim  int64
+	prevWall int64
+}
+
+// Bounds of the arrival mapping: a message read long after the latest
+// /clock (the player paused or stopped) is not pushed further than a few
+// clock periods ahead, nor more than maxClockLag behind.
+const (
+	maxClockLag      = time.Second
+	defaultClockStep = 10 * time.Millisecond // rosbag play --clock: 100 Hz
+)
+
+// set records a /clock value read at wall (zero when unknown, as in a
+// replay, where every message carries its own record time).
+func (s *simClock) set(t time.Time, wall time.Time) {
 	ns := t.UnixNano()
 	if ns == 0 {
 		ns = 1 // 0 means "no clock yet"; a /clock of 0 is still a clock
 	}
+	s.mu.Lock()
+	var w int64
+	if !wall.IsZero() {
+		w = wall.UnixNano()
+	}
+	if s.rate == 0 && s.period == 0 {
+		s.rate, s.period = 1, int64(defaultClockStep)
+	}
+	if w > 0 && s.prevWall > 0 && w > s.prevWall {
+		dw := float64(w - s.prevWall)
+		r := min(max(float64(ns-s.prevSim)/dw, 0), 100)
+		s.rate = 0.8*s.rate + 0.2*r
+		s.period = int64(0.8*float64(s.period) + 0.2*dw)
+	}
+	s.prevSim, s.prevWall, s.wall = ns, w, w
 	s.ns.Store(ns)
+	s.mu.Unlock()
 }
 
 func (s *simClock) now() (time.Time, bool) {
@@ -244,4 +282,26 @@ func (s *simClock) now() (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return time.Unix(0, ns), true
+}
+
+// at is the sim time at which a message read at wall arrived: the latest
+// /clock plus the wall time since that /clock was read, scaled by the
+// clock's rate. Without a wall time for either, it is the latest /clock.
+func (s *simClock) at(wall time.Time) (time.Time, bool) {
+	ns := s.ns.Load()
+	if ns == 0 {
+		return time.Time{}, false
+	}
+	if wall.IsZero() {
+		return time.Unix(0, ns), true
+	}
+	s.mu.Lock()
+	clockWall, rate, period := s.wall, s.rate, s.period
+	s.mu.Unlock()
+	if clockWall == 0 {
+		return time.Unix(0, ns), true
+	}
+	d := wall.UnixNano() - clockWall
+	d = min(max(d, -int64(maxClockLag)), 2*period)
+	return time.Unix(0, ns+int64(float64(d)*rate)), true
 }

@@ -130,9 +130,8 @@ func checkSegments(t *testing.T, ep *episode.Episode, truth score.Segmentation) 
 		want := truth.Segments[i]
 		// The FSM topic is published at 10 Hz, so a transition is seen
 		// within 0.1 s of bag time; std_msgs/String has no header, so
-		// its stamp is the sim time when capture handled it, which a
-		// loaded machine (-race, parallel packages) delays further.
-		if s.Label != want.Label || abs(s.StartSec-want.Start) > 0.35 || abs(s.EndSec-want.End) > 0.35 {
+		// its stamp is the sim time of its arrival.
+		if s.Label != want.Label || abs(s.StartSec-want.Start) > 0.15 || abs(s.EndSec-want.End) > 0.15 {
 			t.Errorf("segment %d: %s [%.3f, %.3f], want %s [%.3f, %.3f]", i, s.Label, s.StartSec, s.EndSec, want.Label, want.Start, want.End)
 		}
 	}
