@@ -16,6 +16,7 @@ import (
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/ros"
+	"github.com/edged-robotics/edged/uplink"
 )
 
 // Options are the non-config dependencies of a Daemon.
@@ -60,6 +61,7 @@ type Daemon struct {
 	fsmCfg  fsm.Config
 	machine *fsm.Machine
 	store   *episode.Store
+	up      *uplink.Uplink
 
 	topo atomic.Pointer[topology]        // replaced on reload/discovery
 	capt atomic.Pointer[capture.Capture] // nil while (re)starting
@@ -98,6 +100,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 	for _, r := range d.store.Recovered() {
 		d.log.Warn("daemon: recovered after a crash", "recovery", fmt.Sprintf("%+v", r))
 	}
+	if d.up, err = d.openUplink(); err != nil {
+		return err
+	}
+	// Closed after the sheet loop has enqueued the last sheets (below).
+	defer d.closeUplink()
 	if d.node, err = ros.NewNode(ctx, ros.Config{MasterURI: d.cfg.ROS.MasterURI, NodeName: d.cfg.ROS.NodeName,
 		Host: d.cfg.ROS.Host, Logger: d.log}); err != nil {
 		return err
@@ -203,6 +210,34 @@ func (d *Daemon) reload(ctx context.Context) {
 		return
 	}
 	d.log.Info("daemon: config reloaded")
+}
+
+// shutdownFlush bounds how long a stopping edged waits for the broker to
+// acknowledge what is queued; the rest stays in the outbox for next time.
+const shutdownFlush = 5 * time.Second
+
+func (d *Daemon) openUplink() (*uplink.Uplink, error) {
+	ucfg, err := uplink.FromConfig(&d.cfg, d.opts.Version)
+	if err != nil {
+		return nil, err
+	}
+	ucfg.Dir = filepath.Join(d.cfg.DataDir, "outbox")
+	up, err := uplink.New(ucfg, uplink.Options{Logger: d.log})
+	if err != nil {
+		return nil, err
+	}
+	d.joints.snippets = up.Snippets()
+	return up, nil
+}
+
+func (d *Daemon) closeUplink() {
+	if d.cfg.Uplink.Broker != "" && !d.up.Flush(shutdownFlush) {
+		d.log.Warn("daemon: the broker did not acknowledge everything before shutdown; the rest stays in the outbox",
+			"pending", d.up.Stats().Outbox.Pending)
+	}
+	if err := d.up.Close(); err != nil {
+		d.log.Error("daemon: closing the uplink", "err", err)
+	}
 }
 
 // clock is the capture clock (wall time, or /clock under sim time).

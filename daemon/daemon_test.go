@@ -17,8 +17,10 @@ import (
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/internal/brokertest"
 	"github.com/edged-robotics/edged/ros/rostest"
 	"github.com/edged-robotics/edged/score"
+	"github.com/edged-robotics/edged/uplink/sink"
 )
 
 // simBag writes the project's generated pick-and-place episode and its
@@ -60,6 +62,9 @@ func TestRunRecordsTheSimEpisode(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := rostest.FreePort(t)
+	broker := brokertest.Start(t, brokertest.Options{})
+	sinkOut := filepath.Join(tmp, "sink")
+	startSink(t, broker.URL, sinkOut)
 	cfg, err := config.Parse([]byte(fmt.Sprintf(`
 robot_id: sim-01
 data_dir: %s
@@ -68,7 +73,8 @@ cameras: [{topic: /camera/color/image_raw/compressed, name: top}]
 joints: [{topic: /joint_states}]
 fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]
 http: {listen: "127.0.0.1:%d"}
-`, filepath.Join(tmp, "data"), m.URI, port)))
+uplink: {broker: %q, max_payload: 32KiB}
+`, filepath.Join(tmp, "data"), m.URI, port, broker.URL)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +124,60 @@ http: {listen: "127.0.0.1:%d"}
 		t.Fatal(err)
 	}
 	checkSegments(t, ep, truth)
-	checkSheets(t, filepath.Join(store, ms[0].ID, "sheets", "top"), ep)
+	sheetDir := filepath.Join(store, ms[0].ID, "sheets", "top")
+	checkSheets(t, sheetDir, ep)
+	checkUploaded(t, filepath.Join(sinkOut, "sim-01", ms[0].ID), sheetDir, ep)
+}
+
+// startSink runs the reference receiver on broker, writing under out.
+func startSink(t *testing.T, broker, out string) {
+	t.Helper()
+	s, err := sink.New(sink.Config{Broker: broker, Out: out, ClientID: "test-sink"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = s.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done; s.Close() })
+	rostest.WaitFor(t, 10*time.Second, "sink connected", func() bool { return s.Stats().Connects > 0 })
+}
+
+// checkUploaded: the sink received the episode byte for byte: manifest
+// closed, every segment, every sheet with its snippet, every labeling
+// sheet (chunked, since max_payload is smaller than a sheet).
+func checkUploaded(t *testing.T, dir, sheetDir string, ep *episode.Episode) {
+	t.Helper()
+	rostest.WaitFor(t, 20*time.Second, "the episode at the sink", func() bool {
+		var m episode.Manifest
+		b, _ := os.ReadFile(filepath.Join(dir, "manifest.json"))
+		return json.Unmarshal(b, &m) == nil && m.Closed
+	})
+	segs, _ := filepath.Glob(filepath.Join(dir, "segments", "*.json"))
+	if len(segs) != len(ep.Segments) {
+		t.Errorf("sink has %d segments, want %d", len(segs), len(ep.Segments))
+	}
+	local, _ := filepath.Glob(filepath.Join(sheetDir, "*.jpg"))
+	for _, p := range local {
+		name := filepath.Base(p)
+		kind := "sheets"
+		if strings.HasPrefix(name, "label-") {
+			kind = "labels"
+		}
+		got, _ := filepath.Glob(filepath.Join(dir, kind, "*", name))
+		want, _ := os.ReadFile(p)
+		if len(got) != 1 {
+			t.Errorf("sink lacks %s/%s", kind, name)
+			continue
+		}
+		if b, _ := os.ReadFile(got[0]); string(b) != string(want) {
+			t.Errorf("%s differs at the sink", name)
+		}
+	}
+	snips, _ := filepath.Glob(filepath.Join(dir, "snippets", "*", "*.msgpack.zst"))
+	if len(snips) != 2 {
+		t.Errorf("sink has %d snippets, want one per sheet (2)", len(snips))
+	}
 }
 
 func checkSegments(t *testing.T, ep *episode.Episode, truth score.Segmentation) {

@@ -79,7 +79,7 @@ func (d *Daemon) newSheetRunner(storeDir string, session bool) *sheetRunner {
 
 func (r *sheetRunner) open(id, dir string, start time.Time) {
 	d := r.d
-	s, err := newSheetSession(id, dir, start, r.recipe, d.topo.Load().cams, d.log.With("episode", id), &d.stats, d.sheetBuilt)
+	s, err := newSheetSession(id, dir, start, r.recipe, d.topo.Load().cams, d.log.With("episode", id), &d.stats, d.sheetBuilt, d.up)
 	if err != nil {
 		d.log.Error("daemon: no sheets for this episode", "episode", id, "err", err)
 		return
@@ -88,17 +88,22 @@ func (r *sheetRunner) open(id, dir string, start time.Time) {
 }
 
 func (r *sheetRunner) handle(ev episodeEvent) {
-	r.d.status.apply(ev)
+	d := r.d
+	d.status.apply(ev)
 	cur := r.cur
 	switch ev.kind {
 	case episodeBegan:
 		if cur != nil {
 			cur.finish(ev.manifest.Start)
 		}
-		r.d.stats.episodes.Add(1)
+		d.stats.episodes.Add(1)
+		d.ship("episode start", d.up.EpisodeStarted(ev.manifest))
 		r.open(ev.manifest.ID, filepath.Join(r.storeDir, ev.manifest.ID), ev.manifest.Start)
+	case stateChanged:
+		d.up.Snippets().PutTransition(ev.transition.Stamp, ev.transition.To)
 	case segmentClosed:
-		r.d.stats.segments.Add(1)
+		d.stats.segments.Add(1)
+		d.ship("segment", d.up.Segment(ev.manifest, ev.segment))
 		if cur != nil && cur.id == ev.manifest.ID {
 			cur.segmentClosed(ev.segment.Index, ev.segment.Start, ev.segment.End)
 		}
@@ -107,6 +112,16 @@ func (r *sheetRunner) handle(ev episodeEvent) {
 			cur.finish(ev.manifest.End)
 			r.cur = nil
 		}
+		// After the last sheets, so that a consumer sees the end last.
+		d.ship("episode end", d.up.EpisodeEnded(ev.manifest))
+	}
+}
+
+// ship logs a failure to put a message in the outbox (a disk problem;
+// the uplink counts it too).
+func (d *Daemon) ship(what string, err error) {
+	if err != nil {
+		d.log.Error("daemon: not queued for upload", "what", what, "err", err)
 	}
 }
 

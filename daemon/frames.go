@@ -34,14 +34,17 @@ func (r *frameRouter) PutFrame(f capture.Frame) {
 	f.Release()
 }
 
-// jointSink keeps the count and the latest sample of each joint topic;
-// state snippets for the uplink are built from joint samples later.
+// jointSink counts joint samples and hands them to the uplink's snippet
+// recorder (bounded, never blocking). snippets is set before capture
+// starts and not changed while it runs.
 type jointSink struct {
-	samples atomic.Uint64
-	latest  atomic.Pointer[capture.JointSample]
+	samples  atomic.Uint64
+	snippets capture.JointSink
 }
 
 func (j *jointSink) PutJoints(s capture.JointSample) {
 	j.samples.Add(1)
-	j.latest.Store(&s)
+	if j.snippets != nil {
+		j.snippets.PutJoints(s)
+	}
 }

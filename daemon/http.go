@@ -61,6 +61,9 @@ func (d *Daemon) health() (ok bool, problems []string) {
 	if d.capt.Load() == nil {
 		problems = append(problems, "capture not started")
 	}
+	if u := d.up.Stats(); float64(u.Outbox.PendingBytes) > 0.95*float64(d.cfg.Uplink.OutboxBytes) {
+		problems = append(problems, fmt.Sprintf("outbox nearly full (%d messages waiting): sheets are being evicted", u.Outbox.Pending))
+	}
 	return len(problems) == 0, problems
 }
 
@@ -86,6 +89,8 @@ type pageData struct {
 	Topics   []capture.TopicStats `json:"topics"`
 	Sheets   uint64               `json:"sheets"`
 	Segments uint64               `json:"segments"`
+	Backlog  int                  `json:"backlog"`
+	MQTT     bool                 `json:"mqtt_connected"`
 }
 
 func (d *Daemon) pageData() pageData {
@@ -96,6 +101,8 @@ func (d *Daemon) pageData() pageData {
 	if c := d.capt.Load(); c != nil {
 		p.Topics = c.Stats()
 	}
+	u := d.up.Stats()
+	p.Backlog, p.MQTT = u.Outbox.Pending, u.Publisher.Connected
 	return p
 }
 
@@ -151,6 +158,7 @@ img{max-width:100%;border:1px solid #ccc}
 <div id="fsm">{{range .Status.States}}<div><span class="state">{{.State}}</span> on {{.Source}} since {{secs .Since}}</div>{{else}}<p>no FSM state yet</p>{{end}}</div>
 <p id="episode">{{if .Status.Open}}recording episode {{.Status.Episode.ID}}{{else if .Status.Episode.ID}}last episode {{.Status.Episode.ID}} ({{.Status.Episode.Outcome}}){{else}}no episode yet{{end}}
 &middot; {{.Segments}} segments, {{.Sheets}} sheets</p>
+<p id="uplink">uplink: {{.Backlog}} messages waiting &middot; MQTT {{if .MQTT}}<span class="ok">connected</span>{{else}}not connected{{end}}</p>
 {{if .Status.Recent}}<h2>Recent segments</h2><table id="segments"><tr><th>#</th><th>start</th><th>end</th><th>label</th><th>outcome</th></tr>
 {{range .Status.Recent}}<tr><td>{{.Index}}</td><td>{{printf "%.2f" .StartSec}}s</td><td>{{printf "%.2f" .EndSec}}s</td><td>{{.Label}}</td><td>{{.Outcome}}</td></tr>{{end}}</table>{{end}}
 <h2>Topics</h2><table id="topics"><tr><th>topic</th><th>role</th><th>type</th><th>messages</th><th>drops</th><th>decode errors</th><th>publishers</th></tr>

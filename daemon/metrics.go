@@ -39,13 +39,27 @@ var (
 	fsmStoreErrors    = desc("fsm_store_errors_total", "Writes to the episode store that failed.")
 	jointSamples      = desc("joint_samples_total", "Joint samples received.")
 	masterUp          = desc("ros_master_up", "1 while the ROS master answers.")
+	outboxPending     = desc("outbox_pending_messages", "Messages in the outbox waiting for the broker's acknowledgement.")
+	outboxPendingB    = desc("outbox_pending_bytes", "Bytes of the messages waiting in the outbox.")
+	outboxDisk        = desc("outbox_disk_bytes", "Bytes the outbox uses on disk.")
+	outboxEvicted     = desc("outbox_evicted_total", "Sheets evicted from a full outbox.")
+	outboxQuarantined = desc("outbox_quarantined_total", "Corrupt outbox records moved to quarantine.")
+	uplinkEnqueued    = desc("uplink_enqueued_total", "Messages put in the outbox.")
+	uplinkErrors      = desc("uplink_errors_total", "Messages that could not be put in the outbox (disk errors).")
+	mqttConnected     = desc("mqtt_connected", "1 while connected to the MQTT broker.")
+	mqttPublished     = desc("mqtt_published_total", "Messages the broker acknowledged.")
+	mqttBytes         = desc("mqtt_bytes_total", "Payload bytes published.")
+	mqttResent        = desc("mqtt_resent_total", "Messages returned to the outbox unacknowledged (to be sent again).")
+	mqttConnectErrors = desc("mqtt_connect_errors_total", "Failed connection attempts to the broker.")
 )
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{topicMessages, topicBytes, topicDrops, topicDecodeErrors, topicUnknown,
 		topicReconnects, topicPublishers, ringFill, ringCap, ringFrames, ringOverwritten, ringSpan, ringDropped,
 		sheetsTotal, sheetBytes, sheetErrors, labelSheets, episodesTotal, segmentsTotal, episodeOpen, fsmEvents,
-		fsmDropped, fsmBad, fsmStoreErrors, jointSamples, masterUp} {
+		fsmDropped, fsmBad, fsmStoreErrors, jointSamples, masterUp, outboxPending, outboxPendingB, outboxDisk,
+		outboxEvicted, outboxQuarantined, uplinkEnqueued, uplinkErrors, mqttConnected, mqttPublished, mqttBytes,
+		mqttResent, mqttConnectErrors} {
 		ch <- d
 	}
 }
@@ -97,6 +111,21 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	counter(jointSamples, d.joints.samples.Load())
 	if n := d.node; n != nil {
 		gauge(masterUp, b2f(n.MasterUp()))
+	}
+	if d.up != nil {
+		u := d.up.Stats()
+		gauge(outboxPending, float64(u.Outbox.Pending))
+		gauge(outboxPendingB, float64(u.Outbox.PendingBytes))
+		gauge(outboxDisk, float64(u.Outbox.DiskBytes))
+		counter(outboxEvicted, u.Outbox.Evicted)
+		counter(outboxQuarantined, u.Outbox.Quarantined)
+		counter(uplinkEnqueued, u.Enqueued)
+		counter(uplinkErrors, u.Errors)
+		gauge(mqttConnected, b2f(u.Publisher.Connected))
+		counter(mqttPublished, u.Publisher.Published)
+		counter(mqttBytes, u.Publisher.Bytes)
+		counter(mqttResent, u.Publisher.Resent)
+		counter(mqttConnectErrors, u.Publisher.ConnectErrors)
 	}
 }
 

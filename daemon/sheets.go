@@ -10,6 +10,7 @@ import (
 
 	"github.com/edged-robotics/edged/ringbuf"
 	"github.com/edged-robotics/edged/sheet"
+	"github.com/edged-robotics/edged/uplink"
 )
 
 // camera is one configured or discovered camera and its frames.
@@ -32,6 +33,7 @@ type sheetSession struct {
 	log      *slog.Logger
 	stats    *counters
 	onSheet  func(camera string, index int, jpeg []byte)
+	up       *uplink.Uplink
 }
 
 type labelRequest struct {
@@ -40,8 +42,8 @@ type labelRequest struct {
 }
 
 func newSheetSession(id, dir string, start time.Time, r sheet.Recipe, cams []camera, log *slog.Logger, st *counters,
-	onSheet func(camera string, index int, jpeg []byte)) (*sheetSession, error) {
-	s := &sheetSession{id: id, start: start, recipe: r, log: log, stats: st, onSheet: onSheet}
+	onSheet func(camera string, index int, jpeg []byte), up *uplink.Uplink) (*sheetSession, error) {
+	s := &sheetSession{id: id, start: start, recipe: r, log: log, stats: st, onSheet: onSheet, up: up}
 	for _, c := range cams {
 		w, err := sheet.NewDirWriter(filepath.Join(dir, "sheets", c.name))
 		if err != nil {
@@ -68,7 +70,9 @@ func (s *sheetSession) emitTo(w *sheet.DirWriter) func(*sheet.Sheet) error {
 		s.stats.sheets.Add(1)
 		s.stats.sheetBytes.Add(uint64(len(sh.JPEG)))
 		s.onSheet(sh.Meta.Camera, sh.Meta.Index, sh.JPEG)
-		return nil
+		// The sheet with its state snippet; a full outbox evicts old
+		// sheets and counts them, so an error here is a disk problem.
+		return s.up.Sheet(s.id, sh)
 	}
 }
 
@@ -107,6 +111,9 @@ func (s *sheetSession) label(p labelRequest) {
 		}
 		if err == nil {
 			err = s.writers[i].Write(sh)
+		}
+		if err == nil {
+			err = s.up.LabelSheet(s.id, p.index, sh)
 		}
 		if err != nil {
 			s.stats.sheetErrors.Add(1)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edged-robotics/edged/uplink/internal/brokertest"
+	"github.com/edged-robotics/edged/internal/brokertest"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 	"github.com/edged-robotics/edged/uplink/wire"
 )

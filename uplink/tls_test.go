@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edged-robotics/edged/uplink/internal/brokertest"
+	"github.com/edged-robotics/edged/internal/brokertest"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 )
 
