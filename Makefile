@@ -21,7 +21,8 @@ deps:
 build: deps
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/edged ./cmd/edged
 
-# The CI gate: formatting, vet, staticcheck, then every test with the race
+# The CI gate: formatting, vet, staticcheck, generated code current, then
+# every test with the race
 # detector (unit tests and integration tests against real rosmaster,
 # rospy, mosquitto and libjpeg-turbo), then the pure-Go JPEG fallback.
 test: deps check unit
@@ -30,6 +31,7 @@ check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	bin/staticcheck $(PKGS)
+	scripts/gen-check.sh
 
 unit:
 	$(GO) test -race -timeout 12m $(PKGS)

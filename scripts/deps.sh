@@ -13,6 +13,7 @@ APT_PACKAGES=(
   ffmpeg libroscpp-dev chromium systemd
 )
 STATICCHECK_VERSION=v0.8.2  # staticcheck 2026.2.2
+MSGP_VERSION=v1.6.5         # the generator of uplink/wire's codec
 
 need_apt=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -40,4 +41,8 @@ mkdir -p bin
 if [ ! -x bin/staticcheck ] || ! bin/staticcheck -version 2>/dev/null | grep -q "(${STATICCHECK_VERSION#v})"; then
   echo "deps: installing staticcheck $STATICCHECK_VERSION into bin/"
   GOBIN="$PWD/bin" go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+fi
+if [ ! -x bin/msgp ]; then
+  echo "deps: installing msgp $MSGP_VERSION into bin/"
+  GOBIN="$PWD/bin" go install "github.com/tinylib/msgp@$MSGP_VERSION"
 fi

@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
-	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/internal/brokertest"
+	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 	"github.com/edged-robotics/edged/uplink/sink"
 	"github.com/edged-robotics/edged/uplink/wire"
