@@ -61,7 +61,8 @@ type Daemon struct {
 	fsmCfg  fsm.Config
 	machine *fsm.Machine
 	store   *episode.Store
-	up      *uplink.Uplink
+	up      *uplink.Uplink // nil in a replay without a broker
+	out     shipper        // the uplink, or noShipper
 
 	topo atomic.Pointer[topology]        // replaced on reload/discovery
 	capt atomic.Pointer[capture.Capture] // nil while (re)starting
@@ -100,7 +101,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	for _, r := range d.store.Recovered() {
 		d.log.Warn("daemon: recovered after a crash", "recovery", fmt.Sprintf("%+v", r))
 	}
-	if d.up, err = d.openUplink(); err != nil {
+	if err := d.openUplink(); err != nil {
 		return err
 	}
 	// Closed after the sheet loop has enqueued the last sheets (below).
@@ -216,21 +217,26 @@ func (d *Daemon) reload(ctx context.Context) {
 // acknowledge what is queued; the rest stays in the outbox for next time.
 const shutdownFlush = 5 * time.Second
 
-func (d *Daemon) openUplink() (*uplink.Uplink, error) {
+// openUplink starts the uplink (its outbox is DATA_DIR/outbox) and makes
+// it where products and joint samples go.
+func (d *Daemon) openUplink() error {
 	ucfg, err := uplink.FromConfig(&d.cfg, d.opts.Version)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ucfg.Dir = filepath.Join(d.cfg.DataDir, "outbox")
-	up, err := uplink.New(ucfg, uplink.Options{Logger: d.log})
-	if err != nil {
-		return nil, err
+	if d.up, err = uplink.New(ucfg, uplink.Options{Logger: d.log}); err != nil {
+		return err
 	}
-	d.joints.snippets = up.Snippets()
-	return up, nil
+	d.out = uplinkShipper{d.up}
+	d.joints.snippets = d.out
+	return nil
 }
 
 func (d *Daemon) closeUplink() {
+	if d.up == nil {
+		return
+	}
 	if d.cfg.Uplink.Broker != "" && !d.up.Flush(shutdownFlush) {
 		d.log.Warn("daemon: the broker did not acknowledge everything before shutdown; the rest stays in the outbox",
 			"pending", d.up.Stats().Outbox.Pending)

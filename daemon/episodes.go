@@ -79,7 +79,7 @@ func (d *Daemon) newSheetRunner(storeDir string, session bool) *sheetRunner {
 
 func (r *sheetRunner) open(id, dir string, start time.Time) {
 	d := r.d
-	s, err := newSheetSession(id, dir, start, r.recipe, d.topo.Load().cams, d.log.With("episode", id), &d.stats, d.sheetBuilt, d.up)
+	s, err := newSheetSession(id, dir, start, r.recipe, d.topo.Load().cams, d.log.With("episode", id), &d.stats, d.sheetBuilt, d.out)
 	if err != nil {
 		d.log.Error("daemon: no sheets for this episode", "episode", id, "err", err)
 		return
@@ -97,13 +97,13 @@ func (r *sheetRunner) handle(ev episodeEvent) {
 			cur.finish(ev.manifest.Start)
 		}
 		d.stats.episodes.Add(1)
-		d.ship("episode start", d.up.EpisodeStarted(ev.manifest))
+		d.ship("episode start", d.out.EpisodeStarted(ev.manifest))
 		r.open(ev.manifest.ID, filepath.Join(r.storeDir, ev.manifest.ID), ev.manifest.Start)
 	case stateChanged:
-		d.up.Snippets().PutTransition(ev.transition.Stamp, ev.transition.To)
+		d.out.PutTransition(ev.transition.Stamp, ev.transition.To)
 	case segmentClosed:
 		d.stats.segments.Add(1)
-		d.ship("segment", d.up.Segment(ev.manifest, ev.segment))
+		d.ship("segment", d.out.Segment(ev.manifest, ev.segment))
 		if cur != nil && cur.id == ev.manifest.ID {
 			cur.segmentClosed(ev.segment.Index, ev.segment.Start, ev.segment.End)
 		}
@@ -113,7 +113,7 @@ func (r *sheetRunner) handle(ev episodeEvent) {
 			r.cur = nil
 		}
 		// After the last sheets, so that a consumer sees the end last.
-		d.ship("episode end", d.up.EpisodeEnded(ev.manifest))
+		d.ship("episode end", d.out.EpisodeEnded(ev.manifest))
 	}
 }
 

@@ -61,8 +61,10 @@ func (d *Daemon) health() (ok bool, problems []string) {
 	if d.capt.Load() == nil {
 		problems = append(problems, "capture not started")
 	}
-	if u := d.up.Stats(); float64(u.Outbox.PendingBytes) > 0.95*float64(d.cfg.Uplink.OutboxBytes) {
-		problems = append(problems, fmt.Sprintf("outbox nearly full (%d messages waiting): sheets are being evicted", u.Outbox.Pending))
+	if d.up != nil {
+		if u := d.up.Stats(); float64(u.Outbox.PendingBytes) > 0.95*float64(d.cfg.Uplink.OutboxBytes) {
+			problems = append(problems, fmt.Sprintf("outbox nearly full (%d messages waiting): sheets are being evicted", u.Outbox.Pending))
+		}
 	}
 	return len(problems) == 0, problems
 }
@@ -101,8 +103,10 @@ func (d *Daemon) pageData() pageData {
 	if c := d.capt.Load(); c != nil {
 		p.Topics = c.Stats()
 	}
-	u := d.up.Stats()
-	p.Backlog, p.MQTT = u.Outbox.Pending, u.Publisher.Connected
+	if d.up != nil {
+		u := d.up.Stats()
+		p.Backlog, p.MQTT = u.Outbox.Pending, u.Publisher.Connected
+	}
 	return p
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"github.com/edged-robotics/edged/ringbuf"
 	"github.com/edged-robotics/edged/sheet"
-	"github.com/edged-robotics/edged/uplink"
 )
 
 // camera is one configured or discovered camera and its frames.
@@ -33,7 +32,7 @@ type sheetSession struct {
 	log      *slog.Logger
 	stats    *counters
 	onSheet  func(camera string, index int, jpeg []byte)
-	up       *uplink.Uplink
+	up       shipper
 }
 
 type labelRequest struct {
@@ -42,7 +41,7 @@ type labelRequest struct {
 }
 
 func newSheetSession(id, dir string, start time.Time, r sheet.Recipe, cams []camera, log *slog.Logger, st *counters,
-	onSheet func(camera string, index int, jpeg []byte), up *uplink.Uplink) (*sheetSession, error) {
+	onSheet func(camera string, index int, jpeg []byte), up shipper) (*sheetSession, error) {
 	s := &sheetSession{id: id, start: start, recipe: r, log: log, stats: st, onSheet: onSheet, up: up}
 	for _, c := range cams {
 		w, err := sheet.NewDirWriter(filepath.Join(dir, "sheets", c.name))

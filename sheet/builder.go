@@ -179,6 +179,12 @@ func (b *Builder) skipTo(now time.Time) error {
 	return err
 }
 
+// endSlack: a tick this close after the end still belongs to the episode.
+// The same instant is stamped a fraction of a millisecond apart by a live
+// run (arrival on /clock) and a replay (record time); with the slack both
+// end on the same tick, so their last sheets are the same.
+const endSlack = 5 * time.Millisecond
+
 // Finish ends the episode at end: it finalizes every tick at or before
 // end without waiting for grace and emits the open sheet, shorter if it
 // is not full. The builder emits nothing afterwards; LabelSheet still works.
@@ -189,7 +195,7 @@ func (b *Builder) Finish(end time.Time) error {
 		return nil
 	}
 	var first error
-	for !b.TickTime(b.next).After(end) {
+	for !b.TickTime(b.next).After(end.Add(endSlack)) {
 		if err := b.finalize(); err != nil && first == nil {
 			first = err
 		}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/edged-robotics/edged/config"
+	"github.com/edged-robotics/edged/daemon"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newReplayCmd) }
+
+func newReplayCmd() *cobra.Command {
+	var (
+		cfgPath, out, broker, fsmTopic, fsmType string
+		idle                                    []string
+		quiet                                   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "replay [--config FILE] [--out DIR] BAG...",
+		Short: "Run edged's pipeline over ROS1 bags, as fast as the machine allows",
+		Long: "Replays bags (format 2.0: uncompressed, bz2 or lz4) through the same pipeline as\n" +
+			"edged run, with no ROS master: sheets, labeling sheets, FSM segments and episodes\n" +
+			"are those a live edged makes of `rosbag play --clock`. Output goes to --out (or\n" +
+			"the config's data_dir), and to a broker with --broker (or uplink.broker).\n" +
+			"Without --config: robot_id replay, cameras and joints from the bags.",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, bags []string) error {
+			cfg, err := replayConfig(cfgPath, out, broker, fsmTopic, fsmType, idle)
+			if err != nil {
+				return err
+			}
+			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+			d, err := daemon.New(cfg, daemon.Options{Logger: log, Version: version})
+			if err != nil {
+				return err
+			}
+			ctx, cancel := signalContext(cmd.Context())
+			defer cancel()
+			var bar io.Writer = os.Stderr
+			if quiet {
+				bar = nil
+			}
+			sum, err := d.Replay(ctx, bags, bar)
+			if err != nil {
+				return err
+			}
+			speed := 0.0
+			if sum.Wall > 0 {
+				speed = sum.BagTime.Seconds() / sum.Wall.Seconds()
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "replayed %d messages (%.1f s of recording) in %s (%.0fx real time): %d episodes, %d segments, %d sheets in %s\n",
+				sum.Messages, sum.BagTime.Seconds(), sum.Wall.Round(time.Millisecond), speed, sum.Episodes, sum.Segments, sum.Sheets, cfg.DataDir)
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&cfgPath, "config", "c", "", "config file (default: built from the flags)")
+	f.StringVarP(&out, "out", "o", "", "output directory (overrides data_dir; default ./replay-out without --config)")
+	f.StringVar(&broker, "broker", "", "also ship to this MQTT broker (overrides uplink.broker)")
+	f.StringVar(&fsmTopic, "fsm", "", "FSM topic (overrides the config's fsm sources)")
+	f.StringVar(&fsmType, "fsm-type", config.FSMString, "FSM source type: string, smach, actionlib")
+	f.StringSliceVar(&idle, "idle", nil, "idle states of the --fsm topic (between episodes)")
+	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
+	return cmd
+}
+
+// replayConfig loads the config (or starts from the defaults) and applies
+// the flags, then validates.
+func replayConfig(path, out, broker, fsmTopic, fsmType string, idle []string) (*config.Config, error) {
+	c := config.Default()
+	c.RobotID, c.DataDir = "replay", "./replay-out"
+	if path != "" {
+		loaded, err := config.Load(path)
+		if err != nil {
+			return nil, err
+		}
+		c = *loaded
+	}
+	c.HTTP.Listen = "off"
+	if out != "" {
+		c.DataDir = out
+	}
+	if broker != "" {
+		c.Uplink.Broker = broker
+	}
+	if fsmTopic != "" {
+		c.FSM = []config.FSMSource{{Topic: fsmTopic, Type: fsmType, IdleStates: idle}}
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
