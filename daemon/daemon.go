@@ -56,13 +56,14 @@ type Daemon struct {
 	loopBeat atomic.Int64 // unix ns of the sheet loop's last round
 
 	// Set by Run before the HTTP server starts, read-only afterwards.
-	node    *ros.Node
-	router  frameRouter
-	fsmCfg  fsm.Config
-	machine *fsm.Machine
-	store   *episode.Store
-	up      *uplink.Uplink // nil in a replay without a broker
-	out     shipper        // the uplink, or noShipper
+	node     *ros.Node
+	router   frameRouter
+	fsmCfg   fsm.Config
+	machine  *fsm.Machine
+	store    *episode.Store
+	up       *uplink.Uplink // nil in a replay without a broker
+	out      shipper        // the uplink, or noShipper
+	upClosed bool           // closeUplink ran (Run's goroutine only)
 
 	topo atomic.Pointer[topology]        // replaced on reload/discovery
 	capt atomic.Pointer[capture.Capture] // nil while (re)starting
@@ -104,7 +105,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err := d.openUplink(); err != nil {
 		return err
 	}
-	// Closed after the sheet loop has enqueued the last sheets (below).
+	// Closed after the sheet loop has enqueued the last sheets (below);
+	// the defer covers the early returns.
 	defer d.closeUplink()
 	if d.node, err = ros.NewNode(ctx, ros.Config{MasterURI: d.cfg.ROS.MasterURI, NodeName: d.cfg.ROS.NodeName,
 		Host: d.cfg.ROS.Host, Logger: d.log}); err != nil {
@@ -150,7 +152,22 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	stopLoop()
 	<-loopDone
+	d.closeUplink()
+	d.logSummary()
 	return err
+}
+
+// logSummary logs what this run did, for the operator (and make demo).
+func (d *Daemon) logSummary() {
+	var published, sent uint64
+	if d.up != nil {
+		u := d.up.Stats()
+		published, sent = u.Publisher.Published, u.Publisher.Bytes
+	}
+	d.log.Info("daemon: summary", "frames", d.router.frames.Load(), "joint_samples", d.joints.samples.Load(),
+		"episodes", d.stats.episodes.Load(), "segments", d.stats.segments.Load(), "sheets", d.stats.sheets.Load(),
+		"sheet_bytes", d.stats.sheetBytes.Load(), "label_sheets", d.stats.labelSheets.Load(),
+		"mqtt_messages", published, "mqtt_bytes", sent)
 }
 
 // refreshOrStart resolves the topics and starts capture, also when the
@@ -234,9 +251,10 @@ func (d *Daemon) openUplink() error {
 }
 
 func (d *Daemon) closeUplink() {
-	if d.up == nil {
+	if d.up == nil || d.upClosed {
 		return
 	}
+	d.upClosed = true
 	if d.cfg.Uplink.Broker != "" && !d.up.Flush(shutdownFlush) {
 		d.log.Warn("daemon: the broker did not acknowledge everything before shutdown; the rest stays in the outbox",
 			"pending", d.up.Stats().Outbox.Pending)

@@ -12,6 +12,7 @@ import (
 // (use) when the topology changes, never mutated.
 type frameRouter struct {
 	rings   atomic.Pointer[map[string]*ringbuf.Ring]
+	frames  atomic.Uint64 // frames stored in a ring
 	dropped atomic.Uint64 // frames for no ring, or too large for theirs
 }
 
@@ -30,6 +31,8 @@ func (r *frameRouter) PutFrame(f capture.Frame) {
 	}
 	if ring == nil || ring.Put(&f) != nil {
 		r.dropped.Add(1)
+	} else {
+		r.frames.Add(1)
 	}
 	f.Release()
 }
