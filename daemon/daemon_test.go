@@ -18,6 +18,7 @@ import (
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/brokertest"
+	"github.com/edged-robotics/edged/internal/chromium"
 	"github.com/edged-robotics/edged/ros/rostest"
 	"github.com/edged-robotics/edged/score"
 	"github.com/edged-robotics/edged/uplink/sink"
@@ -102,6 +103,7 @@ uplink: {broker: %q, max_payload: 32KiB}
 	})
 	base := "http://127.0.0.1:" + fmt.Sprint(port)
 	checkHTTP(t, base)
+	checkStatusPageInBrowser(t, base)
 	checkNotified(t, notified, "READY=1\nSTATUS=recording", "WATCHDOG=1")
 
 	cancel()
@@ -362,6 +364,28 @@ func checkHTTP(t *testing.T, base string) {
 	}
 	if code, body := get("/sheet/0.jpg"); code != 200 || !strings.HasPrefix(body, "\xff\xd8") {
 		t.Errorf("/sheet/0.jpg: %d, %d bytes", code, len(body))
+	}
+}
+
+// checkStatusPageInBrowser renders the status page in headless Chromium:
+// the FSM state, the segments and the latest sheet, decoded.
+func checkStatusPageInBrowser(t *testing.T, base string) {
+	t.Helper()
+	if _, err := chromium.Path(); err != nil {
+		t.Logf("status page not checked in a browser: %v (Debian package chromium; make deps)", err)
+		return
+	}
+	// VirtualTime stays under the page's 2 s meta refresh.
+	p := chromium.PollPage(t, base+"/", chromium.Options{VirtualTime: time.Second}, 30*time.Second, func(p *chromium.Page) bool {
+		return strings.Contains(p.DOM, `class="state">IDLE<`) && strings.Contains(p.DOM, "retreat") && p.ImagesLoaded > 0
+	})
+	if p.ImagesBroken != 0 {
+		t.Errorf("status page: %d broken images; requests %v", p.ImagesBroken, p.Requests)
+	}
+	for _, r := range p.Requests {
+		if !strings.HasSuffix(r, " 200") && !strings.HasSuffix(r, " 204") {
+			t.Errorf("status page request failed: %s", r)
+		}
 	}
 }
 

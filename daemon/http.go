@@ -31,6 +31,7 @@ func (d *Daemon) serveHTTP() (stop func(), err error) {
 	mux.HandleFunc("GET /status.json", d.handleStatusJSON)
 	mux.HandleFunc("GET /sheet/{cam}", d.handleSheet)
 	mux.HandleFunc("GET /{$}", d.handlePage)
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	ln, err := net.Listen("tcp", d.cfg.HTTP.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("http.listen %s: %w (pick a free port or set http.listen: off)", d.cfg.HTTP.Listen, err)
