@@ -17,6 +17,7 @@ import (
 	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/uplink"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Options are the non-config dependencies of a Daemon.
@@ -45,15 +46,16 @@ type counters struct {
 // Daemon is one `edged run`. New validates and prepares; Run does the
 // work until its context ends.
 type Daemon struct {
-	cfg      config.Config
-	log      *slog.Logger
-	opts     Options
-	stats    counters
-	events   chan episodeEvent
-	running  atomic.Bool
-	joints   jointSink
-	status   status
-	loopBeat atomic.Int64 // unix ns of the sheet loop's last round
+	cfg       config.Config
+	log       *slog.Logger
+	opts      Options
+	stats     counters
+	events    chan episodeEvent
+	running   atomic.Bool
+	joints    jointSink
+	status    status
+	loopBeat  atomic.Int64 // unix ns of the sheet loop's last round
+	buildTime prometheus.Histogram
 
 	// Set by Run before the HTTP server starts, read-only afterwards.
 	node     *ros.Node
@@ -80,7 +82,8 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 	if opts.RediscoverEvery <= 0 {
 		opts.RediscoverEvery = 10 * time.Second
 	}
-	return &Daemon{cfg: *cfg, log: opts.Logger, opts: opts, events: make(chan episodeEvent, 256)}, nil
+	return &Daemon{cfg: *cfg, log: opts.Logger, opts: opts, events: make(chan episodeEvent, 256),
+		buildTime: newSheetBuildHistogram()}, nil
 }
 
 // Run joins the ROS graph and records until ctx ends, then shuts down in

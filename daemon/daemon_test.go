@@ -350,6 +350,12 @@ func checkHTTP(t *testing.T, base string) {
 	if n := metric(body, "edged_topic_messages_total"+cam) + metric(body, "edged_topic_drops_total"+cam); n != 280 {
 		t.Errorf("/metrics: %v camera messages received or dropped, the bag has 280", n)
 	}
+	if n := metric(body, "edged_sheet_build_seconds_count"); n != 2 {
+		t.Errorf("/metrics: %v sheet build times observed, want 2", n)
+	}
+	if metric(body, "edged_mqtt_last_ack_timestamp_seconds") <= 0 {
+		t.Errorf("/metrics: no MQTT acknowledgement time")
+	}
 	for _, want := range []string{
 		`edged_segments_total 6`,
 		`edged_sheets_total 2`,

@@ -79,7 +79,7 @@ func (d *Daemon) newSheetRunner(storeDir string, session bool) *sheetRunner {
 
 func (r *sheetRunner) open(id, dir string, start time.Time) {
 	d := r.d
-	s, err := newSheetSession(id, dir, start, r.recipe, d.topo.Load().cams, d.log.With("episode", id), &d.stats, d.sheetBuilt, d.out)
+	s, err := newSheetSession(id, dir, start, r.recipe, d.topo.Load().cams, d.log.With("episode", id), &d.stats, d.sheetBuilt, d.out, d.buildTime.Observe)
 	if err != nil {
 		d.log.Error("daemon: no sheets for this episode", "episode", id, "err", err)
 		return

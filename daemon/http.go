@@ -24,7 +24,7 @@ func (d *Daemon) serveHTTP() (stop func(), err error) {
 		return func() {}, nil
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collector{d}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collector{d}, d.buildTime, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", d.handleHealth)

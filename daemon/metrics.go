@@ -51,7 +51,19 @@ var (
 	mqttBytes         = desc("mqtt_bytes_total", "Payload bytes published.")
 	mqttResent        = desc("mqtt_resent_total", "Messages returned to the outbox unacknowledged (to be sent again).")
 	mqttConnectErrors = desc("mqtt_connect_errors_total", "Failed connection attempts to the broker.")
+	outboxOldest      = desc("outbox_oldest_age_seconds", "How long the oldest message in the outbox has waited.")
+	mqttLastAck       = desc("mqtt_last_ack_timestamp_seconds", "When the broker last acknowledged a message (unix seconds, 0: never).")
 )
+
+// sheetBuildSeconds is the builder work per contact sheet: the time spent
+// in Advance/Finish since the camera's previous sheet (decoding, tiling,
+// composing, encoding).
+var sheetBuildBuckets = []float64{.005, .01, .02, .05, .1, .2, .5, 1, 2}
+
+func newSheetBuildHistogram() prometheus.Histogram {
+	return prometheus.NewHistogram(prometheus.HistogramOpts{Name: "edged_sheet_build_seconds",
+		Help: "Builder work per contact sheet (decode, tile, compose, encode).", Buckets: sheetBuildBuckets})
+}
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{topicMessages, topicBytes, topicDrops, topicDecodeErrors, topicUnknown,
@@ -59,7 +71,7 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 		sheetsTotal, sheetBytes, sheetErrors, labelSheets, episodesTotal, segmentsTotal, episodeOpen, fsmEvents,
 		fsmDropped, fsmBad, fsmStoreErrors, jointSamples, masterUp, outboxPending, outboxPendingB, outboxDisk,
 		outboxEvicted, outboxQuarantined, uplinkEnqueued, uplinkErrors, mqttConnected, mqttPublished, mqttBytes,
-		mqttResent, mqttConnectErrors} {
+		mqttResent, mqttConnectErrors, outboxOldest, mqttLastAck} {
 		ch <- d
 	}
 }
@@ -126,6 +138,12 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		counter(mqttBytes, u.Publisher.Bytes)
 		counter(mqttResent, u.Publisher.Resent)
 		counter(mqttConnectErrors, u.Publisher.ConnectErrors)
+		gauge(outboxOldest, u.Outbox.OldestAge.Seconds())
+		last := 0.0
+		if !u.Publisher.LastAck.IsZero() {
+			last = float64(u.Publisher.LastAck.UnixNano()) / 1e9
+		}
+		gauge(mqttLastAck, last)
 	}
 }
 

@@ -33,6 +33,9 @@ type sheetSession struct {
 	stats    *counters
 	onSheet  func(camera string, index int, jpeg []byte)
 	up       shipper
+	spent    []time.Duration // per builder: work since its last sheet
+	emitted  bool            // a sheet was emitted during the current call
+	observe  func(seconds float64)
 }
 
 type labelRequest struct {
@@ -41,8 +44,8 @@ type labelRequest struct {
 }
 
 func newSheetSession(id, dir string, start time.Time, r sheet.Recipe, cams []camera, log *slog.Logger, st *counters,
-	onSheet func(camera string, index int, jpeg []byte), up shipper) (*sheetSession, error) {
-	s := &sheetSession{id: id, start: start, recipe: r, log: log, stats: st, onSheet: onSheet, up: up}
+	onSheet func(camera string, index int, jpeg []byte), up shipper, observe func(float64)) (*sheetSession, error) {
+	s := &sheetSession{id: id, start: start, recipe: r, log: log, stats: st, onSheet: onSheet, up: up, observe: observe}
 	for _, c := range cams {
 		w, err := sheet.NewDirWriter(filepath.Join(dir, "sheets", c.name))
 		if err != nil {
@@ -56,6 +59,7 @@ func newSheetSession(id, dir string, start time.Time, r sheet.Recipe, cams []cam
 			return nil, fmt.Errorf("sheet builder for %s: %w", c.topic, err)
 		}
 		s.builders, s.writers = append(s.builders, b), append(s.writers, w)
+		s.spent = append(s.spent, 0)
 	}
 	return s, nil
 }
@@ -68,6 +72,7 @@ func (s *sheetSession) emitTo(w *sheet.DirWriter) func(*sheet.Sheet) error {
 		}
 		s.stats.sheets.Add(1)
 		s.stats.sheetBytes.Add(uint64(len(sh.JPEG)))
+		s.emitted = true
 		s.onSheet(sh.Meta.Camera, sh.Meta.Index, sh.JPEG)
 		// The sheet with its state snippet; a full outbox evicts old
 		// sheets and counts them, so an error here is a disk problem.
@@ -81,10 +86,8 @@ func (s *sheetSession) settle() time.Duration { return s.recipe.Interval/2 + s.r
 // advance finalizes ticks up to now and builds the labeling sheets whose
 // segments have settled.
 func (s *sheetSession) advance(now time.Time) {
-	for _, b := range s.builders {
-		if err := b.Advance(now); err != nil {
-			s.log.Warn("daemon: sheet not stored", "episode", s.id, "err", err)
-		}
+	for i, b := range s.builders {
+		s.timed(i, func() error { return b.Advance(now) }, "daemon: sheet not stored")
 	}
 	keep := s.pending[:0]
 	for _, p := range s.pending {
@@ -95,6 +98,22 @@ func (s *sheetSession) advance(now time.Time) {
 		s.label(p)
 	}
 	s.pending = keep
+}
+
+// timed runs builder i's step, adds its time to the builder's work, and
+// observes that work when the step emitted a sheet.
+func (s *sheetSession) timed(i int, step func() error, failure string) {
+	s.emitted = false
+	t0 := time.Now()
+	err := step()
+	s.spent[i] += time.Since(t0)
+	if s.emitted {
+		s.observe(s.spent[i].Seconds())
+		s.spent[i] = 0
+	}
+	if err != nil {
+		s.log.Warn(failure, "episode", s.id, "err", err)
+	}
 }
 
 // segmentClosed queues the labeling sheet of a segment.
@@ -126,10 +145,8 @@ func (s *sheetSession) label(p labelRequest) {
 // finish ends the session at end: the last, shorter sheet of each camera,
 // then every labeling sheet still pending.
 func (s *sheetSession) finish(end time.Time) {
-	for _, b := range s.builders {
-		if err := b.Finish(end); err != nil {
-			s.log.Warn("daemon: last sheet not stored", "episode", s.id, "err", err)
-		}
+	for i, b := range s.builders {
+		s.timed(i, func() error { return b.Finish(end) }, "daemon: last sheet not stored")
 	}
 	for _, p := range s.pending {
 		s.label(p)

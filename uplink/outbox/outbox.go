@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // Priority orders delivery: lower numbers go first.
@@ -81,6 +82,9 @@ type Stats struct {
 	TornBytes    int64  // bytes cut off torn tails at Open
 	Syncs        uint64
 	Compactions  uint64
+	// OldestAge is how long the oldest waiting message has waited
+	// (since its Put, or since Open for one found on disk); 0 if none.
+	OldestAge time.Duration
 }
 
 type segFile struct {
@@ -101,6 +105,7 @@ type entry struct {
 	size     int64
 	inflight bool
 	dead     bool
+	added    time.Time // Put, or Open for a message found on disk
 }
 
 // Outbox is the durable queue. Create it with Open.
@@ -215,7 +220,7 @@ func (o *Outbox) Put(msgs ...Msg) ([]uint64, error) {
 		seq := o.nextSeq
 		o.nextSeq++
 		seqs[i] = seq
-		e := &entry{seq: seq, prio: m.Priority, off: int64(len(buf)), size: size}
+		e := &entry{seq: seq, prio: m.Priority, off: int64(len(buf)), size: size, added: time.Now()}
 		buf = appendRecord(buf, recPut, m.Priority, seq, m.Data)
 		added = append(added, e)
 	}
@@ -572,6 +577,15 @@ func (o *Outbox) Stats() Stats {
 	s.Pending = len(o.entries)
 	s.PendingBytes = o.liveBytes
 	s.InFlight = o.inflight
+	var oldest time.Time
+	for _, e := range o.entries {
+		if !e.dead && (oldest.IsZero() || e.added.Before(oldest)) {
+			oldest = e.added
+		}
+	}
+	if !oldest.IsZero() {
+		s.OldestAge = time.Since(oldest)
+	}
 	return s
 }
 

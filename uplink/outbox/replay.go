@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // replay reads every file in order and rebuilds the index.
@@ -109,7 +110,7 @@ func (o *Outbox) apply(f *segFile, r record, off int64) {
 		delete(o.entries, r.seq)
 	}
 	if r.typ == recPut {
-		o.addEntry(f, &entry{seq: r.seq, prio: r.prio, off: off, size: int64(r.size)})
+		o.addEntry(f, &entry{seq: r.seq, prio: r.prio, off: off, size: int64(r.size), added: time.Now()})
 	}
 }
 

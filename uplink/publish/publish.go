@@ -66,12 +66,13 @@ type Stats struct {
 	Connects      uint64
 	ConnectErrors uint64
 	LastError     string
-	Published     uint64 // messages acknowledged by the broker
-	Chunks        uint64 // MQTT publishes (chunks) sent
-	Bytes         uint64 // payload bytes sent
-	Resent        uint64 // messages returned to the outbox unacknowledged
-	Corrupt       uint64 // outbox messages that did not decode, dropped
-	ThrottledNS   uint64 // time spent waiting for the bandwidth cap
+	Published     uint64    // messages acknowledged by the broker
+	LastAck       time.Time // when the broker last acknowledged one (zero: never)
+	Chunks        uint64    // MQTT publishes (chunks) sent
+	Bytes         uint64    // payload bytes sent
+	Resent        uint64    // messages returned to the outbox unacknowledged
+	Corrupt       uint64    // outbox messages that did not decode, dropped
+	ThrottledNS   uint64    // time spent waiting for the bandwidth cap
 }
 
 // Publisher is one running publisher; see Start.
@@ -87,6 +88,7 @@ type Publisher struct {
 	connects, connectErrors, published, chunks, bytes, resent atomic.Uint64
 	corrupt, throttled                                        atomic.Uint64
 	lastErr                                                   atomic.Pointer[string]
+	lastAck                                                   atomic.Int64 // unix ns
 }
 
 // Start validates cfg and starts publishing ob. status, if not nil, fills
@@ -134,6 +136,9 @@ func (p *Publisher) Stats() Stats {
 	s := Stats{Connected: p.connected.Load(), Connects: p.connects.Load(), ConnectErrors: p.connectErrors.Load(),
 		Published: p.published.Load(), Chunks: p.chunks.Load(), Bytes: p.bytes.Load(), Resent: p.resent.Load(),
 		Corrupt: p.corrupt.Load(), ThrottledNS: p.throttled.Load()}
+	if ns := p.lastAck.Load(); ns != 0 {
+		s.LastAck = time.Unix(0, ns)
+	}
 	if e := p.lastErr.Load(); e != nil {
 		s.LastError = *e
 	}
@@ -322,6 +327,7 @@ func (p *Publisher) await(ctx context.Context, seq uint64, tokens []mqtt.Token) 
 	}
 	p.ob.Ack(seq)
 	p.published.Add(1)
+	p.lastAck.Store(time.Now().UnixNano())
 }
 
 func isDone(t mqtt.Token) bool {
