@@ -44,10 +44,11 @@ func TestReloadAddsACameraAndKeepsTheEpisode(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	runErr := make(chan error, 1)
 	go func() { runErr <- d.Run(ctx) }()
+	stopped := false
 	defer func() {
-		cancel()
-		if err := <-runErr; err != nil {
-			t.Errorf("Run: %v", err)
+		if !stopped {
+			cancel()
+			<-runErr
 		}
 	}()
 
@@ -75,5 +76,21 @@ func TestReloadAddsACameraAndKeepsTheEpisode(t *testing.T) {
 	ms, err := episode.List(filepath.Join(dir, "data", "episodes"))
 	if err != nil || len(ms) != 1 || ms[0].Closed {
 		t.Fatalf("episodes after reload: %+v, %v; want the one open episode", ms, err)
+	}
+
+	// Stopping (SIGTERM in edged run) closes the open episode as
+	// interrupted, with its open segment.
+	cancel()
+	stopped = true
+	if err := <-runErr; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	ep, err := episode.Load(filepath.Join(dir, "data", "episodes"), ms[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := ep.Segments[len(ep.Segments)-1]
+	if !ep.Manifest.Closed || ep.Manifest.Outcome != episode.Interrupted || last.Outcome != episode.Interrupted {
+		t.Fatalf("after stop: manifest %+v, last segment %+v; want both interrupted", ep.Manifest, last)
 	}
 }

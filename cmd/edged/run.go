@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/daemon"
@@ -12,6 +13,9 @@ import (
 )
 
 func init() { register(newRunCmd) }
+
+// stopDeadline bounds a shutdown (the unit's TimeoutStopSec is 30s).
+const stopDeadline = 25 * time.Second
 
 func newRunCmd() *cobra.Command {
 	var (
@@ -51,6 +55,12 @@ func newRunCmd() *cobra.Command {
 			}
 			ctx, cancel := signalContext(cmd.Context())
 			defer cancel()
+			go func() { // a stop that hangs still ends, before systemd's TimeoutStopSec
+				<-ctx.Done()
+				time.Sleep(stopDeadline)
+				log.Error("edged: shutdown took longer than its deadline; exiting", "deadline", stopDeadline)
+				os.Exit(2)
+			}()
 			return d.Run(ctx)
 		},
 	}
