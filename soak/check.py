@@ -1,0 +1,345 @@
+#!/usr/bin/python3
+"""The soak's checks and summary (scripts/soak.sh; see soak/README.md).
+
+    check.py missing WORK   one line: how many local items the sink lacks
+    check.py report WORK    the summary table; exit 1 if a hard check fails
+
+WORK is the soak's work directory: data/ (edged's data_dir), sink/ (edged
+sink's output), samples.tsv, events.tsv, metrics/*.txt, metrics-final.txt,
+effective.yaml, run.env, logs/. Standard library only.
+"""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EDGED = os.path.join(ROOT, "bin", "edged")
+
+
+def read_env(work):
+    env = {}
+    with open(os.path.join(work, "run.env")) as f:
+        for line in f:
+            k, _, v = line.strip().partition("=")
+            env[k] = v
+    return env
+
+
+def local_items(work):
+    """What edged stored locally, cached in WORK/local.json (it no longer
+    changes once edged stopped): episodes with their segment indexes and
+    closed flag, and sheet files relative to the episode directory."""
+    cache = os.path.join(work, "local.json")
+    if os.path.exists(cache):
+        with open(cache) as f:
+            return json.load(f)
+    data = os.path.join(work, "data")
+    eps = json.loads(subprocess.run([EDGED, "inspect", data, "--json"], check=True,
+                                    capture_output=True, text=True).stdout or "[]")
+    out = {}
+    for m in eps or []:
+        one = json.loads(subprocess.run([EDGED, "inspect", data, m["id"], "--json"], check=True,
+                                        capture_output=True, text=True).stdout)
+        d = one["Dir"]
+        sheets = sorted(os.path.relpath(p, d) for p in glob.glob(os.path.join(d, "sheets", "*", "*.jpg")))
+        out[m["id"]] = {"closed": m["closed"], "segments": [s["index"] for s in one.get("Segments") or []],
+                        "sheets": sheets, "dir": d}
+    with open(cache, "w") as f:
+        json.dump(out, f)
+    return out
+
+
+def sink_path(work, robot, ep, rel):
+    """The sink's file for a local sheet: sheets/CAM/sheet-N.jpg stays,
+    sheets/CAM/label-*.jpg goes to labels/CAM/."""
+    parts = rel.split(os.sep)
+    if parts[-1].startswith("label-"):
+        parts[0] = "labels"
+    return os.path.join(work, "sink", robot, ep, *parts)
+
+
+def compare(work, robot):
+    """Local items missing at the sink: (segments, manifests, sheets, labels, totals)."""
+    loc = local_items(work)
+    miss = {"segments": [], "manifests": [], "sheets": [], "labels": []}
+    tot = {"episodes": len(loc), "segments": 0, "sheets": 0, "labels": 0}
+    for ep, e in loc.items():
+        sd = os.path.join(work, "sink", robot, ep)
+        try:
+            with open(os.path.join(sd, "manifest.json")) as f:
+                man = json.load(f)
+            if e["closed"] and not man.get("closed"):
+                miss["manifests"].append(ep + " (end manifest)")
+        except (OSError, ValueError):
+            miss["manifests"].append(ep)
+        for i in e["segments"]:
+            tot["segments"] += 1
+            if not os.path.exists(os.path.join(sd, "segments", "segment-%04d.json" % i)):
+                miss["segments"].append("%s #%d" % (ep, i))
+        for rel in e["sheets"]:
+            kind = "labels" if os.path.basename(rel).startswith("label-") else "sheets"
+            tot[kind] += 1
+            p = sink_path(work, robot, ep, rel)
+            if not (os.path.exists(p) and os.path.exists(p[:-4] + ".json")):
+                miss[kind].append(ep + "/" + rel)
+    return miss, tot
+
+
+def metrics(path):
+    """Prometheus text -> {name: {labels: value}}."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            m = re.match(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)', line)
+            if m:
+                out.setdefault(m.group(1), {})[m.group(2) or ""] = float(m.group(3))
+    return out
+
+
+def label(lbls, key):
+    m = re.search(key + r'="([^"]*)"', lbls or "")
+    return m.group(1) if m else ""
+
+
+def pct(xs, p):
+    """Nearest-rank percentile."""
+    if not xs:
+        return float("nan")
+    xs = sorted(xs)
+    return xs[max(0, min(len(xs) - 1, int(-(-p * len(xs) // 100)) - 1))]
+
+
+def duration(s):
+    """A Go duration as printed by edged config check (1s, 500ms, 1m0s)."""
+    units = {"h": 3600, "m": 60, "s": 1, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+    return sum(float(n) * units[u] for n, u in re.findall(r"([\d.]+)(ms|us|µs|ns|h|m|s)", s))
+
+
+def effective(work, key):
+    """A value from the effective config (section.key)."""
+    sec, _, name = key.partition(".")
+    cur = None
+    with open(os.path.join(work, "effective.yaml")) as f:
+        for line in f:
+            if re.match(r"^\S", line):
+                cur = line.split(":")[0]
+            elif cur == sec and line.strip().startswith(name + ":"):
+                return line.split(":", 1)[1].strip()
+    return ""
+
+
+def read_events(work):
+    ev = []
+    with open(os.path.join(work, "events.tsv")) as f:
+        for line in f:
+            t, _, what = line.strip().partition(" ")
+            ev.append((float(t), what))
+    return ev
+
+
+def outages(events, t_stop):
+    """Windows in which the uplink or ROS was disturbed: from a broker or
+    master going down to 10 s after it was back (reconnect backoff), and
+    from SIGTERM on."""
+    wins, down = [], {}
+    for t, what in events:
+        kind = what.split()[0]
+        if kind.endswith("_down"):
+            down[kind[:-5]] = t
+        elif kind.endswith("_up") and kind[:-3] in down:
+            wins.append((down.pop(kind[:-3]), t + 10))
+    wins.append((t_stop, float("inf")))
+    return wins
+
+
+def latencies(work, robot, loc, grace, wins):
+    """Per sink sheet: its last tick (episode start + tick x interval, ROS
+    time = the publishers' wall clock), the local file's mtime (written by
+    edged) and the sink file's mtime (the later of .jpg and .json)."""
+    rows = []
+    for ep, e in loc.items():
+        for rel in e["sheets"]:
+            if os.path.basename(rel).startswith("label-"):
+                continue
+            sp = sink_path(work, robot, ep, rel)
+            try:
+                with open(sp[:-4] + ".json") as f:
+                    meta = json.load(f)
+                arrived = max(os.stat(sp).st_mtime, os.stat(sp[:-4] + ".json").st_mtime)
+                built = os.stat(os.path.join(e["dir"], rel)).st_mtime
+            except (OSError, ValueError):
+                continue
+            es = meta["episode_start"]
+            tick = es["secs"] + es["nsecs"] * 1e-9 + meta["tiles"][-1]["tick"] * meta["interval_seconds"]
+            steady = not any(a <= arrived and tick <= b for a, b in wins)
+            rows.append((tick, built, arrived, steady))
+    return rows
+
+
+def report(work):
+    env = read_env(work)
+    robot, cams = env["ROBOT"], int(env["CAMERAS"])
+    t0, t_stop, t_exit = float(env["T0"]), float(env["T_STOP"]), float(env["T_EXIT"])
+    fails, lines = [], []
+
+    def row(name, value, aim="", ok=None):
+        mark = "" if ok is None else ("ok" if ok else "FAIL")
+        lines.append((name, value, aim, mark))
+        if ok is False and aim.startswith("hard"):
+            fails.append("%s: %s" % (name, value))
+
+    fin = metrics(os.path.join(work, "metrics-final.txt"))
+    evicted = fin.get("edged_outbox_evicted_total", {}).get("", 0)
+    status_evicted = 0
+    try:
+        with open(os.path.join(work, "sink", robot, "status.json")) as f:
+            status_evicted = json.load(f).get("evicted", 0)
+    except (OSError, ValueError):
+        pass
+    evicted = max(evicted, status_evicted)  # the status covers the shutdown too
+
+    miss, tot = compare(work, robot)
+    loc = local_items(work)
+    ev = read_events(work)
+    n_broker = sum(1 for _, w in ev if w == "broker_down")
+    n_master = sum(1 for _, w in ev if w == "master_down")
+    row("run", "%.0f s, %d cameras x %s Hz 1280x720 JPEG, joints %s Hz; broker restarts %d, master restarts %d, "
+        "camera restarts %d" % (t_stop - t0, cams, env["IMG_HZ"], env["JOINT_HZ"], n_broker, n_master,
+                                sum(1 for _, w in ev if w.startswith("camera_kill"))))
+    row("edged exit after SIGTERM", "%.1f s, code %s" % (t_exit - t_stop, env["EXIT_CODE"]), "hard: 0 within 30 s",
+        env["EXIT_CODE"] == "0")
+    row("episodes / segments", "%d / %d" % (tot["episodes"], tot["segments"]))
+    row("lost segments", "%d of %d" % (len(miss["segments"]), tot["segments"]), "hard: 0",
+        not miss["segments"] and tot["segments"] > 0)
+    row("lost episode manifests", "%d of %d" % (len(miss["manifests"]), tot["episodes"]), "hard: 0",
+        not miss["manifests"] and tot["episodes"] > 0)
+    lost = len(miss["sheets"]) + len(miss["labels"])
+    row("lost sheets (+ labeling sheets)", "%d of %d (+ %d of %d); outbox evicted %d" % (
+        len(miss["sheets"]), tot["sheets"], len(miss["labels"]), tot["labels"], int(evicted)),
+        "hard: <= evicted", lost <= evicted and tot["sheets"] > 0)
+
+    # Memory: RSS every 10 s. The first minute includes filling the rings
+    # (ring.max_age), so the peaks of the first and last minute are compared.
+    samples = []
+    with open(os.path.join(work, "samples.tsv")) as f:
+        for line in f:
+            t, rss, ticks, busy, total = line.split()
+            samples.append((float(t), int(rss) * 1024, int(ticks), int(busy), int(total)))
+    first = [s[1] for s in samples if s[0] - t0 <= 60]
+    last = [s[1] for s in samples if t_stop - s[0] <= 60]
+    growth = (max(last) - max(first)) / max(first)
+    mib = 1 << 20
+    row("RSS first minute (max / mean)", "%.0f / %.0f MiB" % (max(first) / mib, sum(first) / len(first) / mib))
+    row("RSS last minute (max / mean)", "%.0f / %.0f MiB" % (max(last) / mib, sum(last) / len(last) / mib))
+    row("RSS growth (peak last vs first minute)", "%+.1f%%" % (100 * growth), "hard: < 10%", growth < 0.10)
+    cap = sum(fin.get("edged_ring_capacity_bytes", {}).values())
+    fill = sum(fin.get("edged_ring_fill_bytes", {}).values())
+    row("RSS vs ring budget", "peak %.0f MiB; ring budget %.0f MiB (ring.max_bytes %s x %d), ring fill at end %.0f MiB "
+        "(ring.max_age %s)" % (max(s[1] for s in samples) / mib, cap / mib, effective(work, "ring.max_bytes"), cams,
+                               fill / mib, effective(work, "ring.max_age")), "RSS < budget + 25%",
+        max(s[1] for s in samples) < cap * 1.25 if cap else None)
+
+    # CPU: edged's utime+stime from /proc/PID/stat, first sample to stop.
+    tck = int(env["CLK_TCK"])
+    wall = t_stop - samples[0][0]
+    cpu = (int(env["CPU_END"]) - samples[0][2]) / tck
+    per_cam = 100 * cpu / wall / cams
+    row("edged CPU", "%.1f%% of one core in all (%.1f s CPU over %.0f s)" % (100 * cpu / wall, cpu, wall))
+    row("edged CPU per camera", "%.2f%% of one core" % per_cam, "aim < 3%", per_cam < 3)
+    busy = (samples[-1][3] - samples[0][3]) / max(1, samples[-1][4] - samples[0][4])
+    row("machine CPU busy (all processes)", "%.0f%% of %s cores" % (100 * busy, env["NPROC"]),
+        "saturated >= 90%", busy < 0.9)
+
+    # Ingest: frames received vs published, drops, reconnects.
+    msgs, drops = fin.get("edged_topic_messages_total", {}), fin.get("edged_topic_drops_total", {})
+    reconn = fin.get("edged_topic_reconnects_total", {})
+    for lb, n in sorted(msgs.items()):
+        if label(lb, "role") not in ("camera", "joints"):
+            continue
+        topic = label(lb, "topic")
+        hz = float(env["IMG_HZ"] if label(lb, "role") == "camera" else env["JOINT_HZ"])
+        row("received " + topic, "%d msgs (%.1f Hz of %g), drops %d, reconnects %d" % (
+            n, n / (t_stop - t0), hz, drops.get(lb, 0), reconn.get(lb, 0)))
+
+    # The restarted camera must come back: its rate from 15 s after its
+    # restart to the stop is at least half the published rate.
+    starts = [t for t, w in ev if w.startswith("camera_start")]
+    if starts:
+        t1 = starts[0] + 15
+        snaps = sorted((float(os.path.basename(p)[:-4]), p) for p in glob.glob(os.path.join(work, "metrics", "*.txt")))
+        after = [s for s in snaps if s[0] >= t1]
+        topic = env["RESTART_CAM"]
+
+        def count(m):
+            for lb, n in m.get("edged_topic_messages_total", {}).items():
+                if label(lb, "topic") == topic:
+                    return n
+            return 0
+        if after and t_stop - after[0][0] >= 5:
+            rate = (count(fin) - count(metrics(after[0][1]))) / (t_stop - after[0][0])
+            row("restarted camera resumed", "%s %.1f Hz after restart" % (topic, rate),
+                "hard: >= %g Hz" % (float(env["IMG_HZ"]) / 2), rate >= float(env["IMG_HZ"]) / 2)
+    row("ROS master up at the end", "%d" % fin.get("edged_ros_master_up", {}).get("", 0))
+    row("MQTT", "published %d, resent %d, connect errors %d" % (
+        fin.get("edged_mqtt_published_total", {}).get("", 0), fin.get("edged_mqtt_resent_total", {}).get("", 0),
+        fin.get("edged_mqtt_connect_errors_total", {}).get("", 0)))
+
+    # Latency: last tick of a sheet -> the sink's file (see soak/README.md).
+    grace = duration(effective(work, "sheet.grace"))
+    rows = latencies(work, robot, loc, grace, outages(ev, t_stop))
+    ms = lambda xs, p: 1000 * pct(xs, p)  # noqa: E731
+    steady = [r for r in rows if r[3]]
+    for name, rs in (("all", rows), ("steady", steady)):
+        e2e = [r[2] - r[0] for r in rs]
+        if rs:
+            row("latency last tick -> sink file, %s sheets" % name, "p50 %.0f ms, p99 %.0f ms, max %.0f ms (n=%d)" % (
+                ms(e2e, 50), ms(e2e, 99), ms(e2e, 100), len(rs)),
+                "aim p99 < 500 ms" if name == "steady" else "", pct(e2e, 99) < 0.5 if name == "steady" else None)
+    if steady:
+        build = [r[1] - r[0] for r in steady]
+        up = [r[2] - r[1] for r in steady]
+        net = [r[2] - r[0] - min(grace, r[1] - r[0]) for r in steady]
+        row("  last tick -> local sheet file (build)", "p50 %.0f ms, p99 %.0f ms (sheet.grace %.0f ms included)" % (
+            ms(build, 50), ms(build, 99), 1000 * grace))
+        row("  local sheet file -> sink file (uplink)", "p50 %.0f ms, p99 %.0f ms" % (ms(up, 50), ms(up, 99)))
+        row("latency without sheet.grace, steady", "p50 %.0f ms, p99 %.0f ms" % (ms(net, 50), ms(net, 99)),
+            "aim p99 < 500 ms", pct(net, 99) < 0.5)
+
+    w = max(len(r[0]) for r in lines)
+    print()
+    print("== edged soak summary (%s)" % work)
+    for name, value, aim, mark in lines:
+        print("%-*s  %-4s %s%s" % (w, name, mark, value, ("   [" + aim + "]") if aim else ""))
+    for kind in ("segments", "manifests", "sheets", "labels"):
+        if miss[kind]:
+            print("missing %s at the sink (first 10): %s" % (kind, ", ".join(miss[kind][:10])))
+    if fails:
+        print("\nsoak FAILED:")
+        for f in fails:
+            print("  - " + f)
+        return 1
+    print("\nsoak passed (hard checks: segments, manifests, sheets within evictions, memory, camera restart, exit)")
+    return 0
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in ("missing", "report"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    work = sys.argv[2]
+    if sys.argv[1] == "missing":
+        miss, _ = compare(work, read_env(work)["ROBOT"])
+        n = sum(len(v) for v in miss.values())
+        print("%d (segments %d, manifests %d, sheets %d, labels %d)" % (
+            n, len(miss["segments"]), len(miss["manifests"]), len(miss["sheets"]), len(miss["labels"])))
+        return 0
+    return report(work)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
