@@ -3,6 +3,7 @@ package episode
 import (
 	"errors"
 	"fmt"
+	"github.com/edged-robotics/edged/internal/fsutil"
 	"os"
 	"path/filepath"
 	"sort"
@@ -85,7 +86,7 @@ func Load(dir, ref string) (*Episode, error) {
 }
 
 func (e *Episode) readRecords(name string) [][]byte {
-	b, err := readCapped(filepath.Join(e.Dir, name), maxFileBytes)
+	b, err := fsutil.ReadFileCapped(filepath.Join(e.Dir, name), maxFileBytes)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			e.Problems = append(e.Problems, fmt.Sprintf("%s: %v", name, err))

@@ -3,6 +3,7 @@ package episode
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/edged-robotics/edged/internal/fsutil"
 	"os"
 	"path/filepath"
 	"time"
@@ -32,7 +33,7 @@ func (s *Store) recoverAll() error {
 // returns the surviving payloads.
 func repairFile(dir, name string, r *Recovery) ([][]byte, error) {
 	path := filepath.Join(dir, name)
-	b, err := readCapped(path, maxFileBytes)
+	b, err := fsutil.ReadFileCapped(path, maxFileBytes)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
@@ -50,7 +51,7 @@ func repairFile(dir, name string, r *Recovery) ([][]byte, error) {
 	save := func(kind string, reg badRegion) error {
 		r.Descriptions = append(r.Descriptions, fmt.Sprintf("%s: %s %s, saved in %s/", name, kind, reg, quarantineName))
 		qn := fmt.Sprintf("%s.%d.%s", name, reg.Off, kind)
-		return writeAtomic(qdir, qn, b[reg.Off:reg.Off+reg.Len])
+		return fsutil.WriteFileAtomic(filepath.Join(qdir, qn), b[reg.Off:reg.Off+reg.Len])
 	}
 	for _, reg := range sc.Bad {
 		r.Quarantined++
@@ -68,7 +69,7 @@ func repairFile(dir, name string, r *Recovery) ([][]byte, error) {
 	for _, p := range sc.Records {
 		clean = appendRecord(clean, p)
 	}
-	if err := writeAtomic(dir, name, clean); err != nil {
+	if err := fsutil.WriteFileAtomic(filepath.Join(dir, name), clean); err != nil {
 		return nil, err
 	}
 	return sc.Records, nil

@@ -3,6 +3,7 @@ package episode
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/edged-robotics/edged/internal/fsutil"
 	"io"
 	"math"
 	"os"
@@ -227,7 +228,7 @@ func ReadSegmentation(path string) (score.Segmentation, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return LoadSegmentation(path)
 	}
-	b, err := readCapped(path, score.MaxInputBytes)
+	b, err := fsutil.ReadFileCapped(path, score.MaxInputBytes)
 	if err != nil {
 		return score.Segmentation{}, err
 	}

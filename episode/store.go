@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/edged-robotics/edged/internal/fsutil"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -176,7 +177,7 @@ func (s *Store) Begin(b Begin) (*Writer, error) {
 		}
 		id = fmt.Sprintf("%s-%d", base, i)
 	}
-	if err := syncDir(s.dir); err != nil {
+	if err := fsutil.SyncDir(s.dir); err != nil {
 		return nil, err
 	}
 	w := &Writer{store: s, dir: filepath.Join(s.dir, id), m: Manifest{Format: ManifestFormat, ID: id, Robot: b.Robot,
@@ -279,7 +280,7 @@ func dirBytes(dir string) int64 {
 
 func readManifest(dir string) (Manifest, error) {
 	var m Manifest
-	b, err := readCapped(filepath.Join(dir, manifestName), maxManifest)
+	b, err := fsutil.ReadFileCapped(filepath.Join(dir, manifestName), maxManifest)
 	if err != nil {
 		return m, fmt.Errorf("episode: %w", err)
 	}
@@ -297,5 +298,5 @@ func writeManifest(dir string, m Manifest) error {
 	if err != nil {
 		return fmt.Errorf("episode: manifest: %w", err)
 	}
-	return writeAtomic(dir, manifestName, append(b, '\n'))
+	return fsutil.WriteFileAtomic(filepath.Join(dir, manifestName), append(b, '\n'))
 }

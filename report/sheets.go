@@ -5,8 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/edged-robotics/edged/internal/fsutil"
 	"html/template"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -200,7 +200,7 @@ func spaced(vs []*sheetView, n int) []*sheetView {
 // readMeta reads the JSON metadata beside a sheet JPEG.
 func readMeta(dir, jpg string) (*sheetView, error) {
 	base := jpg[:len(jpg)-len(".jpg")]
-	b, err := readCapped(filepath.Join(dir, base+".json"), MaxMetaBytes)
+	b, err := fsutil.ReadFileCapped(filepath.Join(dir, base+".json"), MaxMetaBytes)
 	if err != nil {
 		return nil, fmt.Errorf("metadata: %w", err)
 	}
@@ -241,7 +241,7 @@ func inline(v *sheetView, left *int64, note func(string, ...any)) bool {
 	if st.Size() > *left {
 		return false
 	}
-	b, err := readCapped(path, MaxImageFileBytes)
+	b, err := fsutil.ReadFileCapped(path, MaxImageFileBytes)
 	if err != nil {
 		note("%s: %v", v.File, err)
 		return false
@@ -254,20 +254,4 @@ func inline(v *sheetView, left *int64, note func(string, ...any)) bool {
 	v.Bytes = len(b)
 	v.Src = template.URL("data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(b))
 	return true
-}
-
-func readCapped(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", filepath.Base(path), limit)
-	}
-	return b, nil
 }

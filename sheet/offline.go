@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/edged-robotics/edged/internal/fsutil"
 	"io"
 	"math"
 	"os"
@@ -165,7 +166,7 @@ func BuildFiles(paths []string, stamps []time.Time, r Recipe, camera, outDir str
 	if err != nil {
 		return nil, err
 	}
-	if err := WriteFileAtomic(filepath.Join(outDir, "sheets.json"), append(js, '\n')); err != nil {
+	if err := fsutil.WriteFileAtomic(filepath.Join(outDir, "sheets.json"), append(js, '\n')); err != nil {
 		return nil, err
 	}
 	return sum, nil

@@ -3,6 +3,7 @@ package sheet
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/edged-robotics/edged/internal/fsutil"
 	"os"
 	"path/filepath"
 )
@@ -39,46 +40,8 @@ func (w *DirWriter) Write(s *Sheet) error {
 		return fmt.Errorf("sheet: encode metadata: %w", err)
 	}
 	base := filepath.Join(w.Dir, Name(s))
-	if err := WriteFileAtomic(base+".jpg", s.JPEG); err != nil {
+	if err := fsutil.WriteFileAtomic(base+".jpg", s.JPEG); err != nil {
 		return err
 	}
-	return WriteFileAtomic(base+".json", append(meta, '\n'))
-}
-
-// WriteFileAtomic writes data to path so that after a crash path holds
-// either the old or the new content: temp file in the same directory,
-// fsync, rename, fsync the directory.
-func WriteFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("sheet: write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("sheet: write %s: %w", path, err)
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sheet: sync dir %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sheet: sync dir %s: %w", dir, err)
-	}
-	return nil
+	return fsutil.WriteFileAtomic(base+".json", append(meta, '\n'))
 }

@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/edged-robotics/edged/internal/fsutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,7 +120,7 @@ func DumpDOM(ctx context.Context, url string) (string, error) {
 func DumpDOMWith(ctx context.Context, url string, o Options) (string, error) {
 	var dom string
 	err := run(ctx, url, o, []string{"--dump-dom"}, func(dir, stdout string) error {
-		b, err := readCapped(stdout, MaxDOMBytes)
+		b, err := fsutil.ReadFileCapped(stdout, MaxDOMBytes)
 		if err != nil {
 			return err
 		}
@@ -229,25 +229,9 @@ func run(ctx context.Context, url string, o Options, extra []string, check func(
 	return nil
 }
 
-func readCapped(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("output larger than %d bytes", limit)
-	}
-	return b, nil
-}
-
 // tail returns the last lines of Chromium's stderr, for error messages.
 func tail(path string) string {
-	b, err := readCapped(path, 16<<20)
+	b, err := fsutil.ReadFileCapped(path, 16<<20)
 	if err != nil {
 		return "unreadable"
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/edged-robotics/edged/internal/fsutil"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -317,7 +318,7 @@ func (o *Outbox) rotate() error {
 	if err != nil {
 		return fmt.Errorf("outbox: create %s: %w", name, err)
 	}
-	if err := syncDir(o.opts.Dir); err != nil {
+	if err := fsutil.SyncDir(o.opts.Dir); err != nil {
 		fh.Close()
 		return err
 	}
@@ -566,7 +567,7 @@ func (o *Outbox) deleteFile(f *segFile) {
 	o.stats.Files = len(o.files)
 	// Without this fsync a power cut may bring the file back: its
 	// messages would be sent again, which the receiver tolerates.
-	_ = syncDir(o.opts.Dir)
+	_ = fsutil.SyncDir(o.opts.Dir)
 }
 
 // Stats returns a snapshot.
@@ -611,16 +612,4 @@ func (o *Outbox) closeFiles() {
 	for _, f := range o.files {
 		f.f.Close()
 	}
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("outbox: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("outbox: fsync %s: %w", dir, err)
-	}
-	return nil
 }

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/edged-robotics/edged/internal/fsutil"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
@@ -95,7 +95,7 @@ func writeFile(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("sink: %w", err)
 	}
-	return sheet.WriteFileAtomic(path, b)
+	return fsutil.WriteFileAtomic(path, b)
 }
 
 func writeJSON(path string, v any) error {

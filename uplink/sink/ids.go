@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/edged-robotics/edged/internal/fsutil"
 	"os"
 	"path/filepath"
 
-	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
@@ -84,7 +84,7 @@ func (l *idLog) compact() error {
 	for _, id := range keep {
 		buf.WriteString(id + "\n")
 	}
-	if err := sheet.WriteFileAtomic(l.path, buf.Bytes()); err != nil {
+	if err := fsutil.WriteFileAtomic(l.path, buf.Bytes()); err != nil {
 		return err
 	}
 	l.order = append([]string(nil), keep...)

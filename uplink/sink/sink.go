@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/edged-robotics/edged/internal/fsutil"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -34,7 +35,6 @@ import (
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 
-	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
@@ -385,7 +385,7 @@ func (s *Sink) writeStatus(e *wire.Envelope) error {
 		return err
 	}
 	s.statuses.Add(1)
-	return sheet.WriteFileAtomic(filepath.Join(dir, "status.json"), append(b, '\n'))
+	return fsutil.WriteFileAtomic(filepath.Join(dir, "status.json"), append(b, '\n'))
 }
 
 type statusJSON struct {
