@@ -76,10 +76,8 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 
 	// The fsm stage runs as live, but replay waits for it after each of
 	// its messages (Flush), so episodes begin and end in bag order.
-	events := make(chan episodeEvent, 256)
-	d.events = events
 	d.fsmCfg = fsm.FromConfig(&d.cfg)
-	d.fsmCfg.Observer = observer{ctx: ctx, ch: events}
+	d.fsmCfg.Observer = observer{ctx: ctx, ch: d.events}
 	fsmTopics := map[string]bool{}
 	if len(d.fsmCfg.Sources) > 0 || d.fsmCfg.RecordingTopic != "" {
 		if d.machine, err = fsm.New(d.fsmCfg, d.store); err != nil {
@@ -139,15 +137,7 @@ func (d *Daemon) bagTopics(readers []*bag.Reader) (cams, joints []string) {
 }
 
 func (d *Daemon) newReplayCapture(t *topology) (*capture.Replay, error) {
-	ccfg := capture.Config{MaxStampSkew: d.cfg.Capture.MaxStampSkew.D(), Cameras: t.cameraTopics(), Joints: t.joints}
-	sinks := capture.Sinks{Frames: &d.router, Joints: &d.joints}
-	if d.machine != nil {
-		topics, dynamic := d.fsmCfg.Topics()
-		for i, topic := range topics {
-			ccfg.FSM = append(ccfg.FSM, capture.FSMTopic{Topic: topic, Dynamic: dynamic[i]})
-		}
-		sinks.States = d.machine
-	}
+	ccfg, sinks := d.captureSetup(t)
 	return capture.NewReplay(ccfg, sinks, capture.Options{Logger: d.log})
 }
 

@@ -102,6 +102,20 @@ func (d *Daemon) newTopology(cfg *config.Config, cur *topology, cams, joints []s
 // startCapture subscribes the topology's topics and the FSM's; the sinks
 // must already run.
 func (d *Daemon) startCapture(ctx context.Context, t *topology) (*capture.Capture, error) {
+	ccfg, sinks := d.captureSetup(t)
+	c, err := capture.New(ccfg, capture.FromNode(d.node), sinks, capture.Options{Logger: d.log})
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Start(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// captureSetup is capture's config and sinks for topology t (live and
+// replay alike): the rings' router, the joint sink and the fsm stage.
+func (d *Daemon) captureSetup(t *topology) (capture.Config, capture.Sinks) {
 	ccfg := capture.Config{MaxStampSkew: d.cfg.Capture.MaxStampSkew.D(), QueueSize: d.cfg.ROS.QueueSize,
 		MaxMessageBytes: int(d.cfg.ROS.MaxMessage), Cameras: t.cameraTopics(), Joints: t.joints}
 	sinks := capture.Sinks{Frames: &d.router, Joints: &d.joints}
@@ -112,14 +126,7 @@ func (d *Daemon) startCapture(ctx context.Context, t *topology) (*capture.Captur
 		}
 		sinks.States = d.machine
 	}
-	c, err := capture.New(ccfg, capture.FromNode(d.node), sinks, capture.Options{Logger: d.log})
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Start(ctx); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return ccfg, sinks
 }
 
 // setTopology makes t current: frames go to its rings, new episodes get
