@@ -96,33 +96,25 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err := os.MkdirAll(d.cfg.DataDir, 0o755); err != nil {
 		return fmt.Errorf("data_dir: %w (create it, or set data_dir to a writable directory)", err)
 	}
-	var err error
-	if d.store, err = episode.Open(filepath.Join(d.cfg.DataDir, "episodes"),
-		episode.Options{MaxBytes: int64(d.cfg.Episode.KeepBytes), MaxEpisodes: d.cfg.Episode.KeepEpisodes}); err != nil {
+	if err := d.openStore(); err != nil {
 		return err
 	}
 	defer d.store.Close()
-	for _, r := range d.store.Recovered() {
-		d.log.Warn("daemon: recovered after a crash", "recovery", fmt.Sprintf("%+v", r))
-	}
 	if err := d.openUplink(); err != nil {
 		return err
 	}
 	// Closed after the sheet loop has enqueued the last sheets (below);
 	// the defer covers the early returns.
 	defer d.closeUplink()
+	var err error
 	if d.node, err = ros.NewNode(ctx, ros.Config{MasterURI: d.cfg.ROS.MasterURI, NodeName: d.cfg.ROS.NodeName,
 		Host: d.cfg.ROS.Host, Logger: d.log}); err != nil {
 		return err
 	}
 	defer d.node.Close()
 	d.topo.Store(&topology{})
-	d.fsmCfg = fsm.FromConfig(&d.cfg)
-	d.fsmCfg.Observer = observer{ctx: ctx, ch: d.events}
-	if len(d.fsmCfg.Sources) > 0 || d.fsmCfg.RecordingTopic != "" {
-		if d.machine, err = fsm.New(d.fsmCfg, d.store); err != nil {
-			return err
-		}
+	if err := d.startFSM(ctx); err != nil {
+		return err
 	}
 	stopHTTP, err := d.serveHTTP()
 	if err != nil {
@@ -231,6 +223,35 @@ func (d *Daemon) reload(ctx context.Context) {
 		return
 	}
 	d.log.Info("daemon: config reloaded")
+}
+
+// openStore opens the episode store under DATA_DIR/episodes (recovering
+// from a crash, reported in the log).
+func (d *Daemon) openStore() error {
+	var err error
+	d.store, err = episode.Open(filepath.Join(d.cfg.DataDir, "episodes"),
+		episode.Options{MaxBytes: int64(d.cfg.Episode.KeepBytes), MaxEpisodes: d.cfg.Episode.KeepEpisodes})
+	if err != nil {
+		return err
+	}
+	for _, r := range d.store.Recovered() {
+		d.log.Warn("daemon: recovered after a crash", "recovery", fmt.Sprintf("%+v", r))
+	}
+	return nil
+}
+
+// startFSM starts the fsm stage when an FSM source or a recording topic
+// is configured; it reports episodes to the sheet runner through
+// d.events.
+func (d *Daemon) startFSM(ctx context.Context) error {
+	d.fsmCfg = fsm.FromConfig(&d.cfg)
+	d.fsmCfg.Observer = observer{ctx: ctx, ch: d.events}
+	if len(d.fsmCfg.Sources) == 0 && d.fsmCfg.RecordingTopic == "" {
+		return nil
+	}
+	var err error
+	d.machine, err = fsm.New(d.fsmCfg, d.store)
+	return err
 }
 
 // shutdownFlush bounds how long a stopping edged waits for the broker to

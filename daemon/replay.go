@@ -7,14 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/edged-robotics/edged/bag"
 	"github.com/edged-robotics/edged/capture"
-	"github.com/edged-robotics/edged/episode"
-	"github.com/edged-robotics/edged/fsm"
 )
 
 // ReplaySummary is what a replay did.
@@ -54,8 +51,7 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 	if err := os.MkdirAll(d.cfg.DataDir, 0o755); err != nil {
 		return sum, fmt.Errorf("replay output: %w", err)
 	}
-	if d.store, err = episode.Open(filepath.Join(d.cfg.DataDir, "episodes"), episode.Options{
-		MaxBytes: int64(d.cfg.Episode.KeepBytes), MaxEpisodes: d.cfg.Episode.KeepEpisodes}); err != nil {
+	if err := d.openStore(); err != nil {
 		return sum, err
 	}
 	defer d.store.Close()
@@ -76,13 +72,11 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 
 	// The fsm stage runs as live, but replay waits for it after each of
 	// its messages (Flush), so episodes begin and end in bag order.
-	d.fsmCfg = fsm.FromConfig(&d.cfg)
-	d.fsmCfg.Observer = observer{ctx: ctx, ch: d.events}
+	if err := d.startFSM(ctx); err != nil {
+		return sum, err
+	}
 	fsmTopics := map[string]bool{}
-	if len(d.fsmCfg.Sources) > 0 || d.fsmCfg.RecordingTopic != "" {
-		if d.machine, err = fsm.New(d.fsmCfg, d.store); err != nil {
-			return sum, err
-		}
+	if d.machine != nil {
 		topics, _ := d.fsmCfg.Topics()
 		for _, t := range topics {
 			fsmTopics[t] = true
