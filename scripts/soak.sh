@@ -46,8 +46,8 @@ pkg-config --exists roscpp || die "libroscpp-dev is not installed (run make deps
 ((DUR >= 30)) || die "SOAK_SECONDS must be at least 30"
 
 WORK=${SOAK_DIR:-$(mktemp -d /tmp/edged-soak.XXXXXX)}
+rm -rf "$WORK"/{data,sink,logs,metrics,frames,mosquitto,ros,events.tsv,samples.tsv,run.env,local.json,metrics-final.txt}
 mkdir -p "$WORK"/{logs,metrics,frames,ros/log}
-rm -f "$WORK"/{events.tsv,samples.tsv,run.env}
 export ROS_HOME=$WORK/ros ROS_LOG_DIR=$WORK/ros/log ROS_IP=127.0.0.1
 unset ROS_HOSTNAME
 
