@@ -116,7 +116,10 @@ start_broker() {
   wait_for 20 mosquitto broker_up
 }
 mkdir -p "$WORK/mosquitto"
+# As root mosquitto would drop to the mosquitto user, which cannot write
+# the persistence directory: a restart would then lose the sink's session.
 cat >"$WORK/mosquitto.conf" <<EOF
+user $(id -un)
 listener $QPORT 127.0.0.1
 allow_anonymous true
 persistence true

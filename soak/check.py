@@ -213,6 +213,11 @@ def report(work):
                                 sum(1 for _, w in ev if w.startswith("camera_kill"))))
     row("edged exit after SIGTERM", "%.1f s, code %s" % (t_exit - t_stop, env["EXIT_CODE"]), "hard: 0 within 30 s",
         env["EXIT_CODE"] == "0")
+    # The soak's own broker must keep the sink's session across restarts,
+    # else losses are the setup's, not edged's.
+    with open(os.path.join(work, "logs", "broker.log"), errors="replace") as f:
+        perr = sum(1 for line in f if "Error saving" in line or "Error: " in line)
+    row("soak setup: broker persistence errors", "%d" % perr, "hard: 0", perr == 0)
     row("episodes / segments", "%d / %d" % (tot["episodes"], tot["segments"]))
     row("lost segments", "%d of %d" % (len(miss["segments"]), tot["segments"]), "hard: 0",
         not miss["segments"] and tot["segments"] > 0)
@@ -259,6 +264,13 @@ def report(work):
     row("RSS beyond ring arenas, peak first / last minute", "%.0f / %.0f MiB" % (b1 / mib, b2 / mib))
     growth = (b2 - b1) / b1
     row("memory growth (RSS beyond ring arenas)", "%+.1f%%" % (100 * growth), "hard: < 10%", growth < 0.10)
+    # Leak or plateau: the same comparison from the middle of the run on.
+    mid = t0 + (t_stop - t0) / 2
+    half = [s for s in samples if mid <= s[0] <= mid + 60]
+    if half and t_stop - mid >= 120:
+        h1 = beyond(half)
+        row("RSS beyond ring arenas, peak at half-run / last minute", "%.0f / %.0f MiB (%+.1f%%)" % (
+            h1 / mib, b2 / mib, 100 * (b2 - h1) / h1))
     cap = sum(fin.get("edged_ring_capacity_bytes", {}).values())
     fill = sum(fin.get("edged_ring_fill_bytes", {}).values())
     top = max(s[1] for s in samples)
