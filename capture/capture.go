@@ -82,8 +82,15 @@ func (c *Capture) Start(ctx context.Context) error {
 	topics := c.topics
 	c.tmu.Unlock()
 	for _, t := range topics {
+		queue := c.cfg.QueueSize
+		if t.role != RoleCamera {
+			queue = c.cfg.StateQueueSize
+			if queue == 0 {
+				queue = DefaultStateQueueSize
+			}
+		}
 		sub, err := c.node.Subscribe(ctx, ros.SubscribeOptions{
-			Topic: t.name, QueueSize: c.cfg.QueueSize, MaxMessageBytes: c.cfg.MaxMessageBytes,
+			Topic: t.name, QueueSize: queue, MaxMessageBytes: c.cfg.MaxMessageBytes,
 		})
 		if err != nil {
 			c.stopLocked()

@@ -506,3 +506,41 @@ func TestRoleAndSourceStrings(t *testing.T) {
 		t.Fatal()
 	}
 }
+
+// TestQueueSizesByRole: cameras get QueueSize; joints, FSM and /clock,
+// small and fast (and the FSM the ground truth), get StateQueueSize.
+func TestQueueSizesByRole(t *testing.T) {
+	cases := []struct {
+		name        string
+		cfg         Config
+		cam, states int
+	}{
+		{"defaults", Config{}, 0, DefaultStateQueueSize},
+		{"set", Config{QueueSize: 4, StateQueueSize: 99}, 4, 99},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			node := newFakeNode()
+			node.simTime = true
+			cfg := tc.cfg
+			cfg.Cameras, cfg.Joints, cfg.FSM = []string{"/cam"}, []string{"/j"}, []FSMTopic{{Topic: "/s"}}
+			rec := &recorder{}
+			c, err := New(cfg, node, Sinks{Frames: rec, Joints: rec, States: rec}, Options{Logger: quiet})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			want := map[string]int{"/cam": tc.cam, "/j": tc.states, "/s": tc.states, "/clock": tc.states}
+			node.mu.Lock()
+			defer node.mu.Unlock()
+			for topic, q := range want {
+				if node.queues[topic] != q {
+					t.Errorf("%s: queue %d, want %d", topic, node.queues[topic], q)
+				}
+			}
+		})
+	}
+}

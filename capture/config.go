@@ -17,6 +17,10 @@ const DefaultMaxStampSkew = 10 * time.Minute
 // DefaultClockTopic is where ROS publishes simulated time.
 const DefaultClockTopic = "/clock"
 
+// DefaultStateQueueSize bounds the queue of a joint, FSM or /clock topic:
+// 2 s of joints at 500 Hz.
+const DefaultStateQueueSize = 1024
+
 // SimTime chooses the capture clock.
 type SimTime uint8
 
@@ -62,10 +66,15 @@ type Config struct {
 	SimTime SimTime
 	// ClockTopic carries rosgraph_msgs/Clock under sim time. Default /clock.
 	ClockTopic string
-	// QueueSize bounds each subscription's queue (messages waiting for
-	// capture); the oldest is dropped and counted when it is full.
-	// Default 0: the ros package's default (8).
+	// QueueSize bounds each camera subscription's queue (messages
+	// waiting for capture); the oldest is dropped and counted when it is
+	// full. Default 0: the ros package's default (8).
 	QueueSize int
+	// StateQueueSize is the same bound for joint, FSM and /clock topics:
+	// small messages at high rates (joints at 500 Hz-1 kHz) that must
+	// ride out a busy moment, and FSM messages are the ground truth.
+	// Default DefaultStateQueueSize (1024).
+	StateQueueSize int
 	// MaxMessageBytes caps one message; 0: the ros package's default
 	// (64 MiB, enough for a 4K rgb8 image).
 	MaxMessageBytes int
@@ -124,6 +133,9 @@ func (c Config) Validate() error {
 	}
 	if _, dup := seen[c.withDefaults().ClockTopic]; dup && c.SimTime != SimTimeOff {
 		add("clock_topic", "%s is also configured as a data topic", c.withDefaults().ClockTopic)
+	}
+	if c.StateQueueSize < 0 {
+		add("state_queue_size", "must be >= 0 (0: default), got %d", c.StateQueueSize)
 	}
 	if c.QueueSize < 0 {
 		add("queue_size", "must be >= 0 (0: default), got %d", c.QueueSize)

@@ -38,6 +38,7 @@ type fakeNode struct {
 	simTime  any // nil: parameter not set
 	failOn   string
 	queueCap int
+	queues   map[string]int // topic -> QueueSize asked for
 }
 
 func newFakeNode() *fakeNode { return &fakeNode{subs: map[string]*fakeSub{}, queueCap: 64} }
@@ -50,6 +51,10 @@ func (n *fakeNode) Subscribe(_ context.Context, o ros.SubscribeOptions) (Subscri
 	}
 	s := &fakeSub{ch: make(chan *ros.Message, n.queueCap)}
 	n.subs[o.Topic] = s
+	if n.queues == nil {
+		n.queues = map[string]int{}
+	}
+	n.queues[o.Topic] = o.QueueSize
 	n.order = append(n.order, o.Topic)
 	return s, nil
 }

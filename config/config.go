@@ -43,9 +43,13 @@ type ROS struct {
 	// MaxMessage caps one received message. Default 64MiB (a 4K rgb8
 	// image is 24.9 MB).
 	MaxMessage Size `yaml:"max_message"`
-	// QueueSize bounds messages waiting per topic; the oldest is dropped
-	// and counted when full. Default 8.
+	// QueueSize bounds images waiting per camera topic; the oldest is
+	// dropped and counted when full. Default 8.
 	QueueSize int `yaml:"queue_size"`
+	// StateQueueSize is the same for joint, FSM and /clock topics (small
+	// messages at high rates; FSM messages are the ground truth).
+	// Default 1024.
+	StateQueueSize int `yaml:"state_queue_size"`
 }
 
 // CameraTopic is one camera: a sensor_msgs/Image or CompressedImage topic.

@@ -8,6 +8,7 @@ const (
 	DefaultNodeName     = "/edged"
 	DefaultMaxMessage   = Size(64 << 20)
 	DefaultQueueSize    = 8
+	DefaultStateQueue   = 1024
 	DefaultFSMType      = FSMString
 	DefaultMaxEpisode   = Duration(time.Hour)
 	DefaultKeepBytes    = Size(4 << 30)
@@ -32,7 +33,8 @@ const (
 func Default() Config {
 	return Config{
 		DataDir: DefaultDataDir,
-		ROS:     ROS{NodeName: DefaultNodeName, MaxMessage: DefaultMaxMessage, QueueSize: DefaultQueueSize},
+		ROS: ROS{NodeName: DefaultNodeName, MaxMessage: DefaultMaxMessage, QueueSize: DefaultQueueSize,
+			StateQueueSize: DefaultStateQueue},
 		Episode: Episode{MaxDuration: DefaultMaxEpisode, KeepBytes: DefaultKeepBytes, KeepEpisodes: DefaultKeepEpisodes},
 		Ring:    Ring{MaxBytes: DefaultRingBytes, MaxAge: DefaultRingAge},
 		Sheet: Sheet{Interval: DefaultInterval, TileWidth: DefaultTileWidth, Columns: DefaultColumns,

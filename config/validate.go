@@ -96,6 +96,9 @@ func (c *Config) validateROS(p *problems) {
 	if c.ROS.QueueSize < 1 || c.ROS.QueueSize > 10000 {
 		p.add("ros.queue_size", "must be in 1..10000")
 	}
+	if c.ROS.StateQueueSize < 1 || c.ROS.StateQueueSize > 100000 {
+		p.add("ros.state_queue_size", "must be in 1..100000")
+	}
 }
 
 func (c *Config) validateTopics(p *problems) {

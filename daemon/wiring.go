@@ -117,7 +117,8 @@ func (d *Daemon) startCapture(ctx context.Context, t *topology) (*capture.Captur
 // replay alike): the rings' router, the joint sink and the fsm stage.
 func (d *Daemon) captureSetup(t *topology) (capture.Config, capture.Sinks) {
 	ccfg := capture.Config{MaxStampSkew: d.cfg.Capture.MaxStampSkew.D(), QueueSize: d.cfg.ROS.QueueSize,
-		MaxMessageBytes: int(d.cfg.ROS.MaxMessage), Cameras: t.cameraTopics(), Joints: t.joints}
+		StateQueueSize: d.cfg.ROS.StateQueueSize, MaxMessageBytes: int(d.cfg.ROS.MaxMessage),
+		Cameras: t.cameraTopics(), Joints: t.joints}
 	sinks := capture.Sinks{Frames: &d.router, Joints: &d.joints}
 	if d.machine != nil {
 		topics, dynamic := d.fsmCfg.Topics()
