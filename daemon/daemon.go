@@ -147,6 +147,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	stopLoop()
 	<-loopDone
+	d.topo.Load().closeRings()
 	d.closeUplink()
 	d.logSummary()
 	return err

@@ -96,6 +96,7 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 		err = cerr
 	}
 	runner.stop(rp.Now())
+	t.closeRings()
 	sum.Wall = time.Since(start)
 	sum.Episodes, sum.Segments, sum.Sheets = d.stats.episodes.Load(), d.stats.segments.Load(), d.stats.sheets.Load()
 	sum.Topics = rp.Stats()

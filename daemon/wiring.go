@@ -27,6 +27,23 @@ func (t *topology) cameraTopics() []string {
 	return out
 }
 
+// closeRingsNotIn releases the rings of cameras that next dropped (a
+// builder still reading one finds no frames: placeholder tiles).
+func (t *topology) closeRingsNotIn(next *topology) {
+	for _, c := range t.cams {
+		if !slices.ContainsFunc(next.cams, func(n camera) bool { return n.ring == c.ring }) {
+			c.ring.Close()
+		}
+	}
+}
+
+// closeRings releases every ring (at shutdown, after the sheets).
+func (t *topology) closeRings() {
+	for _, c := range t.cams {
+		c.ring.Close()
+	}
+}
+
 func (t *topology) same(cams, joints []string) bool {
 	return slices.Equal(t.cameraTopics(), cams) && slices.Equal(t.joints, joints)
 }
@@ -136,10 +153,13 @@ func (d *Daemon) captureSetup(t *topology) (capture.Config, capture.Sinks) {
 // sheets from the next episode on (its tick grid starts at an episode's
 // start).
 func (d *Daemon) setTopology(ctx context.Context, t *topology) error {
-	d.topo.Store(t)
+	prev := d.topo.Swap(t)
 	d.router.use(t.cams)
 	if old := d.capt.Swap(nil); old != nil {
 		old.Close()
+	}
+	if prev != nil {
+		prev.closeRingsNotIn(t)
 	}
 	c, err := d.startCapture(ctx, t)
 	if err != nil {

@@ -23,6 +23,9 @@ const (
 // ErrTooLarge is returned by Put for a frame larger than the whole arena.
 var ErrTooLarge = errors.New("ringbuf: frame larger than the ring")
 
+// ErrClosed is returned by Put on a closed ring.
+var ErrClosed = errors.New("ringbuf: ring closed")
+
 // Config bounds one ring. Zero fields take the defaults above.
 type Config struct {
 	MaxBytes  int           // arena size in bytes (default 64 MiB)
@@ -97,7 +100,9 @@ type Ring struct {
 	cfg Config
 
 	mu      sync.Mutex
-	arena   []byte
+	arena   []byte // nil once closed
+	free    func() // releases the arena
+	closed  bool
 	idx     []entry // circular; head is the oldest
 	head, n int
 	wpos    int // next write offset in the arena
@@ -112,11 +117,28 @@ func New(cfg Config) (*Ring, error) {
 		return nil, err
 	}
 	cfg = cfg.WithDefaults()
+	arena, free := allocArena(cfg.MaxBytes)
 	return &Ring{
 		cfg:   cfg,
-		arena: make([]byte, cfg.MaxBytes),
+		arena: arena,
+		free:  free,
 		idx:   make([]entry, cfg.MaxFrames),
 	}, nil
+}
+
+// Close releases the arena. Afterwards Put returns ErrClosed and the
+// lookups find nothing; copies readers already made stay valid (they are
+// the readers' own). Safe to call more than once.
+func (r *Ring) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	r.closed = true
+	r.n, r.head = 0, 0
+	r.arena = nil
+	r.free()
 }
 
 // Config returns the ring's bounds (defaults applied).
@@ -129,6 +151,9 @@ func (r *Ring) Put(f *capture.Frame) error {
 	size := len(f.Data)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
 	if size > len(r.arena) {
 		r.stats.TooLarge++
 		return fmt.Errorf("%w: %d bytes, ring holds %d (raise max_bytes)", ErrTooLarge, size, len(r.arena))

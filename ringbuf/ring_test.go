@@ -229,3 +229,33 @@ func BenchmarkNearest(b *testing.B) {
 		_, buf, _ = r.Nearest(t0.Add(time.Duration(i%300)*33*time.Millisecond), 250*time.Millisecond, buf)
 	}
 }
+
+// TestClose: a closed ring refuses frames and finds none; a reader's copy
+// made before stays intact.
+func TestClose(t *testing.T) {
+	r := mustNew(t, Config{MaxBytes: 1 << 16, MaxAge: time.Minute})
+	put(t, r, 1, 0, 1000)
+	_, kept, ok := r.Latest(nil)
+	if !ok {
+		t.Fatal("no frame before Close")
+	}
+	want := append([]byte(nil), kept...)
+	r.Close()
+	r.Close()
+	f := frame(2, 10, 100)
+	if err := r.Put(&f); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Put after Close: %v, want ErrClosed", err)
+	}
+	if _, _, ok := r.Latest(nil); ok {
+		t.Fatal("a closed ring still finds frames")
+	}
+	if _, _, ok := r.Nearest(t0, time.Second, nil); ok {
+		t.Fatal("a closed ring still finds frames by time")
+	}
+	if string(kept) != string(want) {
+		t.Fatal("a reader's copy changed after Close")
+	}
+	if s := r.Stats(); s.Frames != 0 || s.CapBytes != 0 {
+		t.Fatalf("stats after Close: %+v", s)
+	}
+}
