@@ -125,9 +125,14 @@ type Sheet struct {
 	Rows int `yaml:"rows"`
 	// Quality of the sheet JPEG, 1..100. Default 84.
 	Quality int `yaml:"quality"`
-	// Grace waits this long after a sheet's last tick for late frames.
-	// Default 1s.
+	// Grace is the longest a tick waits for its frame (after its
+	// window, interval/2) when no later frame has settled it. Default 1s.
 	Grace Duration `yaml:"grace"`
+	// WaitGrace makes every tick wait the whole grace, for cameras whose
+	// frames can arrive out of order (several publishers on one topic).
+	// Default false: a tick is final once a later frame arrived, about
+	// one frame period after it.
+	WaitGrace bool `yaml:"wait_grace"`
 }
 
 // Uplink is the MQTT side.

@@ -194,5 +194,6 @@ func (d *Daemon) recipe() sheet.Recipe {
 	r := sheet.DefaultRecipe()
 	s := d.cfg.Sheet
 	r.Interval, r.TileWidth, r.Columns, r.Rows, r.Quality, r.Grace = s.Interval.D(), s.TileWidth, s.Columns, s.Rows, s.Quality, s.Grace.D()
+	r.WaitGrace = s.WaitGrace
 	return r
 }

@@ -329,6 +329,27 @@ func (r *Ring) Range(from, to time.Time, dst []Meta) []Meta {
 	return dst
 }
 
+// Settled reports whether the frame nearest t within [t-window,
+// t+window) is final: a frame stamped at least as far after t as the
+// nearest one is from t has arrived, so a later frame (a camera's stamps
+// increase) cannot be nearer. With no frame in the window it waits for
+// one stamped t+window or later. It copies nothing.
+func (r *Ring) Settled(t time.Time, window time.Duration) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n == 0 {
+		return false
+	}
+	best := window
+	for i := 0; i < r.n; i++ {
+		d := r.at(i).meta.Stamp.Sub(t)
+		if d >= -window && d < window {
+			best = min(best, d.Abs())
+		}
+	}
+	return !r.newest.Before(t.Add(best))
+}
+
 // Copy copies the frame with sequence number seq into dst. ok is false
 // when that frame has been overwritten (or never existed).
 func (r *Ring) Copy(seq uint64, dst []byte) (data []byte, ok bool) {

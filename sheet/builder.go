@@ -24,6 +24,14 @@ type SourceExcept interface {
 	NearestExcept(t time.Time, window time.Duration, skip []uint64, dst []byte) (ringbuf.Meta, []byte, bool)
 }
 
+// SourceSettled is a Source that can tell when the frame nearest a tick
+// is final (*ringbuf.Ring does). A Builder then finalizes a tick as soon
+// as its frame is settled instead of waiting the whole grace, which is
+// most of a sheet's latency.
+type SourceSettled interface {
+	Settled(t time.Time, window time.Duration) bool
+}
+
 // maxTries bounds the frames tried for one tick.
 const maxTries = 3
 
@@ -140,12 +148,28 @@ func (b *Builder) Advance(now time.Time) error {
 	if now.Sub(b.TickTime(b.next)) > MaxBacklog {
 		first = b.skipTo(now)
 	}
-	for !b.TickTime(b.next).Add(b.half + b.r.Grace).After(now) {
+	for b.due(now) {
 		if err := b.finalize(); err != nil && first == nil {
 			first = err
 		}
 	}
 	return first
+}
+
+// due reports whether the next tick can be finalized at now: its window
+// and grace have passed, or (Source permitting, unless WaitGrace) its
+// frame is settled; grace still bounds the wait for a camera that sends
+// nothing.
+func (b *Builder) due(now time.Time) bool {
+	tick := b.TickTime(b.next)
+	if !tick.Add(b.half + b.r.Grace).After(now) {
+		return true
+	}
+	if b.r.WaitGrace {
+		return false
+	}
+	s, ok := b.cfg.Source.(SourceSettled)
+	return ok && !now.Before(tick) && s.Settled(tick, b.half)
 }
 
 // MaxBacklog bounds how far behind the clock Advance catches up tick by

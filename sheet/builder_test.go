@@ -72,6 +72,7 @@ func TestGridJitterDropsOutOfOrder(t *testing.T) {
 	ring := newRing(t, ringbuf.Config{MaxAge: 5 * time.Second})
 	var c collector
 	r := DefaultRecipe()
+	r.WaitGrace = true // frames arrive out of order: wait the grace for them
 	b := newTestBuilder(t, ring, r, &c)
 	newest := epoch
 	for _, f := range order {
@@ -411,5 +412,59 @@ func TestSheetSteadyStateAllocs(t *testing.T) {
 	sheet()
 	if a := testing.AllocsPerRun(3, sheet); a != 0 {
 		t.Fatalf("%v allocations per sheet in steady state", a)
+	}
+}
+
+// TestSettledTicksFinalizeEarly: with frames in order, a tick is final as
+// soon as a later frame shows nothing nearer can come, so a sheet is out
+// about one frame after its last tick instead of interval/2 + grace
+// later; and it picks the same frames as waiting the grace would.
+func TestSettledTicksFinalizeEarly(t *testing.T) {
+	img := testJPEG(t, 32, 18, [3]byte{30, 200, 30})
+	rng := rand.New(rand.NewSource(11))
+	var frames []sent
+	for i := 0; i < 330; i++ { // 11 s at 30 fps, in order, +-5 ms jitter
+		at := epoch.Add(time.Duration(i)*time.Second/30 + time.Duration(rng.Intn(10000)-5000)*time.Microsecond)
+		frames = append(frames, sent{at, img})
+	}
+	lastTick := epoch.Add(19 * 500 * time.Millisecond) // the first sheet's last tick
+	cases := []struct {
+		name      string
+		waitGrace bool
+		by        time.Duration // first sheet out by lastTick + by
+	}{
+		{"settled", false, 60 * time.Millisecond},
+		{"wait grace", true, 250*time.Millisecond + 500*time.Millisecond + 40*time.Millisecond},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ring := newRing(t, ringbuf.Config{MaxAge: 5 * time.Second})
+			var c collector
+			r := DefaultRecipe()
+			r.WaitGrace = tc.waitGrace
+			b := newTestBuilder(t, ring, r, &c)
+			var out time.Time
+			for _, f := range frames {
+				fr := jpegFrame(f.data, f.at)
+				if err := ring.Put(&fr); err != nil {
+					t.Fatal(err)
+				}
+				if err := b.Advance(f.at); err != nil {
+					t.Fatal(err)
+				}
+				if out.IsZero() && len(c.sheets) == 1 {
+					out = f.at
+				}
+			}
+			if out.IsZero() || out.Sub(lastTick) > tc.by {
+				t.Fatalf("first sheet out %v after its last tick, want within %v", out.Sub(lastTick), tc.by)
+			}
+			for _, tm := range c.sheets[0].Meta.Tiles {
+				want, _ := expectedFrame(frames, epoch.Add(time.Duration(tm.Tick)*r.Interval), r.Interval/2)
+				if tm.Placeholder || tm.Stamp != ROSTimeOf(want) {
+					t.Fatalf("tick %d: used %v, nearest is %v", tm.Tick, tm.Stamp.Time().Sub(epoch), want.Sub(epoch))
+				}
+			}
+		})
 	}
 }

@@ -26,6 +26,14 @@ type Recipe struct {
 	// LabelTiles is the most tiles of a segment's labeling sheet
 	// (default 5).
 	LabelTiles int `json:"label_tiles"`
+	// WaitGrace makes every tick wait its whole grace for late frames.
+	// Default false: a tick is final as soon as its frame is settled (a
+	// later frame shows that nothing nearer can come), which takes a
+	// sheet's latency from interval/2 + grace down to about one frame
+	// period. A topic's frames arrive in order over its TCPROS
+	// connection; set WaitGrace when several publishers share a camera
+	// topic and frames can arrive out of order.
+	WaitGrace bool `json:"wait_grace,omitempty"`
 }
 
 // Defaults of Recipe.
