@@ -1,6 +1,7 @@
 package bag
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -23,24 +24,14 @@ func sortEntries(es []entry) {
 	slices.SortFunc(es, func(a, b entry) int {
 		switch {
 		case a.t != b.t:
-			return cmp64(a.t, b.t)
+			return cmp.Compare(a.t, b.t)
 		case a.conn != b.conn:
-			return cmp64(int64(a.conn), int64(b.conn))
+			return cmp.Compare(a.conn, b.conn)
 		case a.chunk != b.chunk:
-			return cmp64(int64(a.chunk), int64(b.chunk))
+			return cmp.Compare(a.chunk, b.chunk)
 		}
-		return cmp64(int64(a.off), int64(b.off))
+		return cmp.Compare(a.off, b.off)
 	})
-}
-
-func cmp64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // fileRecord is a record header read from the file; the data stays on

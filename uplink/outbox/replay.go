@@ -1,6 +1,7 @@
 package outbox
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,19 +41,9 @@ func (o *Outbox) replay() error {
 		o.queues[e.prio] = append(o.queues[e.prio], e)
 	}
 	for p := range o.queues {
-		slices.SortFunc(o.queues[p], func(a, b *entry) int { return compareSeq(a.seq, b.seq) })
+		slices.SortFunc(o.queues[p], func(a, b *entry) int { return cmp.Compare(a.seq, b.seq) })
 	}
 	return nil
-}
-
-func compareSeq(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func (o *Outbox) replayFile(id uint64, name string, last bool) error {
