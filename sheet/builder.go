@@ -70,7 +70,7 @@ type Stats struct {
 // Builder samples one camera on the exact tick grid of an episode and
 // builds contact sheets. All methods are safe for concurrent use (one
 // mutex); the usual driver is one goroutine calling Advance with the
-// capture clock (see StartLoop), plus LabelSheet when a segment closes.
+// capture clock, plus LabelSheet when a segment closes.
 type Builder struct {
 	mu   sync.Mutex
 	cfg  BuilderConfig
@@ -135,7 +135,7 @@ func (b *Builder) TickTime(k int64) time.Time {
 //
 // The Source must still hold the frames of every tick not yet finalized:
 // with a ring, MaxAge >= interval + grace and Advance called at least
-// every few hundred milliseconds (StartLoop) is enough. A driver feeding
+// every few hundred milliseconds is enough. A driver feeding
 // recorded frames calls Advance(t) before putting a frame stamped t, so
 // a gap in the recording cannot evict frames that pending ticks need.
 func (b *Builder) Advance(now time.Time) error {
