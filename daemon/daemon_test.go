@@ -116,19 +116,9 @@ uplink: {broker: %q, max_payload: 32KiB}
 		t.Fatal("Run did not return within 20s of cancel")
 	}
 
-	ms, _ := episode.List(store)
-	ep, err := episode.Load(store, ms[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	truth, err := episode.ReadSegmentation(truthPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkSegments(t, ep, truth)
-	sheetDir := filepath.Join(store, ms[0].ID, "sheets", "top")
-	checkSheets(t, sheetDir, ep)
-	checkUploaded(t, filepath.Join(sinkOut, "sim-01", ms[0].ID), sheetDir, ep)
+	ep := checkRecorded(t, store, truthPath)
+	sheetDir := filepath.Join(store, ep.Manifest.ID, "sheets", "top")
+	checkUploaded(t, filepath.Join(sinkOut, "sim-01", ep.Manifest.ID), sheetDir, ep)
 
 	// edged replay of the same bag makes the same sheets.
 	replayOut := filepath.Join(tmp, "replay")
@@ -210,18 +200,7 @@ fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]
 	if sum.Messages != 2205 || sum.Episodes != 1 || sum.Segments != 6 || sum.Sheets != 2 {
 		t.Fatalf("summary %+v", sum)
 	}
-	store := filepath.Join(out, "episodes")
-	ms, _ := episode.List(store)
-	ep, err := episode.Load(store, ms[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	truth, err := episode.ReadSegmentation(truthPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkSegments(t, ep, truth)
-	checkSheets(t, filepath.Join(store, ms[0].ID, "sheets", "top"), ep)
+	checkRecorded(t, filepath.Join(out, "episodes"), truthPath)
 	// Joints were discovered from the bag.
 	var joints bool
 	for _, ts := range sum.Topics {
@@ -281,6 +260,27 @@ func checkUploaded(t *testing.T, dir, sheetDir string, ep *episode.Episode) {
 	if len(snips) != 2 {
 		t.Errorf("sink has %d snippets, want one per sheet (2)", len(snips))
 	}
+}
+
+// checkRecorded loads the one episode of store and checks its segments
+// against the generator's truth and its sheets.
+func checkRecorded(t *testing.T, store, truthPath string) *episode.Episode {
+	t.Helper()
+	ms, err := episode.List(store)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("episodes in %s: %d, %v; want 1", store, len(ms), err)
+	}
+	ep, err := episode.Load(store, ms[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, err := episode.ReadSegmentation(truthPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSegments(t, ep, truth)
+	checkSheets(t, filepath.Join(store, ms[0].ID, "sheets", "top"), ep)
+	return ep
 }
 
 func checkSegments(t *testing.T, ep *episode.Episode, truth score.Segmentation) {
