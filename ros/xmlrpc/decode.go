@@ -155,16 +155,26 @@ func charsetReader(label string, in io.Reader) (io.Reader, error) {
 	return nil, fmt.Errorf("xmlrpc: unsupported encoding %q", label)
 }
 
+// token reads the next raw token; the document ending inside a value is
+// io.ErrUnexpectedEOF.
+func (p *parser) token() (xml.Token, error) {
+	tok, err := p.d.Token()
+	if err == io.EOF {
+		return nil, io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return nil, fmt.Errorf("xmlrpc: %w", err)
+	}
+	return tok, nil
+}
+
 // next returns the next start element, end element or character data,
 // skipping comments, processing instructions and directives.
 func (p *parser) next() (xml.Token, error) {
 	for {
-		tok, err := p.d.Token()
+		tok, err := p.token()
 		if err != nil {
-			if err == io.EOF {
-				return nil, io.ErrUnexpectedEOF
-			}
-			return nil, fmt.Errorf("xmlrpc: %w", err)
+			return nil, err
 		}
 		switch t := tok.(type) {
 		case xml.StartElement, xml.EndElement:
@@ -228,12 +238,9 @@ func describe(tok xml.Token) string {
 func (p *parser) text() (string, error) {
 	var sb strings.Builder
 	for {
-		tok, err := p.d.Token()
+		tok, err := p.token()
 		if err != nil {
-			if err == io.EOF {
-				return "", io.ErrUnexpectedEOF
-			}
-			return "", fmt.Errorf("xmlrpc: %w", err)
+			return "", err
 		}
 		switch t := tok.(type) {
 		case xml.CharData:
@@ -257,12 +264,9 @@ func (p *parser) value(depth int) (any, error) {
 	}
 	var untyped strings.Builder
 	for {
-		tok, err := p.d.Token()
+		tok, err := p.token()
 		if err != nil {
-			if err == io.EOF {
-				return nil, io.ErrUnexpectedEOF
-			}
-			return nil, fmt.Errorf("xmlrpc: %w", err)
+			return nil, err
 		}
 		switch t := tok.(type) {
 		case xml.CharData:
