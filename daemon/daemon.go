@@ -259,14 +259,14 @@ func (d *Daemon) startFSM(ctx context.Context) error {
 // acknowledge what is queued; the rest stays in the outbox for next time.
 const shutdownFlush = 5 * time.Second
 
-// openUplink starts the uplink (its outbox is DATA_DIR/outbox) and makes
+// openUplink starts the uplink (uplink.FromConfig puts its outbox in
+// DATA_DIR/outbox) and makes
 // it where products and joint samples go.
 func (d *Daemon) openUplink() error {
 	ucfg, err := uplink.FromConfig(&d.cfg, d.opts.Version)
 	if err != nil {
 		return err
 	}
-	ucfg.Dir = filepath.Join(d.cfg.DataDir, "outbox")
 	if d.up, err = uplink.New(ucfg, uplink.Options{Logger: d.log}); err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/edged-robotics/edged/bag"
@@ -109,26 +108,14 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 // bagTopics are the configured cameras and joints; a role with none
 // configured takes every matching topic of the bags.
 func (d *Daemon) bagTopics(readers []*bag.Reader) (cams, joints []string) {
-	for _, c := range d.cfg.Cameras {
-		cams = append(cams, c.Topic)
-	}
-	for _, j := range d.cfg.Joints {
-		joints = append(joints, j.Topic)
-	}
 	var tt []capture.TopicType
 	for _, r := range readers {
 		for _, c := range r.Connections() {
 			tt = append(tt, capture.TopicType{Topic: c.Topic, Type: c.Type})
 		}
 	}
-	foundCams, foundJoints := capture.Discover(tt)
-	if len(cams) == 0 {
-		cams = slices.Compact(foundCams)
-	}
-	if len(joints) == 0 {
-		joints = slices.Compact(foundJoints)
-	}
-	return cams, joints
+	cams, joints = configuredTopics(&d.cfg)
+	return withDiscovered(cams, joints, tt)
 }
 
 func (d *Daemon) newReplayCapture(t *topology) (*capture.Replay, error) {

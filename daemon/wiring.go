@@ -53,12 +53,7 @@ func (t *topology) same(cams, joints []string) bool {
 // bounded; when the master does not answer, the current topology's
 // topics are kept).
 func (d *Daemon) wantedTopics(ctx context.Context, cfg *config.Config, cur *topology) (cams, joints []string) {
-	for _, c := range cfg.Cameras {
-		cams = append(cams, c.Topic)
-	}
-	for _, j := range cfg.Joints {
-		joints = append(joints, j.Topic)
-	}
+	cams, joints = configuredTopics(cfg)
 	if len(cams) > 0 && len(joints) > 0 {
 		return cams, joints
 	}
@@ -67,26 +62,39 @@ func (d *Daemon) wantedTopics(ctx context.Context, cfg *config.Config, cur *topo
 	tt, err := d.node.Master().GetPublishedTopics(ctx, "")
 	if err != nil {
 		d.log.Debug("daemon: cannot ask the master for topics; keeping the current ones", "err", err)
-		if len(cams) == 0 {
-			cams = cur.cameraTopics()
-		}
-		if len(joints) == 0 {
-			joints = cur.joints
-		}
-		return cams, joints
+		return orTopics(cams, cur.cameraTopics()), orTopics(joints, cur.joints)
 	}
 	in := make([]capture.TopicType, len(tt))
 	for i, t := range tt {
 		in[i] = capture.TopicType{Topic: t.Name, Type: t.Type}
 	}
-	foundCams, foundJoints := capture.Discover(in)
-	if len(cams) == 0 {
-		cams = foundCams
+	return withDiscovered(cams, joints, in)
+}
+
+// configuredTopics are the config's camera and joint topics.
+func configuredTopics(cfg *config.Config) (cams, joints []string) {
+	for _, c := range cfg.Cameras {
+		cams = append(cams, c.Topic)
 	}
-	if len(joints) == 0 {
-		joints = foundJoints
+	for _, j := range cfg.Joints {
+		joints = append(joints, j.Topic)
 	}
 	return cams, joints
+}
+
+// withDiscovered fills a role with no configured topics with those
+// capture.Discover picks from the published (or recorded) topics.
+func withDiscovered(cams, joints []string, published []capture.TopicType) ([]string, []string) {
+	foundCams, foundJoints := capture.Discover(published)
+	return orTopics(cams, slices.Compact(foundCams)), orTopics(joints, slices.Compact(foundJoints))
+}
+
+// orTopics is configured, or else fallback when nothing is configured.
+func orTopics(configured, fallback []string) []string {
+	if len(configured) > 0 {
+		return configured
+	}
+	return fallback
 }
 
 // newTopology builds a topology, keeping the rings (and their frames) of
