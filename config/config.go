@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/edged-robotics/edged/sheet/recipe"
 )
 
 // Config is the whole file. Zero values are replaced by the defaults
@@ -113,15 +115,21 @@ type Ring struct {
 	MaxAge Duration `yaml:"max_age"`
 }
 
-// Sheet is the contact-sheet recipe (DESIGN.md "Contact sheets").
+// Sheet is the contact-sheet recipe (DESIGN.md "Contact sheets"). Its
+// rules are the sheet package's (sheet/recipe): besides each field's
+// range, a sheet holds at most 400 tiles, and a sheet of 4:3 tiles must
+// fit 16384 px a side and 16 Mi pixels (a 48 MiB canvas per camera),
+// as must the 5-tile labeling sheet; a taller camera's tiles are
+// letterboxed to stay within it.
 type Sheet struct {
-	// Interval between sampled frames. Default 0.5s.
+	// Interval between sampled frames. Default 0.5s, at least 10ms.
 	Interval Duration `yaml:"interval"`
-	// TileWidth in pixels; height keeps the aspect ratio. Default 224.
+	// TileWidth in pixels; height keeps the aspect ratio. Default 224,
+	// at most 4096 (and see the pixel budget above).
 	TileWidth int `yaml:"tile_width"`
 	// Columns per sheet. Default 5.
 	Columns int `yaml:"columns"`
-	// Rows per sheet. Default 4.
+	// Rows per sheet. Default 4; columns x rows at most 400.
 	Rows int `yaml:"rows"`
 	// Quality of the sheet JPEG, 1..100. Default 84.
 	Quality int `yaml:"quality"`
@@ -133,6 +141,15 @@ type Sheet struct {
 	// Default false: a tick is final once a later frame arrived, about
 	// one frame period after it.
 	WaitGrace bool `yaml:"wait_grace"`
+}
+
+// Recipe maps the section onto the sheet package's recipe (its rule
+// set, applied by Validate, and what the builders run with).
+func (s Sheet) Recipe() recipe.Recipe {
+	r := recipe.Default()
+	r.Interval, r.TileWidth, r.Columns, r.Rows = s.Interval.D(), s.TileWidth, s.Columns, s.Rows
+	r.Quality, r.Grace, r.WaitGrace = s.Quality, s.Grace.D(), s.WaitGrace
+	return r
 }
 
 // Uplink is the MQTT side.

@@ -83,6 +83,13 @@ func TestValidationNamesTheField(t *testing.T) {
 		{"master uri", "robot_id: r\nros: {master_uri: 'localhost:11311'}\n", "ros.master_uri: must be http"},
 		{"listen", "robot_id: r\nhttp: {listen: nope}\n", "http.listen: must be host:port"},
 		{"ring age", "robot_id: r\nring: {max_age: 100ms}\n", "ring.max_age: must be >="},
+		{"robot id ..", "robot_id: '..'\n", "robot_id: must use only"},
+		{"robot id leading dot", "robot_id: .r\n", "robot_id: must use only"},
+		{"broker without port", "robot_id: r\nuplink: {broker: 'tcp://b'}\n", "uplink.broker: needs a port"},
+		{"sheet pixel budget", "robot_id: r\nsheet: {tile_width: 4096, columns: 20, rows: 20}\n", "sheet.columns: a sheet of 20 columns"},
+		{"sheet pixels", "robot_id: r\nsheet: {tile_width: 1024, columns: 8, rows: 8}\n", "sheet.tile_width: a sheet of 8 x 8 tiles"},
+		{"sheet 30x30", "robot_id: r\nsheet: {columns: 30, rows: 30}\n", "sheet.rows: columns x rows must be <= 400"},
+		{"sheet interval", "robot_id: r\nsheet: {interval: 1ms}\n", "sheet.interval: must be >= 10ms"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -170,4 +177,33 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("a config without robot_id validated")
 		}
 	})
+}
+
+func TestRenameFields(t *testing.T) {
+	_, err := Parse([]byte("robot_id: r\ndata_dir: x\nfsm: [{topic: /s, type: magic}]\nuplink: {max_payload: 1}\n"))
+	err = RenameFields(err, map[string]string{"data_dir": "--out", "fsm[0]": "--fsm", "fsm[0].type": "--fsm-type"})
+	for _, want := range []string{"--out: must be", "--fsm-type: must be", "uplink.max_payload: must be"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("renamed error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+func TestCheckFiles(t *testing.T) {
+	dir := t.TempDir()
+	good, empty := filepath.Join(dir, "pw"), filepath.Join(dir, "empty")
+	os.WriteFile(good, []byte("x"), 0o600)
+	os.WriteFile(empty, nil, 0o600)
+	c := Default()
+	c.Uplink.PasswordFile, c.Uplink.CAFile = good, good
+	if err := c.CheckFiles(); err != nil {
+		t.Fatalf("readable files refused: %v", err)
+	}
+	c.Uplink.PasswordFile, c.Uplink.CAFile, c.Uplink.CertFile = filepath.Join(dir, "nope"), dir, empty
+	err := c.CheckFiles()
+	for _, want := range []string{"uplink.password_file: open", "uplink.ca_file: " + dir + " is not a regular file", "uplink.cert_file: " + empty + " is empty"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckFiles = %v, want %q", err, want)
+		}
+	}
 }

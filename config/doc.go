@@ -10,8 +10,20 @@
 //     `sheet.tile_width: must be > 0`.
 //   - Durations are Go durations ("0.5s", "10m"); sizes accept plain bytes
 //     or KiB/MiB/GiB/TiB (and kB/MB/GB as powers of ten).
-//   - This package imports no other edged package: cmd/edged maps the
-//     sections onto each component's own config struct.
+//   - CheckFiles is the separate, documented I/O step: every file the
+//     config names must be a readable regular file. daemon.Check runs
+//     Validate, CheckFiles and the components' own rules; `edged config
+//     check` and `edged run` both call daemon.Check, so the check never
+//     accepts what run refuses.
+//   - Errors are *FieldError values inside a *ValidationError;
+//     RenameFields renames fields a command took from flags (data_dir
+//     -> --out), so errors about a flag name the flag.
+//   - This package imports no other edged package except sheet/recipe,
+//     the cgo-free rule set of the sheet recipe, which Validate applies
+//     (Sheet.Recipe) so that config and the sheet builder share one rule
+//     (field ranges, at most 400 tiles, the sheet's pixel budget).
+//     cmd/edged and daemon map the other sections onto each component's
+//     own config struct.
 //
 // A Config is a plain value: safe to copy, not safe to mutate
 // concurrently.

@@ -1,19 +1,31 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/edged-robotics/edged/sheet/recipe"
 )
 
-// problems collects validation errors, each naming its field.
+// problems collects validation errors, each a *FieldError.
 type problems []error
 
 func (p *problems) add(field, format string, args ...any) {
-	*p = append(*p, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	*p = append(*p, &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
 }
+
+// FieldError is one problem of one field. Field is the YAML path
+// (sheet.tile_width, fsm[0].type); a command that took the value from a
+// flag renames it (see RenameFields).
+type FieldError struct {
+	Field, Msg string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
 // Validate checks every field without I/O and returns all problems
 // joined, or nil.
@@ -53,14 +65,45 @@ func (e *ValidationError) Error() string {
 // Unwrap lets errors.Is and errors.As see each problem.
 func (e *ValidationError) Unwrap() []error { return e.Problems }
 
+// RenameFields returns err with the fields named in names (YAML path ->
+// what the user wrote instead, e.g. "data_dir" -> "--out") renamed, so
+// that an error about a value given as a flag names the flag. A field
+// matches a name exactly or as its prefix followed by '.' or '['
+// ("fsm[0]" renames fsm[0].type; the longest match wins). Other errors
+// are returned unchanged.
+func RenameFields(err error, names map[string]string) error {
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	out := &ValidationError{Problems: make([]error, len(ve.Problems))}
+	for i, p := range ve.Problems {
+		out.Problems[i] = p
+		var fe *FieldError
+		if !errors.As(p, &fe) {
+			continue
+		}
+		best := "" // the longest name that matches wins
+		for from := range names {
+			if rest, ok := strings.CutPrefix(fe.Field, from); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') && len(from) > len(best) {
+				best = from
+			}
+		}
+		if best != "" {
+			out.Problems[i] = &FieldError{Field: names[best] + fe.Field[len(best):], Msg: fe.Msg}
+		}
+	}
+	return out
+}
+
 func (c *Config) validateTop(p *problems) {
 	switch {
 	case c.RobotID == "":
 		p.add("robot_id", "required (names MQTT topics and episode ids)")
 	case len(c.RobotID) > 64:
 		p.add("robot_id", "must be at most 64 characters")
-	case !isIdent(c.RobotID):
-		p.add("robot_id", "must use only letters, digits, '-', '_' and '.', got %q", c.RobotID)
+	case !SafeSegment(c.RobotID):
+		p.add("robot_id", "must use only letters, digits, '-', '_' and '.', and not start with '.', got %q", c.RobotID)
 	}
 	if !strings.HasPrefix(c.DataDir, "/") && !strings.HasPrefix(c.DataDir, ".") {
 		p.add("data_dir", "must be an absolute path or start with ./, got %q", c.DataDir)
@@ -138,25 +181,19 @@ func (c *Config) validateTopics(p *problems) {
 	}
 }
 
+// validateRecipe applies the sheet package's own rule set (sheet/recipe:
+// field ranges, at most 400 tiles, the sheet's pixel budget), so config
+// check refuses exactly the recipes the sheet builder would.
 func (c *Config) validateRecipe(p *problems) {
-	s := c.Sheet
-	if s.Interval < Duration(10*time.Millisecond) {
-		p.add("sheet.interval", "must be >= 10ms")
-	}
-	if s.TileWidth <= 0 || s.TileWidth > 4096 {
-		p.add("sheet.tile_width", "must be > 0 and <= 4096")
-	}
-	if s.Columns <= 0 || s.Columns > 64 {
-		p.add("sheet.columns", "must be in 1..64")
-	}
-	if s.Rows <= 0 || s.Rows > 64 {
-		p.add("sheet.rows", "must be in 1..64")
-	}
-	if s.Quality < 1 || s.Quality > 100 {
-		p.add("sheet.quality", "must be in 1..100")
-	}
-	if s.Grace < 0 {
-		p.add("sheet.grace", "must be >= 0")
+	if err := c.Sheet.Recipe().Validate(); err != nil {
+		var fe *recipe.FieldError
+		for _, e := range unjoin(err) {
+			if errors.As(e, &fe) {
+				p.add("sheet."+fe.Field, "%s", fe.Msg)
+			} else {
+				*p = append(*p, e)
+			}
+		}
 	}
 	if c.Ring.MaxBytes < 1<<20 {
 		p.add("ring.max_bytes", "must be >= 1MiB")
@@ -175,6 +212,9 @@ func (c *Config) validateUplink(p *problems) {
 			p.add("uplink.broker", "must be tcp://host:port or ssl://host:port, got %q", u.Broker)
 		case pu.Scheme != "tcp" && pu.Scheme != "ssl" && pu.Scheme != "mqtt" && pu.Scheme != "mqtts" && pu.Scheme != "tls":
 			p.add("uplink.broker", "scheme must be tcp, mqtt, ssl, mqtts or tls, got %q", pu.Scheme)
+		}
+		if err == nil && pu.Host != "" && pu.Port() == "" {
+			p.add("uplink.broker", "needs a port (tcp://host:1883, ssl://host:8883), got %q", u.Broker)
 		}
 	}
 	if !isIdent(strings.ReplaceAll(u.TopicPrefix, "/", "_")) {
@@ -207,6 +247,20 @@ func checkTopic(p *problems, field, topic string, optional bool) {
 	if !strings.HasPrefix(topic, "/") || strings.ContainsAny(topic, " \t\n") {
 		p.add(field, "must be a global ROS name starting with /, got %q", topic)
 	}
+}
+
+// SafeSegment is the one rule for ids that become a path segment and
+// an MQTT topic level (robot_id): letters, digits, '-', '_' and '.', not
+// starting with '.' (so never "." or ".."). It is stricter than the
+// wire's SafeName, which also allows ':'.
+func SafeSegment(s string) bool { return s != "" && s[0] != '.' && isIdent(s) }
+
+// unjoin lists the errors of an errors.Join (or err itself).
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 func isIdent(s string) bool {

@@ -71,9 +71,10 @@ type Daemon struct {
 	capt atomic.Pointer[capture.Capture] // nil while (re)starting
 }
 
-// New checks the config; it does no I/O.
+// New checks the config with Check (the same check as `edged config
+// check`: its only I/O reads the files the config names).
 func New(cfg *config.Config, opts Options) (*Daemon, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := Check(cfg); err != nil {
 		return nil, err
 	}
 	if opts.Logger == nil {

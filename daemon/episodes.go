@@ -191,9 +191,5 @@ func (d *Daemon) sheetBuilt(camera string, index int, jpeg []byte) {
 
 // recipe maps the config's sheet section onto the sheet package's recipe.
 func (d *Daemon) recipe() sheet.Recipe {
-	r := sheet.DefaultRecipe()
-	s := d.cfg.Sheet
-	r.Interval, r.TileWidth, r.Columns, r.Rows, r.Quality, r.Grace = s.Interval.D(), s.TileWidth, s.Columns, s.Rows, s.Quality, s.Grace.D()
-	r.WaitGrace = s.WaitGrace
-	return r
+	return d.cfg.Sheet.Recipe()
 }

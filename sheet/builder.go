@@ -261,7 +261,11 @@ func (b *Builder) cell(i int) rgbImage {
 	return rgbImage{pix: b.canvas[row*b.tileH*stride+col*w*3:], w: w, h: b.tileH, stride: stride}
 }
 
+// setTileHeight sets the tile height of the camera's aspect ratio,
+// capped so the canvas stays within the recipe's pixel budget (a taller
+// camera's frames are letterboxed).
 func (b *Builder) setTileHeight(h int) {
+	h = min(h, b.r.MaxTileHeight())
 	b.tileH = h
 	b.canvas = growBytes(b.canvas, b.r.Columns*b.r.Rows*b.r.TileWidth*h*3)
 }

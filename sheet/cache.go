@@ -117,7 +117,7 @@ func (b *Builder) LabelSheet(start, end time.Time) (*Sheet, error) {
 	}
 	tw, th := b.r.TileWidth, b.tileH
 	if th == 0 {
-		th = TileHeight(tw, 4, 3)
+		th = min(TileHeight(tw, 4, 3), b.r.MaxTileHeight())
 	}
 	w, h := tw*len(ticks), th
 	canvas := make([]byte, w*h*3)

@@ -1,102 +1,29 @@
 package sheet
 
-import (
-	"errors"
-	"fmt"
-	"time"
-)
+import "github.com/edged-robotics/edged/sheet/recipe"
 
-// Recipe is the contact-sheet recipe of DESIGN.md. Every field has a
-// documented default (DefaultRecipe); config.sheet maps onto it.
-type Recipe struct {
-	// Interval between ticks (default 0.5 s): tick k is at episode
-	// start + k*Interval.
-	Interval time.Duration `json:"interval"`
-	// TileWidth in pixels (default 224); the tile height keeps the
-	// camera's aspect ratio.
-	TileWidth int `json:"tile_width"`
-	// Columns and Rows of a sheet (default 5 x 4: 20 tiles, 10 s).
-	Columns int `json:"columns"`
-	Rows    int `json:"rows"`
-	// Quality of the sheet JPEG, 1..100 (default 84).
-	Quality int `json:"quality"`
-	// Grace is how long after a tick's window closes (tick + Interval/2)
-	// late frames may still arrive (default 0.5 s).
-	Grace time.Duration `json:"grace"`
-	// LabelTiles is the most tiles of a segment's labeling sheet
-	// (default 5).
-	LabelTiles int `json:"label_tiles"`
-	// WaitGrace makes every tick wait its whole grace for late frames.
-	// Default false: a tick is final as soon as its frame is settled (a
-	// later frame shows that nothing nearer can come), which takes a
-	// sheet's latency from interval/2 + grace down to about one frame
-	// period. A topic's frames arrive in order over its TCPROS
-	// connection; set WaitGrace when several publishers share a camera
-	// topic and frames can arrive out of order.
-	WaitGrace bool `json:"wait_grace,omitempty"`
-}
+// Recipe is the contact-sheet recipe of DESIGN.md. It and its rules
+// (defaults, limits, Validate) live in sheet/recipe, a cgo-free leaf
+// that the config package applies too: config check and the builder
+// share one rule set.
+type Recipe = recipe.Recipe
 
-// Defaults of Recipe.
+// Defaults and limits of Recipe (see sheet/recipe).
 const (
-	DefaultInterval   = 500 * time.Millisecond
-	DefaultTileWidth  = 224
-	DefaultColumns    = 5
-	DefaultRows       = 4
-	DefaultQuality    = 84
-	DefaultGrace      = 500 * time.Millisecond
-	DefaultLabelTiles = 5
-	// MaxTileWidth caps tile_width (as config does).
-	MaxTileWidth = 4096
-	// MaxTiles caps columns x rows.
-	MaxTiles = 400
+	DefaultInterval   = recipe.DefaultInterval
+	DefaultTileWidth  = recipe.DefaultTileWidth
+	DefaultColumns    = recipe.DefaultColumns
+	DefaultRows       = recipe.DefaultRows
+	DefaultQuality    = recipe.DefaultQuality
+	DefaultGrace      = recipe.DefaultGrace
+	DefaultLabelTiles = recipe.DefaultLabelTiles
+	MaxTileWidth      = recipe.MaxTileWidth
+	MaxTiles          = recipe.MaxTiles
+	MaxSheetPixels    = recipe.MaxSheetPixels
 )
 
 // DefaultRecipe returns the recipe of DESIGN.md.
-func DefaultRecipe() Recipe {
-	return Recipe{
-		Interval: DefaultInterval, TileWidth: DefaultTileWidth, Columns: DefaultColumns, Rows: DefaultRows,
-		Quality: DefaultQuality, Grace: DefaultGrace, LabelTiles: DefaultLabelTiles,
-	}
-}
-
-// Validate reports every invalid field, each error naming it
-// (`sheet.tile_width: must be > 0`). It does no I/O.
-func (r Recipe) Validate() error {
-	var errs []error
-	bad := func(field, msg string, args ...any) {
-		errs = append(errs, fmt.Errorf("sheet.%s: %s", field, fmt.Sprintf(msg, args...)))
-	}
-	if r.Interval <= 0 {
-		bad("interval", "must be > 0 (default %s)", DefaultInterval)
-	}
-	if r.TileWidth <= 0 {
-		bad("tile_width", "must be > 0 (default %d)", DefaultTileWidth)
-	} else if r.TileWidth > MaxTileWidth {
-		bad("tile_width", "must be <= %d", MaxTileWidth)
-	}
-	if r.Columns <= 0 {
-		bad("columns", "must be > 0 (default %d)", DefaultColumns)
-	}
-	if r.Rows <= 0 {
-		bad("rows", "must be > 0 (default %d)", DefaultRows)
-	}
-	if r.Columns > 0 && r.Rows > 0 && r.Columns*r.Rows > MaxTiles {
-		bad("rows", "columns x rows must be <= %d", MaxTiles)
-	}
-	if r.Quality < 1 || r.Quality > 100 {
-		bad("quality", "must be in 1..100 (default %d)", DefaultQuality)
-	}
-	if r.Grace < 0 {
-		bad("grace", "must be >= 0 (default %s)", DefaultGrace)
-	}
-	if r.LabelTiles <= 0 {
-		bad("label_tiles", "must be > 0 (default %d)", DefaultLabelTiles)
-	}
-	return errors.Join(errs...)
-}
-
-// TilesPerSheet is Columns x Rows.
-func (r Recipe) TilesPerSheet() int { return r.Columns * r.Rows }
+func DefaultRecipe() Recipe { return recipe.Default() }
 
 // VLMTokens is DESIGN.md's accounting rule: an image no larger than 384 px
 // on both sides counts 258 tokens; a larger one is cut into 768 x 768

@@ -7,6 +7,7 @@ import (
 	"image/png"
 
 	"github.com/edged-robotics/edged/capture"
+	"github.com/edged-robotics/edged/sheet/recipe"
 	"github.com/edged-robotics/edged/sheet/turbojpeg"
 )
 
@@ -83,13 +84,8 @@ func (t *Tiler) Size(im Image) (w, h int, err error) {
 }
 
 // TileHeight is the tile height keeping a w x h frame's aspect ratio at
-// tile width tw (at least 1).
-func TileHeight(tw, w, h int) int {
-	if w <= 0 || h <= 0 {
-		return tw * 3 / 4
-	}
-	return max(1, (tw*h+w/2)/w)
-}
+// tile width tw (at least 1). The builder caps it (Recipe.MaxTileHeight).
+func TileHeight(tw, w, h int) int { return recipe.TileHeight(tw, w, h) }
 
 // source decodes im to packed RGB big enough for a tw x th tile.
 func (t *Tiler) source(im Image, tw, th int) (pix []byte, w, h, stride int, err error) {

@@ -24,7 +24,7 @@ func TestRecipeValidate(t *testing.T) {
 	}{
 		{"tile width", func(r *Recipe) { r.TileWidth = 0 }, "sheet.tile_width: must be > 0"},
 		{"huge tile", func(r *Recipe) { r.TileWidth = 100000 }, "sheet.tile_width: must be <="},
-		{"interval", func(r *Recipe) { r.Interval = 0 }, "sheet.interval: must be > 0"},
+		{"interval", func(r *Recipe) { r.Interval = 0 }, "sheet.interval: must be >= 10ms"},
 		{"columns", func(r *Recipe) { r.Columns = -1 }, "sheet.columns: must be > 0"},
 		{"rows", func(r *Recipe) { r.Rows = 0 }, "sheet.rows: must be > 0"},
 		{"quality", func(r *Recipe) { r.Quality = 101 }, "sheet.quality: must be in 1..100"},

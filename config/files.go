@@ -1,0 +1,62 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// CheckFiles is the I/O step of validation, kept apart from Validate
+// (which does none): every file the config names (uplink.password_file,
+// uplink.ca_file, uplink.cert_file, uplink.key_file) must be a regular
+// file that this process can open and read. `edged config check` and
+// `edged run` both call it (through daemon.Check), so a config that
+// passes the check does not fail at start for a missing file. Run the
+// check as the daemon's user: permissions are checked as the caller's.
+// Like Validate it reports every problem, each naming the field.
+func (c *Config) CheckFiles() error {
+	var p problems
+	for _, f := range []struct{ field, path string }{
+		{"uplink.password_file", c.Uplink.PasswordFile},
+		{"uplink.ca_file", c.Uplink.CAFile},
+		{"uplink.cert_file", c.Uplink.CertFile},
+		{"uplink.key_file", c.Uplink.KeyFile},
+	} {
+		if f.path == "" {
+			continue
+		}
+		if err := readable(f.path); err != nil {
+			p.add(f.field, "%v (fix the path, or the file's permissions for edged's user)", err)
+		}
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	return &ValidationError{Problems: p}
+}
+
+// readable opens path and reads one byte: it must be a non-empty
+// regular file this process may read.
+func readable(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	var b [1]byte
+	if _, err := f.Read(b[:]); err != nil {
+		if errors.Is(err, io.EOF) {
+			return fmt.Errorf("%s is empty", path)
+		}
+		return err
+	}
+	return nil
+}
