@@ -36,7 +36,7 @@ func (d *Daemon) serveHTTP() (stop func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("http.listen %s: %w (pick a free port or set http.listen: off)", d.cfg.HTTP.Listen, err)
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	srv := newHTTPServer(mux, serverTimeouts)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -51,6 +51,25 @@ func (d *Daemon) serveHTTP() (stop func(), err error) {
 		_ = srv.Shutdown(ctx)
 		<-done
 	}, nil
+}
+
+// httpTimeouts bound what one HTTP client can hold: a slow or idle
+// client must not pin a connection (and its goroutine) forever.
+type httpTimeouts struct {
+	readHeader, read, write, idle time.Duration
+}
+
+// serverTimeouts: a request (headers and body) must arrive within 10 s;
+// a response, /metrics included (a few hundred KiB rendered in well
+// under a second), must be written within 30 s; a keep-alive connection
+// idle for 60 s is closed (Prometheus scrapes every 15-60 s and simply
+// reconnects).
+var serverTimeouts = httpTimeouts{readHeader: 5 * time.Second, read: 10 * time.Second,
+	write: 30 * time.Second, idle: 60 * time.Second}
+
+func newHTTPServer(h http.Handler, t httpTimeouts) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: t.readHeader, ReadTimeout: t.read,
+		WriteTimeout: t.write, IdleTimeout: t.idle, MaxHeaderBytes: 64 << 10}
 }
 
 // health says whether edged is ready: the master answers and capture
