@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/edged-robotics/edged/config"
@@ -83,7 +84,11 @@ func replayConfig(path, out, broker, fsmTopic, fsmType string, idle []string) (*
 	}
 	c.HTTP.Listen = "off"
 	if out != "" {
-		c.DataDir = out
+		abs, err := filepath.Abs(out) // a flag's relative path is relative to the working directory
+		if err != nil {
+			return nil, fmt.Errorf("--out: %w", err)
+		}
+		c.DataDir = abs
 	}
 	if broker != "" {
 		c.Uplink.Broker = broker
@@ -92,7 +97,23 @@ func replayConfig(path, out, broker, fsmTopic, fsmType string, idle []string) (*
 		c.FSM = []config.FSMSource{{Topic: fsmTopic, Type: fsmType, IdleStates: idle}}
 	}
 	if err := c.Validate(); err != nil {
-		return nil, err
+		// Errors about values the flags set name the flags.
+		return nil, config.RenameFields(err, flagFields(out, broker, fsmTopic))
 	}
 	return &c, nil
+}
+
+// flagFields maps the config fields the given flags set to the flags.
+func flagFields(out, broker, fsmTopic string) map[string]string {
+	m := map[string]string{}
+	if out != "" {
+		m["data_dir"] = "--out"
+	}
+	if broker != "" {
+		m["uplink.broker"] = "--broker"
+	}
+	if fsmTopic != "" {
+		m["fsm[0].topic"], m["fsm[0].type"], m["fsm[0]"] = "--fsm", "--fsm-type", "--fsm"
+	}
+	return m
 }
