@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/edged-robotics/edged/bag"
@@ -22,7 +23,17 @@ type ReplaySummary struct {
 	Segments uint64
 	Sheets   uint64
 	Topics   []capture.TopicStats
+	// Damage lists what of the bags could not be read (a damaged or cut
+	// short file), each naming the bag and the byte offset; the rest was
+	// replayed. Each is also logged as a warning.
+	Damage []string
 }
+
+// ErrDamagedInput is matched (errors.Is) by the error Replay returns
+// when a bag was damaged but everything readable was replayed: the
+// output is complete for what could be read (see ReplaySummary.Damage).
+// `edged replay` exits non-zero on it unless --keep-going.
+var ErrDamagedInput = errors.New("damaged input")
 
 // Replay runs the pipeline of edged run over ROS1 bags, with no master,
 // as fast as the machine allows: capture (capture.Replay, the record time
@@ -86,9 +97,13 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 		d.closeMachine()
 		return sum, err
 	}
+	for _, p := range bagDamage(readers) {
+		d.damaged(&sum, p)
+	}
 	start := time.Now()
 	runner := d.newSheetRunner(d.store.Dir(), d.machine == nil)
-	sum.Messages, err = d.replayMessages(ctx, readers, rp, runner, fsmTopics, newProgress(progress, readers))
+	sum.Messages, err = d.replayMessages(ctx, readers, rp, runner, fsmTopics, newProgress(progress, readers),
+		func(e error) { d.damaged(&sum, e.Error()) })
 	// Close the fsm first: the episode still open at the end of the
 	// recording ends (interrupted) and its events reach the runner.
 	if cerr := d.closeMachine(); err == nil {
@@ -102,7 +117,28 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 	for _, r := range readers {
 		sum.BagTime += r.Info().Duration()
 	}
+	if err == nil && len(sum.Damage) > 0 {
+		err = fmt.Errorf("replay: %w: %d problems in the bags (listed above); the output holds what could be read (--keep-going accepts it)",
+			ErrDamagedInput, len(sum.Damage))
+	}
 	return sum, err
+}
+
+// bagDamage lists what Open found damaged in each bag (bag.Info.Problems:
+// a missing or broken index, damaged or cut chunks), naming the bag.
+func bagDamage(readers []*bag.Reader) []string {
+	var out []string
+	for _, r := range readers {
+		for _, p := range r.Info().Problems {
+			out = append(out, fmt.Sprintf("bag %s: %s", r.Info().Path, p))
+		}
+	}
+	return out
+}
+
+func (d *Daemon) damaged(sum *ReplaySummary, what string) {
+	sum.Damage = append(sum.Damage, what)
+	d.log.Warn("replay: damaged input", "problem", what)
 }
 
 // bagTopics are the configured cameras and joints; a role with none
@@ -127,11 +163,8 @@ func (d *Daemon) newReplayCapture(t *topology) (*capture.Replay, error) {
 // replay capture, drives the sheet runner on the recording's clock, and
 // waits for the fsm after each of its messages.
 func (d *Daemon) replayMessages(ctx context.Context, readers []*bag.Reader, rp *capture.Replay, runner *sheetRunner,
-	fsmTopics map[string]bool, prog *progress) (uint64, error) {
-	merged, err := mergeBags(readers, rp.Topics())
-	if err != nil {
-		return 0, err
-	}
+	fsmTopics map[string]bool, prog *progress, damaged func(error)) (uint64, error) {
+	merged := mergeBags(readers, rp.Topics(), damaged)
 	defer merged.close()
 	step := runner.recipe.Interval / 5
 	var next time.Time
@@ -166,7 +199,7 @@ func (d *Daemon) replayMessages(ctx context.Context, readers []*bag.Reader, rp *
 	if now, ok := rp.Now(); ok {
 		runner.tick(now)
 	}
-	return n, merged.err()
+	return n, nil
 }
 
 func openBags(paths []string) ([]*bag.Reader, error) {
@@ -188,40 +221,46 @@ func openBags(paths []string) ([]*bag.Reader, error) {
 }
 
 // bagMerge walks several bags' messages in one time order (a heap of
-// their iterators; ties keep the order the bags were given).
+// their iterators; ties keep the order the bags were given). A bag whose
+// iterator fails (a damaged chunk) is reported to damaged and dropped
+// from the merge; the other bags go on.
 type bagMerge struct {
-	its  []*bag.Iterator
-	h    mergeHeap
-	cur  bag.Message
-	prev int // iterator of cur, advanced on the next call to next
-	e    error
+	its     []*bag.Iterator
+	h       mergeHeap
+	cur     bag.Message
+	prev    int // iterator of cur, advanced on the next call to next
+	paths   []string
+	damaged func(error)
 }
 
-func mergeBags(readers []*bag.Reader, topics []string) (*bagMerge, error) {
-	m := &bagMerge{prev: -1}
+func mergeBags(readers []*bag.Reader, topics []string, damaged func(error)) *bagMerge {
+	m := &bagMerge{prev: -1, damaged: damaged}
 	for i, r := range readers {
 		it := r.Messages(topics...)
-		m.its = append(m.its, it)
-		if it.Next() {
-			m.h = append(m.h, mergeItem{i, it.Message().Time})
-		} else if err := it.Err(); err != nil {
-			m.close()
-			return nil, fmt.Errorf("replay %s: %w", r.Info().Path, err)
-		}
+		m.its, m.paths = append(m.its, it), append(m.paths, r.Info().Path)
+		m.advance(i)
 	}
 	heap.Init(&m.h)
-	return m, nil
+	return m
+}
+
+// advance moves iterator i to its next message and queues it.
+func (m *bagMerge) advance(i int) {
+	it := m.its[i]
+	if it.Next() {
+		heap.Push(&m.h, mergeItem{i, it.Message().Time})
+	} else if err := it.Err(); err != nil {
+		if !strings.Contains(err.Error(), m.paths[i]) {
+			err = fmt.Errorf("bag %s: %w", m.paths[i], err)
+		}
+		m.damaged(fmt.Errorf("%w; the rest of this bag is skipped", err))
+	}
 }
 
 func (m *bagMerge) next() bool {
 	if m.prev >= 0 {
-		it := m.its[m.prev]
-		if it.Next() {
-			heap.Push(&m.h, mergeItem{m.prev, it.Message().Time})
-		} else if err := it.Err(); err != nil {
-			m.e = err
-			return false
-		}
+		m.advance(m.prev)
+		m.prev = -1
 	}
 	if m.h.Len() == 0 {
 		return false
@@ -232,7 +271,6 @@ func (m *bagMerge) next() bool {
 }
 
 func (m *bagMerge) message() bag.Message { return m.cur }
-func (m *bagMerge) err() error           { return m.e }
 func (m *bagMerge) close() {
 	for _, it := range m.its {
 		it.Close()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,7 +20,7 @@ func newReplayCmd() *cobra.Command {
 	var (
 		cfgPath, out, broker, fsmTopic, fsmType string
 		idle                                    []string
-		quiet                                   bool
+		quiet, keepGoing                        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "replay [--config FILE] [--out DIR] BAG...",
@@ -28,7 +29,10 @@ func newReplayCmd() *cobra.Command {
 			"edged run, with no ROS master: sheets, labeling sheets, FSM segments and episodes\n" +
 			"are those a live edged makes of `rosbag play --clock`. Output goes to --out (or\n" +
 			"the config's data_dir), and to a broker with --broker (or uplink.broker).\n" +
-			"Without --config: robot_id replay, cameras and joints from the bags.",
+			"Without --config: robot_id replay, cameras and joints from the bags.\n" +
+			"A damaged bag (bad chunk, cut short) is replayed as far as it can be read, each\n" +
+			"problem is reported with the bag and byte offset, and the exit status is 1\n" +
+			"unless --keep-going.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, bags []string) error {
 			cfg, err := replayConfig(cfgPath, out, broker, fsmTopic, fsmType, idle)
@@ -47,6 +51,9 @@ func newReplayCmd() *cobra.Command {
 				bar = nil
 			}
 			sum, err := d.Replay(ctx, bags, bar)
+			if errors.Is(err, daemon.ErrDamagedInput) && keepGoing {
+				err = nil // the damage was logged; the output holds what could be read
+			}
 			if err != nil {
 				return err
 			}
@@ -67,6 +74,7 @@ func newReplayCmd() *cobra.Command {
 	f.StringVar(&fsmType, "fsm-type", config.FSMString, "FSM source type: string, smach, actionlib")
 	f.StringSliceVar(&idle, "idle", nil, "idle states of the --fsm topic (between episodes)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
+	f.BoolVar(&keepGoing, "keep-going", false, "exit 0 on a damaged bag (its problems are still reported) once everything readable is replayed")
 	return cmd
 }
 
