@@ -66,10 +66,17 @@ func (a Auth) TLSConfig() (*tls.Config, error) {
 
 // BrokerURL normalizes a broker address for paho: tcp:// and mqtt://
 // are plain, ssl://, mqtts:// and tls:// use TLS.
+//
+// Credentials in the URL (tcp://user:pass@host) are refused: paho would
+// not send them, and the URL is logged. The username and the password
+// file have their own settings.
 func BrokerURL(broker string) (string, bool, error) {
 	u, err := url.Parse(broker)
 	if err != nil || u.Host == "" {
-		return "", false, fmt.Errorf("broker: must be tcp://host:port or ssl://host:port, got %q", broker)
+		return "", false, fmt.Errorf("broker: must be tcp://host:port or ssl://host:port, got %q", Redact(broker))
+	}
+	if u.User != nil {
+		return "", false, fmt.Errorf("broker: must not hold credentials (got %q): put the username in uplink.username and the password in uplink.password_file (edged sink: --username, --password-file)", Redact(broker))
 	}
 	switch u.Scheme {
 	case "tcp", "mqtt":
@@ -78,6 +85,20 @@ func BrokerURL(broker string) (string, bool, error) {
 		return "ssl://" + u.Host, true, nil
 	}
 	return "", false, fmt.Errorf("broker: scheme must be tcp, mqtt, ssl, mqtts or tls, got %q", u.Scheme)
+}
+
+// Redact hides what could be credentials in a broker address: whatever
+// sits between "://" (or the start) and the last '@'.
+func Redact(broker string) string {
+	at := strings.LastIndexByte(broker, '@')
+	if at < 0 {
+		return broker
+	}
+	start := 0
+	if i := strings.Index(broker, "://"); i >= 0 && i < at {
+		start = i + 3
+	}
+	return broker[:start] + "REDACTED" + broker[at:]
 }
 
 // ClientOptions returns paho options with our policies: no automatic
