@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -130,22 +131,21 @@ func ClientOptions(broker, clientID string, a Auth, persistent bool) (*mqtt.Clie
 	return o, nil
 }
 
-// Explain turns a connect error into one an operator can act on.
-func Explain(broker string, err error) error {
+// Explain turns a connect error into one an operator can act on. a is
+// the client's own credentials: it tells a client certificate the broker
+// rejected apart from a broker certificate this client could not verify.
+func Explain(broker string, a Auth, err error) error {
 	if err == nil {
 		return nil
 	}
 	s := err.Error()
-	var hint string
+	hint := tlsHint(broker, a, err)
 	switch {
+	case hint != "":
 	case strings.Contains(s, "bad user name or password"):
 		hint = "the broker refused the username or password (check uplink.username and uplink.password_file)"
 	case strings.Contains(s, "not Authorized"):
 		hint = "the broker refused this client (not authorized: check credentials, client certificate and ACLs)"
-	case strings.Contains(s, "x509") || strings.Contains(s, "certificate"):
-		hint = "TLS verification failed (check uplink.ca_file against the broker's certificate, and its host name)"
-	case strings.Contains(s, "tls:") || strings.Contains(s, "remote error") || strings.Contains(s, "handshake"):
-		hint = "the TLS handshake failed (mutual TLS: check uplink.cert_file and uplink.key_file)"
 	case strings.Contains(s, "connection refused"):
 		hint = "nothing listens at the broker address (is the broker running?)"
 	case strings.Contains(s, "EOF") || strings.Contains(s, "reset by peer"):
@@ -153,7 +153,40 @@ func Explain(broker string, err error) error {
 	default:
 		hint = "could not connect"
 	}
-	return fmt.Errorf("mqtt %s: %s: %w", broker, hint, err)
+	return fmt.Errorf("mqtt %s: %s: %w", Redact(broker), hint, err)
+}
+
+// Hints for TLS failures, by whose certificate is at fault.
+const (
+	hintServerCert = "TLS verification of the broker's certificate failed (check uplink.ca_file against the broker's certificate, and its host name)"
+	hintClientCert = "the broker rejected this client's certificate (check uplink.cert_file and uplink.key_file: issued by a CA the broker trusts, valid now, for client authentication)"
+	hintNoCert     = "the broker closed the TLS connection; it probably requires a client certificate (set uplink.cert_file and uplink.key_file)"
+	hintHandshake  = "the broker aborted the TLS handshake (a client certificate it requires or rejects, or no common TLS version: check uplink.cert_file and uplink.key_file)"
+)
+
+// tlsHint: our verification of the broker failed (a
+// tls.CertificateVerificationError or an x509 error, raised locally), or
+// the broker sent an alert about our certificate (a "remote error"), or
+// a TLS broker hung up on a client that presented no certificate.
+func tlsHint(broker string, a Auth, err error) string {
+	var verr *tls.CertificateVerificationError
+	var op *net.OpError
+	s := err.Error()
+	switch {
+	case errors.As(err, &op) && op.Op == "remote error", strings.Contains(s, "remote error"):
+		if strings.Contains(s, "certificate") {
+			return hintClientCert
+		}
+		return hintHandshake
+	case errors.As(err, &verr), strings.Contains(s, "x509"), strings.Contains(s, "failed to verify certificate"):
+		return hintServerCert
+	}
+	_, secure, _ := BrokerURL(broker)
+	hungUp := strings.Contains(s, "EOF") || strings.Contains(s, "reset by peer") || strings.Contains(s, "broken pipe")
+	if secure && hungUp && a.CertFile == "" && a.TLS == nil {
+		return hintNoCert
+	}
+	return ""
 }
 
 // Backoff is an exponential backoff with full jitter; not safe for

@@ -264,7 +264,7 @@ func (s *Sink) session(ctx context.Context) error {
 	t := c.Connect()
 	if !t.WaitTimeout(15*time.Second) || t.Error() != nil {
 		c.Disconnect(0)
-		return mqttconn.Explain(s.cfg.Broker, t.Error())
+		return mqttconn.Explain(s.cfg.Broker, s.cfg.Auth, t.Error())
 	}
 	defer c.Disconnect(250)
 	st := c.Subscribe(s.Filter(), 1, handler)
