@@ -12,8 +12,19 @@
 //	OUT/ROBOT/EPISODE/labels/CAMERA/label-TTTTTT-TTTTTT.jpg and .json
 //
 // Every file is written atomically (temp file, fsync, rename, fsync of
-// the directory) before the message's id is logged and before the MQTT
-// handler returns, so the broker's redelivery covers a crash.
+// the directory) before the message's id is logged, and the MQTT message
+// is acknowledged (paho manual acknowledgement) only after both: a
+// message whose write failed, or that a cap on incomplete messages
+// refuses, is left unacknowledged and the session restarts so the broker
+// redelivers it (Handle returns an error wrapping ErrRetry).
+//
+// Hostile publishers: the topic's robot must be the envelope's (the
+// broker's ACL vouches for the topic, see docs/deploy.md); episode ids
+// follow wire.Validate, which reserves the sink's own file names; a file
+// once written is never replaced by a different content (counted in
+// Stats.Conflicts); chunks are grouped by all their shared fields, so a
+// forged chunk cannot poison a real message, and incomplete messages are
+// capped per robot as well as in all.
 //
 // Concurrency: Handle is serialized by a mutex; Run owns the connection
 // loop and returns when its context ends.
