@@ -2,7 +2,6 @@ package systemd
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -93,7 +92,7 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 	deadline := time.Now().Add(10 * time.Second)
 	for !ok() {
 		if time.Now().After(deadline) {
-			t.Fatal(fmt.Sprintf("timed out waiting for %s", what))
+			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
