@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/edged-robotics/edged/uplink/wire"
@@ -154,5 +155,45 @@ func TestNamesCannotCollideWithTheSinksFiles(t *testing.T) {
 	mustHandle(t, s, "edged/arm-01/status", enc(t, wire.New(wire.NewID(), "arm-01", "", wire.KindStatus, 0, 1, body)))
 	if b, err := os.ReadFile(filepath.Join(out, "arm-01", "status.json")); err != nil || !bytes.Contains(b, []byte("online")) {
 		t.Fatalf("status.json: %v %s", err, b)
+	}
+}
+
+// TestFailedWriteIsNotAcknowledged: a write failure (disk full, I/O
+// error) returns ErrRetry (the handler then withholds the MQTT
+// acknowledgement), records no id and keeps a chunked message's chunks,
+// so the redelivered message lands once the fault clears.
+func TestFailedWriteIsNotAcknowledged(t *testing.T) {
+	for _, fault := range []error{syscall.ENOSPC, syscall.EIO} {
+		out := t.TempDir()
+		s := newTestSink(t, Config{Out: out})
+		failing := true
+		s.writeFn = func(path string, b []byte) error {
+			if failing {
+				return &os.PathError{Op: "write", Path: path, Err: fault}
+			}
+			return writeFile(path, b)
+		}
+		whole := enc(t, segEnv(t, 7))
+		chunks := chunkedSegment(t, 8)
+		body, _ := (&wire.Status{State: "online"}).MarshalMsg(nil)
+		status := enc(t, wire.New(wire.NewID(), "arm-01", "", wire.KindStatus, 0, 1, body))
+		for name, try := range map[string]func() error{
+			"whole": func() error { return s.Handle(topicSeg, whole) },
+			"chunked": func() error {
+				mustHandle(t, s, topicSeg, chunks[:len(chunks)-1]...)
+				return s.Handle(topicSeg, chunks[len(chunks)-1])
+			},
+			"status": func() error { return s.Handle("edged/arm-01/status", status) },
+		} {
+			if err := try(); !errors.Is(err, ErrRetry) || !errors.Is(err, fault) {
+				t.Errorf("%v, %s: %v, want ErrRetry wrapping the fault", fault, name, err)
+			}
+		}
+		failing = false
+		mustHandle(t, s, topicSeg, whole, chunks[len(chunks)-1]) // the broker's redelivery
+		mustHandle(t, s, "edged/arm-01/status", status)
+		if st := s.Stats(); st.Delivered != 2 || st.Statuses != 1 || st.Retried != 3 {
+			t.Errorf("%v: stats %+v", fault, st)
+		}
 	}
 }
