@@ -208,8 +208,12 @@ func (c *Config) validateUplink(p *problems) {
 	if u.Broker != "" {
 		pu, err := url.Parse(u.Broker)
 		switch {
+		case pu != nil && pu.User != nil:
+			// paho would not send them, and the URL is logged: refuse,
+			// without echoing the secret.
+			p.add("uplink.broker", "must not hold credentials: put the username in uplink.username and the password in uplink.password_file")
 		case err != nil || pu.Host == "":
-			p.add("uplink.broker", "must be tcp://host:port or ssl://host:port, got %q", u.Broker)
+			p.add("uplink.broker", "must be tcp://host:port or ssl://host:port, got %q", redactUserinfo(u.Broker))
 		case pu.Scheme != "tcp" && pu.Scheme != "ssl" && pu.Scheme != "mqtt" && pu.Scheme != "mqtts" && pu.Scheme != "tls":
 			p.add("uplink.broker", "scheme must be tcp, mqtt, ssl, mqtts or tls, got %q", pu.Scheme)
 		}
@@ -235,6 +239,15 @@ func (c *Config) validateUplink(p *problems) {
 	if u.Bandwidth < 0 || (u.Bandwidth > 0 && u.Bandwidth < 1024) {
 		p.add("uplink.bandwidth", "must be 0 (unlimited) or >= 1KiB")
 	}
+}
+
+// redactUserinfo hides what precedes the last '@' of a broker address
+// that did not parse (it may hold a password).
+func redactUserinfo(broker string) string {
+	if at := strings.LastIndexByte(broker, '@'); at >= 0 {
+		return "REDACTED" + broker[at:]
+	}
+	return broker
 }
 
 func checkTopic(p *problems, field, topic string, optional bool) {

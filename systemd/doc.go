@@ -1,6 +1,8 @@
 // Package systemd holds edged's systemd unit (edged.service) and its
-// commented sample config (edged.yaml), installed by `make install`. The
-// Go files here only test them: the unit passes `systemd-analyze verify`
-// and its sandboxing keeps `systemd-analyze security` exposure at or
-// below 2.5.
+// commented sample config (edged.yaml), installed by `make install`, and
+// the mosquitto ACL sample for a fleet (mosquitto-edged.acl, see
+// docs/deploy.md). The Go files here only test them: the unit passes
+// `systemd-analyze verify` and its sandboxing keeps `systemd-analyze
+// security` exposure at or below 2.5; the ACL, loaded by a real
+// mosquitto, keeps each robot to its own topics.
 package systemd

@@ -32,6 +32,10 @@ type Options struct {
 	TLS        bool // a TLS listener with a generated server certificate
 	RequireCrt bool // mutual TLS: clients must present a certificate from the CA
 	User, Pass string
+	// Users are more accounts (name: password), for ACL tests.
+	Users map[string]string
+	// ACLFile, when set, is the broker's acl_file.
+	ACLFile string
 }
 
 // Broker is one mosquitto process.
@@ -68,14 +72,29 @@ func Start(t testing.TB, o Options) *Broker {
 			conf += "require_certificate true\n"
 		}
 	}
+	users := map[string]string{}
+	for u, p := range o.Users {
+		users[u] = p
+	}
 	if o.User != "" {
+		users[o.User] = o.Pass
+	}
+	if len(users) > 0 {
 		pw := filepath.Join(b.dir, "passwd")
-		if out, err := exec.Command("mosquitto_passwd", "-b", "-c", pw, o.User, o.Pass).CombinedOutput(); err != nil {
-			t.Fatalf("mosquitto_passwd: %v: %s", err, out)
+		if err := os.WriteFile(pw, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for u, p := range users {
+			if out, err := exec.Command("mosquitto_passwd", "-b", pw, u, p).CombinedOutput(); err != nil {
+				t.Fatalf("mosquitto_passwd: %v: %s", err, out)
+			}
 		}
 		conf += "allow_anonymous false\npassword_file " + pw + "\n"
 	} else {
 		conf += "allow_anonymous true\n"
+	}
+	if o.ACLFile != "" {
+		conf += "acl_file " + o.ACLFile + "\n"
 	}
 	if err := os.WriteFile(filepath.Join(b.dir, "mosquitto.conf"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -66,10 +67,17 @@ func (a Auth) TLSConfig() (*tls.Config, error) {
 
 // BrokerURL normalizes a broker address for paho: tcp:// and mqtt://
 // are plain, ssl://, mqtts:// and tls:// use TLS.
+//
+// Credentials in the URL (tcp://user:pass@host) are refused: paho would
+// not send them, and the URL is logged. The username and the password
+// file have their own settings.
 func BrokerURL(broker string) (string, bool, error) {
 	u, err := url.Parse(broker)
 	if err != nil || u.Host == "" {
-		return "", false, fmt.Errorf("broker: must be tcp://host:port or ssl://host:port, got %q", broker)
+		return "", false, fmt.Errorf("broker: must be tcp://host:port or ssl://host:port, got %q", Redact(broker))
+	}
+	if u.User != nil {
+		return "", false, fmt.Errorf("broker: must not hold credentials (got %q): put the username in uplink.username and the password in uplink.password_file (edged sink: --username, --password-file)", Redact(broker))
 	}
 	switch u.Scheme {
 	case "tcp", "mqtt":
@@ -78,6 +86,20 @@ func BrokerURL(broker string) (string, bool, error) {
 		return "ssl://" + u.Host, true, nil
 	}
 	return "", false, fmt.Errorf("broker: scheme must be tcp, mqtt, ssl, mqtts or tls, got %q", u.Scheme)
+}
+
+// Redact hides what could be credentials in a broker address: whatever
+// sits between "://" (or the start) and the last '@'.
+func Redact(broker string) string {
+	at := strings.LastIndexByte(broker, '@')
+	if at < 0 {
+		return broker
+	}
+	start := 0
+	if i := strings.Index(broker, "://"); i >= 0 && i < at {
+		start = i + 3
+	}
+	return broker[:start] + "REDACTED" + broker[at:]
 }
 
 // ClientOptions returns paho options with our policies: no automatic
@@ -109,22 +131,21 @@ func ClientOptions(broker, clientID string, a Auth, persistent bool) (*mqtt.Clie
 	return o, nil
 }
 
-// Explain turns a connect error into one an operator can act on.
-func Explain(broker string, err error) error {
+// Explain turns a connect error into one an operator can act on. a is
+// the client's own credentials: it tells a client certificate the broker
+// rejected apart from a broker certificate this client could not verify.
+func Explain(broker string, a Auth, err error) error {
 	if err == nil {
 		return nil
 	}
 	s := err.Error()
-	var hint string
+	hint := tlsHint(broker, a, err)
 	switch {
+	case hint != "":
 	case strings.Contains(s, "bad user name or password"):
 		hint = "the broker refused the username or password (check uplink.username and uplink.password_file)"
 	case strings.Contains(s, "not Authorized"):
 		hint = "the broker refused this client (not authorized: check credentials, client certificate and ACLs)"
-	case strings.Contains(s, "x509") || strings.Contains(s, "certificate"):
-		hint = "TLS verification failed (check uplink.ca_file against the broker's certificate, and its host name)"
-	case strings.Contains(s, "tls:") || strings.Contains(s, "remote error") || strings.Contains(s, "handshake"):
-		hint = "the TLS handshake failed (mutual TLS: check uplink.cert_file and uplink.key_file)"
 	case strings.Contains(s, "connection refused"):
 		hint = "nothing listens at the broker address (is the broker running?)"
 	case strings.Contains(s, "EOF") || strings.Contains(s, "reset by peer"):
@@ -132,7 +153,40 @@ func Explain(broker string, err error) error {
 	default:
 		hint = "could not connect"
 	}
-	return fmt.Errorf("mqtt %s: %s: %w", broker, hint, err)
+	return fmt.Errorf("mqtt %s: %s: %w", Redact(broker), hint, err)
+}
+
+// Hints for TLS failures, by whose certificate is at fault.
+const (
+	hintServerCert = "TLS verification of the broker's certificate failed (check uplink.ca_file against the broker's certificate, and its host name)"
+	hintClientCert = "the broker rejected this client's certificate (check uplink.cert_file and uplink.key_file: issued by a CA the broker trusts, valid now, for client authentication)"
+	hintNoCert     = "the broker closed the TLS connection; it probably requires a client certificate (set uplink.cert_file and uplink.key_file)"
+	hintHandshake  = "the broker aborted the TLS handshake (a client certificate it requires or rejects, or no common TLS version: check uplink.cert_file and uplink.key_file)"
+)
+
+// tlsHint: our verification of the broker failed (a
+// tls.CertificateVerificationError or an x509 error, raised locally), or
+// the broker sent an alert about our certificate (a "remote error"), or
+// a TLS broker hung up on a client that presented no certificate.
+func tlsHint(broker string, a Auth, err error) string {
+	var verr *tls.CertificateVerificationError
+	var op *net.OpError
+	s := err.Error()
+	switch {
+	case errors.As(err, &op) && op.Op == "remote error", strings.Contains(s, "remote error"):
+		if strings.Contains(s, "certificate") {
+			return hintClientCert
+		}
+		return hintHandshake
+	case errors.As(err, &verr), strings.Contains(s, "x509"), strings.Contains(s, "failed to verify certificate"):
+		return hintServerCert
+	}
+	_, secure, _ := BrokerURL(broker)
+	hungUp := strings.Contains(s, "EOF") || strings.Contains(s, "reset by peer") || strings.Contains(s, "broken pipe")
+	if secure && hungUp && a.CertFile == "" && a.TLS == nil {
+		return hintNoCert
+	}
+	return ""
 }
 
 // Backoff is an exponential backoff with full jitter; not safe for

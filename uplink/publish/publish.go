@@ -202,7 +202,7 @@ func (p *Publisher) connect() (mqtt.Client, chan struct{}, error) {
 			err = errors.New("connect timed out")
 		}
 		c.Disconnect(0)
-		return nil, nil, mqttconn.Explain(p.cfg.Broker, err)
+		return nil, nil, mqttconn.Explain(p.cfg.Broker, p.cfg.Auth, err)
 	}
 	return c, lost, nil
 }

@@ -1,15 +1,17 @@
 package sink
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/edged-robotics/edged/internal/fsutil"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/edged-robotics/edged/internal/fsutil"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
@@ -22,19 +24,13 @@ func (s *Sink) deliver(e *wire.Envelope, body []byte) error {
 		if err := unmarshalAll(&m, body); err != nil {
 			return fmt.Errorf("sink: manifest: %w", err)
 		}
-		path := filepath.Join(ep, "manifest.json")
-		if e.Kind == wire.KindEpisodeStart {
-			if _, err := os.Stat(path); err == nil {
-				return nil // the end manifest is there already
-			}
-		}
-		return writeJSON(path, manifestJSON(&m))
+		return s.writeManifest(filepath.Join(ep, "manifest.json"), e.Kind, &m)
 	case wire.KindSegment:
 		var sg wire.Segment
 		if err := unmarshalAll(&sg, body); err != nil {
 			return fmt.Errorf("sink: segment: %w", err)
 		}
-		return writeJSON(filepath.Join(ep, "segments", fmt.Sprintf("segment-%04d.json", sg.Index)), segmentJSON(&sg))
+		return s.putJSON(filepath.Join(ep, "segments", fmt.Sprintf("segment-%04d.json", sg.Index)), segmentJSON(&sg))
 	case wire.KindSnippet:
 		sn, err := wire.DecodeSnippet(body)
 		if err != nil {
@@ -44,7 +40,7 @@ func (s *Sink) deliver(e *wire.Envelope, body []byte) error {
 		if err != nil {
 			return err
 		}
-		return writeFile(filepath.Join(ep, "snippets", cam, fmt.Sprintf("sheet-%04d.msgpack.zst", sn.SheetIndex)), body)
+		return s.put(filepath.Join(ep, "snippets", cam, fmt.Sprintf("sheet-%04d.msgpack.zst", sn.SheetIndex)), body)
 	case wire.KindSheet, wire.KindLabelSheet:
 		var sb wire.SheetBody
 		if err := unmarshalAll(&sb, body); err != nil {
@@ -62,10 +58,10 @@ func (s *Sink) deliver(e *wire.Envelope, body []byte) error {
 			dir = "labels"
 		}
 		base := filepath.Join(ep, dir, cam, sb.Name)
-		if err := writeFile(base+".jpg", sb.JPEG); err != nil {
+		if err := s.put(base+".jpg", sb.JPEG); err != nil {
 			return err
 		}
-		return writeFile(base+".json", sb.Meta)
+		return s.put(base+".json", sb.Meta)
 	}
 	return fmt.Errorf("sink: kind %s has no writer", e.Kind)
 }
@@ -91,6 +87,8 @@ func cameraDir(camera string) (string, error) {
 	return d, nil
 }
 
+// writeFile is the default Sink.writeFn: directories, then an atomic
+// write (temp file, fsync, rename, fsync of the directory).
 func writeFile(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("sink: %w", err)
@@ -98,12 +96,85 @@ func writeFile(path string, b []byte) error {
 	return fsutil.WriteFileAtomic(path, b)
 }
 
-func writeJSON(path string, v any) error {
+// errConflict: a file exists with another content. Such a message is
+// refused (acknowledged, counted in Stats.Conflicts, logged): a file once
+// written is never replaced by a different one, so a forged message
+// cannot overwrite a robot's data.
+var errConflict = errors.New("sink: a file with a different content exists already; not overwritten")
+
+// put writes path once: absent, it is written; present with the same
+// content (a redelivery whose id was forgotten), nothing happens;
+// present with another content, errConflict. Write and read failures
+// wrap ErrRetry.
+func (s *Sink) put(path string, b []byte) error {
+	same, err := sameContent(path, b)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := s.writeFn(path, b); err != nil {
+			return retry(err)
+		}
+		return nil
+	case err != nil:
+		return retry(err)
+	case !same:
+		return fmt.Errorf("%w: %s", errConflict, path)
+	}
+	return nil
+}
+
+// sameContent reports whether path holds exactly b, reading at most
+// len(b) bytes of it.
+func sameContent(path string, b []byte) (bool, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() != int64(len(b)) {
+		return false, nil
+	}
+	old, err := fsutil.ReadFileCapped(path, int64(len(b)))
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(old, b), nil
+}
+
+func (s *Sink) putJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("sink: %w", err)
 	}
-	return writeFile(path, append(b, '\n'))
+	return s.put(path, append(b, '\n'))
+}
+
+// writeManifest: episode_start is written when there is no manifest yet;
+// episode_end replaces an open manifest (closed false) and is otherwise
+// written once like every other file.
+func (s *Sink) writeManifest(path, kind string, m *wire.Manifest) error {
+	b, err := json.MarshalIndent(manifestJSON(m), "", "  ")
+	if err != nil {
+		return fmt.Errorf("sink: %w", err)
+	}
+	b = append(b, '\n')
+	old, err := fsutil.ReadFileCapped(path, 1<<20)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return s.put(path, b)
+	case err != nil:
+		return retry(err)
+	case kind == wire.KindEpisodeStart:
+		return nil // a manifest is there already, maybe the end one
+	}
+	var prev struct {
+		Closed bool `json:"closed"`
+	}
+	if json.Unmarshal(old, &prev) == nil && !prev.Closed {
+		if err := s.writeFn(path, b); err != nil {
+			return retry(err)
+		}
+		return nil
+	}
+	return s.put(path, b)
 }
 
 func ts(ns int64) *time.Time {

@@ -12,8 +12,19 @@
 //	OUT/ROBOT/EPISODE/labels/CAMERA/label-TTTTTT-TTTTTT.jpg and .json
 //
 // Every file is written atomically (temp file, fsync, rename, fsync of
-// the directory) before the message's id is logged and before the MQTT
-// handler returns, so the broker's redelivery covers a crash.
+// the directory) before the message's id is logged, and the MQTT message
+// is acknowledged (paho manual acknowledgement) only after both: a
+// message whose write failed, or that a cap on incomplete messages
+// refuses, is left unacknowledged and the session restarts so the broker
+// redelivers it (Handle returns an error wrapping ErrRetry).
+//
+// Hostile publishers: the topic's robot must be the envelope's (the
+// broker's ACL vouches for the topic, see docs/deploy.md); episode ids
+// follow wire.Validate, which reserves the sink's own file names; a file
+// once written is never replaced by a different content (counted in
+// Stats.Conflicts); chunks are grouped by all their shared fields, so a
+// forged chunk cannot poison a real message, and incomplete messages are
+// capped per robot as well as in all.
 //
 // Concurrency: Handle is serialized by a mutex; Run owns the connection
 // loop and returns when its context ends.
@@ -24,7 +35,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/edged-robotics/edged/internal/fsutil"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -62,6 +72,14 @@ type Config struct {
 	MaxPartialBytes int64
 	// MaxPartial caps the incomplete messages held. Default 256.
 	MaxPartial int
+	// MaxPartialPerRobot caps the incomplete messages held for one
+	// robot (one topic level), so that a publisher filling the slots
+	// only blocks itself. Default 64: twice the robot's default window
+	// of messages in flight.
+	MaxPartialPerRobot int
+	// MaxPartialBytesPerRobot caps the bytes of one robot's incomplete
+	// messages. Default 2 x MaxMessage; never below MaxMessage.
+	MaxPartialBytesPerRobot int64
 	// ChunkTimeout drops an incomplete message this long after its first
 	// chunk. Default 10m.
 	ChunkTimeout time.Duration
@@ -94,6 +112,13 @@ func (c Config) withDefaults() Config {
 	if c.MaxPartial <= 0 {
 		c.MaxPartial = 256
 	}
+	if c.MaxPartialPerRobot <= 0 {
+		c.MaxPartialPerRobot = 64
+	}
+	if c.MaxPartialBytesPerRobot <= 0 {
+		c.MaxPartialBytesPerRobot = 2 * int64(c.MaxMessage)
+	}
+	c.MaxPartialBytesPerRobot = max(c.MaxPartialBytesPerRobot, int64(c.MaxMessage))
 	if c.ChunkTimeout <= 0 {
 		c.ChunkTimeout = 10 * time.Minute
 	}
@@ -108,7 +133,9 @@ type Stats struct {
 	Received   uint64 // MQTT messages
 	Delivered  uint64 // whole messages written
 	Duplicates uint64
-	Rejected   uint64 // invalid envelopes, bodies, chunks, caps
+	Rejected   uint64 // invalid envelopes, bodies, chunks, conflicts: acknowledged and dropped
+	Retried    uint64 // left unacknowledged (a failed write, a cap): the broker redelivers them
+	Conflicts  uint64 // messages refused because a file exists with another content
 	Chunks     uint64
 	Expired    uint64 // incomplete messages dropped after ChunkTimeout
 	Statuses   uint64
@@ -122,19 +149,14 @@ type Sink struct {
 
 	mu       sync.Mutex
 	ids      *idLog
-	partials map[string]*partial
+	partials map[partKey]*partial
+	robots   map[string]*robotUse
 	pbytes   int64
 
 	received, delivered, duplicates, rejected, chunks, expired, statuses, connects atomic.Uint64
+	retried, conflicts                                                             atomic.Uint64
 	now                                                                            func() time.Time
-}
-
-type partial struct {
-	first  *wire.Envelope // fields every chunk must match
-	parts  [][]byte
-	got    int
-	bytes  int64
-	expiry time.Time
+	writeFn                                                                        func(path string, b []byte) error
 }
 
 // New validates cfg and opens the output directory and id log.
@@ -161,14 +183,15 @@ func New(cfg Config, log *slog.Logger) (*Sink, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Sink{cfg: cfg, log: log, ids: ids, partials: map[string]*partial{}, now: time.Now}, nil
+	return &Sink{cfg: cfg, log: log, ids: ids, partials: map[partKey]*partial{},
+		robots: map[string]*robotUse{}, now: time.Now, writeFn: writeFile}, nil
 }
 
 // Stats returns a snapshot.
 func (s *Sink) Stats() Stats {
 	return Stats{Received: s.received.Load(), Delivered: s.delivered.Load(), Duplicates: s.duplicates.Load(),
 		Rejected: s.rejected.Load(), Chunks: s.chunks.Load(), Expired: s.expired.Load(), Statuses: s.statuses.Load(),
-		Connects: s.connects.Load()}
+		Connects: s.connects.Load(), Retried: s.retried.Load(), Conflicts: s.conflicts.Load()}
 }
 
 // Close closes the id log.
@@ -188,16 +211,23 @@ func (s *Sink) Filter() string {
 }
 
 // Run connects, subscribes and receives until ctx ends, reconnecting
-// with a jittered backoff.
+// with a jittered backoff. A message the sink could not write is left
+// unacknowledged and the session is ended, since an MQTT 3.1.1 broker
+// redelivers unacknowledged messages only when the (persistent) session
+// resumes; the backoff keeps growing while writes keep failing.
 func (s *Sink) Run(ctx context.Context) error {
 	if s.cfg.Broker == "" {
 		return errors.New("sink: --broker is required")
 	}
 	bo := mqttconn.Backoff{Max: 10 * time.Second}
 	for ctx.Err() == nil {
+		before := s.connects.Load()
 		err := s.session(ctx)
 		if ctx.Err() != nil {
 			break
+		}
+		if s.connects.Load() != before && !errors.Is(err, ErrRetry) {
+			bo.Reset()
 		}
 		wait := bo.Next()
 		s.log.Warn("sink: disconnected; retrying", "err", err, "retry_in", wait.Round(time.Millisecond))
@@ -221,10 +251,21 @@ func (s *Sink) session(ctx context.Context) error {
 		default:
 		}
 	})
+	redeliver := make(chan error, 1)
+	o.SetAutoAckDisabled(true)
 	handler := func(_ mqtt.Client, m mqtt.Message) {
-		if err := s.Handle(m.Topic(), m.Payload()); err != nil {
+		err := s.Handle(m.Topic(), m.Payload())
+		if errors.Is(err, ErrRetry) {
+			select {
+			case redeliver <- err:
+			default:
+			}
+			return // no acknowledgement: the broker keeps it
+		}
+		if err != nil {
 			s.log.Warn("sink: message rejected", "topic", m.Topic(), "err", err)
 		}
+		m.Ack() // only now: its files and its id are durable
 	}
 	// The session is persistent: the broker sends what it queued right
 	// after CONNACK, before Subscribe returns. Without a default handler
@@ -234,7 +275,7 @@ func (s *Sink) session(ctx context.Context) error {
 	t := c.Connect()
 	if !t.WaitTimeout(15*time.Second) || t.Error() != nil {
 		c.Disconnect(0)
-		return mqttconn.Explain(s.cfg.Broker, t.Error())
+		return mqttconn.Explain(s.cfg.Broker, s.cfg.Auth, t.Error())
 	}
 	defer c.Disconnect(250)
 	st := c.Subscribe(s.Filter(), 1, handler)
@@ -251,6 +292,9 @@ func (s *Sink) session(ctx context.Context) error {
 			return nil
 		case err := <-lost:
 			return err
+		case err := <-redeliver:
+			s.log.Warn("sink: a message could not be taken; reconnecting so the broker redelivers it", "err", err)
+			return err
 		case <-tick.C:
 			s.mu.Lock()
 			s.expire()
@@ -259,14 +303,28 @@ func (s *Sink) session(ctx context.Context) error {
 	}
 }
 
-// Handle processes one MQTT message. An error means it was rejected (and
-// counted); the sink carries on.
+// ErrRetry marks a message the sink could not take now (a write failed,
+// a cap on incomplete messages is reached): it is not acknowledged, and
+// Run reconnects so the broker redelivers it.
+var ErrRetry = errors.New("sink: not acknowledged, the broker redelivers it")
+
+func retry(err error) error { return fmt.Errorf("%w: %w", ErrRetry, err) }
+
+// Handle processes one MQTT message. nil: acknowledge it. An error
+// wrapping ErrRetry: do not acknowledge, the broker must redeliver it.
+// Any other error: it was rejected for good (counted); acknowledge it.
 func (s *Sink) Handle(topic string, payload []byte) error {
 	s.received.Add(1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	err := s.handle(topic, payload)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrRetry):
+		s.retried.Add(1)
+	case errors.Is(err, errConflict):
+		s.conflicts.Add(1)
+		s.rejected.Add(1)
+	case err != nil:
 		s.rejected.Add(1)
 	}
 	return err
@@ -278,6 +336,8 @@ func (s *Sink) handle(topic string, payload []byte) error {
 	if err != nil {
 		return err
 	}
+	// The topic is what the broker's ACL vouches for: the envelope's
+	// robot and kind must be the topic's.
 	if want := s.cfg.Prefix + "/" + env.Robot + "/" + env.Kind; topic != want {
 		return fmt.Errorf("sink: envelope for %s arrived on %s", want, topic)
 	}
@@ -294,83 +354,30 @@ func (s *Sink) handle(topic string, payload []byte) error {
 	body := env.Body
 	if env.Chunks > 1 {
 		s.chunks.Add(1)
-		var done bool
-		if body, done, err = s.addChunk(env); err != nil || !done {
+		p, err := s.addChunk(env)
+		if err != nil || p == nil {
 			return err
+		}
+		var ok bool
+		if body, ok = assemble(p); !ok {
+			return fmt.Errorf("sink: %s: no combination of its chunks matches its size and checksum; waiting for other chunks", env.ID)
 		}
 	}
 	if err := s.deliver(env, body); err != nil {
+		if !errors.Is(err, ErrRetry) {
+			s.dropID(env.ID) // a body that will never be written
+		}
 		return err
 	}
+	if err := s.ids.add(env.ID); err != nil {
+		return retry(err)
+	}
+	s.dropID(env.ID)
 	s.delivered.Add(1)
 	if s.cfg.OnDeliver != nil {
 		s.cfg.OnDeliver(env)
 	}
-	return s.ids.add(env.ID)
-}
-
-// addChunk stores one chunk; it returns the whole body once complete.
-func (s *Sink) addChunk(e *wire.Envelope) ([]byte, bool, error) {
-	p := s.partials[e.ID]
-	if p == nil {
-		if len(s.partials) >= s.cfg.MaxPartial {
-			return nil, false, fmt.Errorf("sink: %d incomplete messages held already (cap)", len(s.partials))
-		}
-		head := *e
-		head.Body = nil
-		p = &partial{first: &head, parts: make([][]byte, e.Chunks), expiry: s.now().Add(s.cfg.ChunkTimeout)}
-		s.partials[e.ID] = p
-	}
-	f := p.first
-	if e.Robot != f.Robot || e.Episode != f.Episode || e.Kind != f.Kind || e.Seq != f.Seq ||
-		e.Chunks != f.Chunks || e.Size != f.Size || e.CRC != f.CRC {
-		return nil, false, fmt.Errorf("sink: chunk %d of %s disagrees with the first chunk", e.Chunk, e.ID)
-	}
-	if p.parts[e.Chunk] != nil {
-		s.duplicates.Add(1)
-		return nil, false, nil
-	}
-	if p.bytes+int64(len(e.Body)) > int64(f.Size) {
-		s.drop(e.ID)
-		return nil, false, fmt.Errorf("sink: chunks of %s exceed its size %d", e.ID, f.Size)
-	}
-	if s.pbytes+int64(len(e.Body)) > s.cfg.MaxPartialBytes {
-		return nil, false, fmt.Errorf("sink: incomplete messages hold %d bytes (cap %d)", s.pbytes, s.cfg.MaxPartialBytes)
-	}
-	p.parts[e.Chunk] = append([]byte(nil), e.Body...)
-	p.got++
-	p.bytes += int64(len(e.Body))
-	s.pbytes += int64(len(e.Body))
-	if p.got < len(p.parts) {
-		return nil, false, nil
-	}
-	s.drop(e.ID)
-	body := make([]byte, 0, f.Size)
-	for _, b := range p.parts {
-		body = append(body, b...)
-	}
-	if uint32(len(body)) != f.Size || wire.Checksum(body) != f.CRC {
-		return nil, false, fmt.Errorf("sink: reassembled %s: size or checksum mismatch", e.ID)
-	}
-	return body, true, nil
-}
-
-func (s *Sink) drop(id string) {
-	if p := s.partials[id]; p != nil {
-		s.pbytes -= p.bytes
-		delete(s.partials, id)
-	}
-}
-
-func (s *Sink) expire() {
-	now := s.now()
-	for id, p := range s.partials {
-		if now.After(p.expiry) {
-			s.drop(id)
-			s.expired.Add(1)
-			s.log.Warn("sink: incomplete message expired", "id", id, "chunks", p.got, "of", len(p.parts))
-		}
-	}
+	return nil
 }
 
 func (s *Sink) writeStatus(e *wire.Envelope) error {
@@ -381,11 +388,11 @@ func (s *Sink) writeStatus(e *wire.Envelope) error {
 	b, _ := json.MarshalIndent(statusJSON{Robot: e.Robot, State: st.State, Version: st.Version, Backlog: st.Backlog,
 		BacklogBytes: st.BacklogBytes, Evicted: st.Evicted, Time: time.Unix(0, st.Time).UTC()}, "", "  ")
 	dir := filepath.Join(s.cfg.Out, e.Robot)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	if err := s.writeFn(filepath.Join(dir, "status.json"), append(b, '\n')); err != nil {
+		return retry(err)
 	}
 	s.statuses.Add(1)
-	return fsutil.WriteFileAtomic(filepath.Join(dir, "status.json"), append(b, '\n'))
+	return nil
 }
 
 type statusJSON struct {

@@ -88,6 +88,8 @@ func (e *Envelope) Validate() error {
 		return fmt.Errorf("wire: bad robot %.140q", e.Robot)
 	case e.Episode != "" && !SafeName(e.Episode):
 		return fmt.Errorf("wire: bad episode %.140q", e.Episode)
+	case slices.Contains(ReservedEpisodeNames, e.Episode):
+		return fmt.Errorf("wire: episode %q is reserved (a receiver keeps a file of that name beside the episodes)", e.Episode)
 	case !slices.Contains(Kinds, e.Kind):
 		return fmt.Errorf("wire: unknown kind %.40q", e.Kind)
 	case e.Kind != KindStatus && e.Episode == "":
@@ -111,6 +113,13 @@ func (e *Envelope) Validate() error {
 	}
 	return nil
 }
+
+// ReservedEpisodeNames are names an episode id must not take: the
+// receiver writes OUT/ROBOT/EPISODE/ and keeps its own files beside the
+// episode directories (OUT/ROBOT/status.json). Names starting with '.'
+// (temporary files, OUT/.sink) are refused by SafeName already. The
+// robot checks this rule before sending (Validate), the sink on receipt.
+var ReservedEpisodeNames = []string{"status.json"}
 
 // SafeName reports whether s can name a robot, an episode, an id or a
 // file: 1..MaxNameLen of [A-Za-z0-9._:-], not starting with '.'.

@@ -1,0 +1,99 @@
+package systemd
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	mqtt "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/edged-robotics/edged/internal/brokertest"
+	"github.com/edged-robotics/edged/uplink/mqttconn"
+	"github.com/edged-robotics/edged/uplink/sink"
+	"github.com/edged-robotics/edged/uplink/wire"
+)
+
+// TestMosquittoACL runs mosquitto with the sample ACL: a robot's messages
+// on its own topics reach edged sink; what it publishes on another
+// robot's topics is dropped by the broker, and it cannot read them.
+func TestMosquittoACL(t *testing.T) {
+	acl, err := filepath.Abs("mosquitto-edged.acl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := brokertest.Start(t, brokertest.Options{ACLFile: acl,
+		Users: map[string]string{"arm-01": "pw1", "arm-02": "pw2", "edged-sink": "pw-sink"}})
+
+	var delivered []*wire.Envelope
+	got := make(chan *wire.Envelope, 16)
+	s, err := sink.New(sink.Config{Broker: b.URL, Out: t.TempDir(), ClientID: "sink-acl",
+		Auth:      mqttconn.Auth{Username: "edged-sink", Password: "pw-sink"},
+		OnDeliver: func(e *wire.Envelope) { got <- e }}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); s.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done; s.Close() })
+	waitFor(t, "sink subscribed", func() bool { return s.Stats().Connects > 0 })
+
+	// arm-02 listens to its own topics: the ACL gives robots no read.
+	spy := connect(t, b.URL, "arm-02", "pw2")
+	var spied atomic.Int64
+	spyTok := spy.Subscribe("edged/+/+", 1, func(mqtt.Client, mqtt.Message) { spied.Add(1) })
+	spyTok.WaitTimeout(5 * time.Second)
+
+	arm1 := connect(t, b.URL, "arm-01", "pw1")
+	publish := func(robot string, seq uint64) {
+		t.Helper()
+		seg, _ := (&wire.Segment{Index: int64(seq), Label: "PICK"}).MarshalMsg(nil)
+		p, _ := wire.New(wire.NewID(), robot, "ep1", wire.KindSegment, seq, 1, seg).MarshalMsg(nil)
+		if tok := arm1.Publish("edged/"+robot+"/segment", 1, false, p); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+			t.Fatalf("publish: %v", tok.Error())
+		}
+	}
+	publish("arm-02", 1) // forged: dropped by the broker
+	publish("arm-01", 2) // its own: delivered, after the forged one would have been
+	select {
+	case e := <-got:
+		delivered = append(delivered, e)
+	case <-time.After(10 * time.Second):
+		t.Fatal("arm-01's own message did not arrive")
+	}
+	if e := delivered[0]; e.Robot != "arm-01" || e.Seq != 2 {
+		t.Fatalf("the sink got %s seq %d first: the ACL let arm-01 publish as arm-02", e.Robot, e.Seq)
+	}
+	if st := s.Stats(); st.Delivered != 1 || st.Received != 1 {
+		t.Errorf("sink stats %+v", st)
+	}
+	if n := spied.Load(); n != 0 {
+		t.Errorf("a robot read %d messages of the fleet", n)
+	}
+}
+
+func connect(t *testing.T, url, user, pass string) mqtt.Client {
+	t.Helper()
+	c := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(url).SetClientID("edged-" + user).
+		SetUsername(user).SetPassword(pass))
+	if tok := c.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatalf("%s: connect: %v", user, tok.Error())
+	}
+	t.Cleanup(func() { c.Disconnect(100) })
+	return c
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
