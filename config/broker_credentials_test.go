@@ -9,7 +9,7 @@ import (
 // be sent (and the URL is logged), so config check refuses them, points
 // to uplink.username and uplink.password_file, and never echoes them.
 func TestBrokerCredentialsRefused(t *testing.T) {
-	for _, broker := range []string{"tcp://robot:hunter2@broker:1883", "ssl://robot:hunter2@broker:8883", "tcp://hunter2@broker:1883", "tcp://robot:hunter2@%zz"} {
+	for _, broker := range []string{"tcp://robot:hunter2@broker:1883", "ssl://robot:hunter2@broker:8883", "tcp://hunter2@broker:1883", "tcp://robot:hunter2@%zz", "tcp://robot:hunter2@broker"} {
 		_, err := Parse([]byte("robot_id: r1\nuplink:\n  broker: " + broker + "\n"))
 		if err == nil {
 			t.Errorf("%s: accepted", broker)

@@ -216,8 +216,7 @@ func (c *Config) validateUplink(p *problems) {
 			p.add("uplink.broker", "must be tcp://host:port or ssl://host:port, got %q", redactUserinfo(u.Broker))
 		case pu.Scheme != "tcp" && pu.Scheme != "ssl" && pu.Scheme != "mqtt" && pu.Scheme != "mqtts" && pu.Scheme != "tls":
 			p.add("uplink.broker", "scheme must be tcp, mqtt, ssl, mqtts or tls, got %q", pu.Scheme)
-		}
-		if err == nil && pu.Host != "" && pu.Port() == "" {
+		case pu.Port() == "":
 			p.add("uplink.broker", "needs a port (tcp://host:1883, ssl://host:8883), got %q", u.Broker)
 		}
 	}
