@@ -93,9 +93,12 @@ type Transition struct {
 
 // Recovery reports what Open did to one episode found after a crash.
 type Recovery struct {
-	Episode      string   `json:"episode"`
-	ClosedOpen   bool     `json:"closed_open"` // it was open and is now closed as interrupted
-	Interrupted  int      `json:"interrupted_segments"`
+	Episode     string `json:"episode"`
+	ClosedOpen  bool   `json:"closed_open"` // it was open and is now closed as interrupted
+	Interrupted int    `json:"interrupted_segments"`
+	// Rebuilt counts closed segments missing from segments.rec (a short
+	// file) rebuilt from the transitions that opened and ended them.
+	Rebuilt      int      `json:"rebuilt_segments,omitempty"`
 	TornBytes    int      `json:"torn_bytes"`
 	Quarantined  int      `json:"quarantined_regions"`
 	Descriptions []string `json:"descriptions,omitempty"`
