@@ -10,8 +10,12 @@ import (
 	"time"
 )
 
-// recoverAll closes every episode left open.
+// recoverAll closes every episode left open (also one whose manifest was
+// corrupt or missing: the bad manifest goes to quarantine/ and one
+// rebuilt from the records replaces it) and removes empty episode
+// directories (a crash, or a full disk, between mkdir and the manifest).
 func (s *Store) recoverAll() error {
+	s.removeEmptyDirs()
 	ms, err := List(s.dir)
 	if err != nil {
 		return err
@@ -20,13 +24,39 @@ func (s *Store) recoverAll() error {
 		if m.Closed {
 			continue
 		}
-		r, err := recoverEpisode(filepath.Join(s.dir, m.ID), m)
+		dir := filepath.Join(s.dir, m.ID)
+		var notes []string
+		if m.Problem != "" {
+			q, err := quarantineManifest(dir)
+			if err != nil {
+				return fmt.Errorf("episode: recover %s: quarantine its manifest: %w", m.ID, err)
+			}
+			if q != "" {
+				notes = append(notes, m.Problem+", the corrupt one saved as "+q)
+			} else {
+				notes = append(notes, m.Problem)
+			}
+		}
+		r, err := recoverEpisode(dir, m, notes)
 		if err != nil {
 			return fmt.Errorf("episode: recover %s: %w", m.ID, err)
 		}
 		s.recovered = append(s.recovered, r)
 	}
 	return nil
+}
+
+// removeEmptyDirs removes episode directories that hold nothing.
+func (s *Store) removeEmptyDirs() {
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if e.IsDir() && e.Name()[0] != '.' {
+			_ = os.Remove(filepath.Join(s.dir, e.Name())) // fails unless empty
+		}
+	}
 }
 
 // repairFile cuts a torn tail and quarantines corrupt regions of one
@@ -78,8 +108,8 @@ func repairFile(dir, name string, r *Recovery) ([][]byte, error) {
 
 // recoverEpisode repairs the record files of an open episode and closes
 // it as interrupted, closing its open segments at the last time seen.
-func recoverEpisode(dir string, m Manifest) (Recovery, error) {
-	r := Recovery{Episode: m.ID, ClosedOpen: true}
+func recoverEpisode(dir string, m Manifest, notes []string) (Recovery, error) {
+	r := Recovery{Episode: m.ID, ClosedOpen: true, Descriptions: notes}
 	segRecs, err := repairFile(dir, segmentsName, &r)
 	if err != nil {
 		return r, err

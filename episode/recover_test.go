@@ -90,5 +90,59 @@ func TestRecoverRebuildsSegmentsFromTransitions(t *testing.T) {
 	}
 }
 
-var _ = os.Remove
-var _ = filepath.Join
+
+// A corrupt manifest.json does not hide an episode whose records are
+// intact: readers rebuild it from the records and say so, Open
+// quarantines the bad one and closes the episode, retention counts it.
+func TestCorruptManifestIsRebuilt(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := s.Begin(Begin{Robot: "arm-01", Start: at(0)})
+	must(t, w.Transition(Transition{Stamp: at(0), Kind: TransitionState, Source: "/task_state", SrcTyp: "string", To: "PICK", Opens: "PICK", Path: "PICK"}))
+	must(t, w.Transition(Transition{Stamp: at(1), Sec: 1, Kind: TransitionState, Source: "/task_state", SrcTyp: "string", From: "PICK", To: "PLACE", Opens: "PLACE", Path: "PLACE"}))
+	must(t, w.Segment(seg("PICK", 0, 1)))
+	must(t, w.Segment(seg("PLACE", 1, 2)))
+	must(t, w.Close(at(2), Completed, EndIdle))
+	s.Close()
+	must(t, os.WriteFile(filepath.Join(w.Dir(), manifestName), []byte(`{"format":1,"id":`), 0o644))
+	if err := os.Mkdir(filepath.Join(dir, "empty-leftover"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	// Readers (inspect) see it and its problem, and write nothing.
+	ms, err := List(dir)
+	if err != nil || len(ms) != 1 || ms[0].ID != w.ID() || ms[0].Problem == "" || ms[0].Robot != "arm-01" || !ms[0].Start.Equal(at(0)) {
+		t.Fatalf("List = %+v, %v", ms, err)
+	}
+	e, err := Load(dir, w.ID())
+	if err != nil || len(e.Segments) != 2 || len(e.Problems) != 1 || !strings.Contains(e.Problems[0], "corrupt") {
+		t.Fatalf("Load = %+v, %v", e, err)
+	}
+
+	// The store recovers it.
+	s2 := open(t, dir, Options{MaxEpisodes: 1})
+	rec := s2.Recovered()
+	if len(rec) != 1 || !strings.Contains(strings.Join(rec[0].Descriptions, ";"), "quarantine/manifest.json.corrupt") {
+		t.Fatalf("recovered = %+v", rec)
+	}
+	if b, err := os.ReadFile(filepath.Join(w.Dir(), quarantineName, manifestName+".corrupt")); err != nil || string(b) != `{"format":1,"id":` {
+		t.Fatalf("quarantined manifest = %q, %v", b, err)
+	}
+	e, err = Load(dir, w.ID())
+	if err != nil || !e.Manifest.Closed || e.Manifest.EndReason != EndRecovered || len(e.Problems) != 0 ||
+		timelineOf(e) != "PICK[0-1]completed PLACE[1-2]completed" || !e.Manifest.End.Equal(at(2)) {
+		t.Fatalf("after recovery: %+v %s, %v", e, timelineOf(e), err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "empty-leftover")); !os.IsNotExist(err) {
+		t.Fatalf("empty episode directory left behind: %v", err)
+	}
+	// Retention sees it: a newer episode pushes it out (keep 1).
+	w2, _ := s2.Begin(Begin{Robot: "arm-01", Start: at(10)})
+	must(t, w2.Close(at(11), Completed, EndIdle))
+	if ms, _ := List(dir); len(ms) != 1 || ms[0].ID != w2.ID() {
+		t.Fatalf("after retention: %+v", ms)
+	}
+}

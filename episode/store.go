@@ -1,7 +1,6 @@
 package episode
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/edged-robotics/edged/internal/fsutil"
@@ -276,27 +275,4 @@ func dirBytes(dir string) int64 {
 		return nil
 	})
 	return n
-}
-
-func readManifest(dir string) (Manifest, error) {
-	var m Manifest
-	b, err := fsutil.ReadFileCapped(filepath.Join(dir, manifestName), maxManifest)
-	if err != nil {
-		return m, fmt.Errorf("episode: %w", err)
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return m, fmt.Errorf("episode: %s: corrupt manifest: %w", dir, err)
-	}
-	if m.Format != ManifestFormat {
-		return m, fmt.Errorf("episode: %s: manifest format %d, this edged reads %d", dir, m.Format, ManifestFormat)
-	}
-	return m, nil
-}
-
-func writeManifest(dir string, m Manifest) error {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return fmt.Errorf("episode: manifest: %w", err)
-	}
-	return fsutil.WriteFileAtomic(filepath.Join(dir, manifestName), append(b, '\n'))
 }

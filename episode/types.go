@@ -39,6 +39,9 @@ type Manifest struct {
 	Uploaded    bool      `json:"uploaded"`
 	Created     time.Time `json:"created"` // wall clock
 	Recovery    *Recovery `json:"recovery,omitempty"`
+	// Problem is set by readers, never stored: the manifest was corrupt
+	// or missing and this one is rebuilt from the records.
+	Problem string `json:"problem,omitempty"`
 }
 
 // Duration of a closed episode (0 while open).
