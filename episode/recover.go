@@ -141,11 +141,14 @@ func recoverEpisode(dir string, m Manifest, notes []string) (Recovery, error) {
 		return r, err
 	}
 	w := &Writer{dir: dir, m: m, segs: f}
+	if st, err := f.Stat(); err == nil {
+		w.segsSize = st.Size()
+	}
 	w.m.Segments = len(segs)
 	w.m.Transitions = len(trans)
 	for _, s := range rebuild(m.Start, last, trans, closed) {
 		s.Index = w.m.Segments
-		if err := w.append(f, s); err != nil {
+		if err := w.append(f, &w.segsSize, s); err != nil {
 			f.Close()
 			return r, err
 		}

@@ -90,7 +90,6 @@ func TestRecoverRebuildsSegmentsFromTransitions(t *testing.T) {
 	}
 }
 
-
 // A corrupt manifest.json does not hide an episode whose records are
 // intact: readers rebuild it from the records and say so, Open
 // quarantines the bad one and closes the episode, retention counts it.

@@ -60,6 +60,8 @@ type Machine struct {
 	lastStamp   time.Time
 	lastWall    time.Time       // wall clock when lastStamp was seen
 	warned      map[string]bool // topics whose truncation was logged
+	closing     *closing        // an ended episode the store could not close yet
+	beginFailed time.Time       // wall clock of the last failed Begin
 	closeErr    error           // the shutdown's own store failure, for Close
 }
 
@@ -170,6 +172,7 @@ func (m *Machine) run() {
 			close(ch)
 		case <-tick.C:
 			m.checkMaxDuration(m.now())
+			m.retryStore()
 		case <-m.ctx.Done():
 			m.drainQueued()
 			m.shutdown()
@@ -182,8 +185,17 @@ func (m *Machine) run() {
 // error.
 func (m *Machine) shutdown() {
 	before := m.Stats().StoreErrors
+	m.finishClosing()
 	if m.w != nil {
 		m.closeEpisode(m.now(), episode.Interrupted, episode.Interrupted, episode.EndShutdown)
+	}
+	if c := m.closing; c != nil {
+		n := c.w.Pending()
+		c.w.Abandon()
+		m.closing = nil
+		m.closeErr = fmt.Errorf("fsm: the episode store cannot write: episode %s left open with %d closed segments lost "+
+			"(the next start recovers it as interrupted): %s", c.w.ID(), n, m.Stats().LastError)
+		return
 	}
 	if st := m.Stats(); st.StoreErrors != before {
 		m.closeErr = fmt.Errorf("fsm: closing the open episode at shutdown: %s (the next start recovers it as interrupted)", st.LastError)
@@ -333,11 +345,19 @@ func (m *Machine) reconcile(stamp time.Time, reason string) {
 }
 
 func (m *Machine) beginEpisode(stamp time.Time) {
+	if m.finishClosing(); m.closing != nil {
+		return // the previous episode still waits for the store
+	}
+	if !m.beginFailed.IsZero() && time.Since(m.beginFailed) < retryEvery {
+		return // the store failed just now: the run loop's tick retries
+	}
 	w, err := m.store.Begin(episode.Begin{Robot: m.cfg.Robot, Name: m.recName, Instruction: m.instruction, Start: stamp})
 	if err != nil {
+		m.beginFailed = time.Now()
 		m.storeErr(err)
 		return
 	}
+	m.beginFailed = time.Time{}
 	m.w = w
 	if o := m.cfg.Observer; o != nil {
 		o.EpisodeBegan(w.Manifest())
@@ -348,7 +368,8 @@ func (m *Machine) beginEpisode(stamp time.Time) {
 }
 
 // closeEpisode closes every open segment with segOutcome, then the
-// episode.
+// episode. When the store cannot write, the episode waits in m.closing
+// (with its segments kept in memory) until retryStore closes it.
 func (m *Machine) closeEpisode(stamp time.Time, segOutcome, epOutcome, reason string) {
 	for _, s := range m.order {
 		keys := sortedKeys(m.open[s])
@@ -356,12 +377,9 @@ func (m *Machine) closeEpisode(stamp time.Time, segOutcome, epOutcome, reason st
 			m.closeSegment(s, k, stamp, segOutcome)
 		}
 	}
-	m.storeErr(m.w.Close(stamp, epOutcome, reason))
-	if o := m.cfg.Observer; o != nil {
-		o.EpisodeEnded(m.w.Manifest())
-	}
+	m.closing = &closing{w: m.w, end: stamp, outcome: epOutcome, reason: reason}
 	m.w = nil
-	m.count(func(s *Stats) { s.Episodes++ })
+	m.finishClosing()
 }
 
 // checkMaxDuration cuts the open episode at MaxDuration and starts the
@@ -476,13 +494,18 @@ func (m *Machine) closeSegment(src *source, key string, end time.Time, outcome s
 	start := m.w.Start()
 	seg := episode.Segment{Start: o.start, End: end, StartSec: o.start.Sub(start).Seconds(), EndSec: end.Sub(start).Seconds(),
 		Label: o.label, Path: o.path, Source: src.cfg.Topic, Kind: src.cfg.Kind, Outcome: outcome, GoalID: o.goalID}
-	seg.Index = m.w.Manifest().Segments
+	seg.Index = m.w.NextIndex()
 	if err := m.w.Segment(seg); err != nil {
-		m.storeErr(err)
+		m.storeErr(err) // kept in memory (episode.ErrPending): retryStore writes it
 		return
 	}
+	m.segmentStored(m.w, seg)
+}
+
+// segmentStored reports a durable segment.
+func (m *Machine) segmentStored(w *episode.Writer, seg episode.Segment) {
 	if o := m.cfg.Observer; o != nil {
-		o.SegmentClosed(m.w.Manifest(), seg)
+		o.SegmentClosed(w.Manifest(), seg)
 	}
 	m.count(func(s *Stats) { s.Segments++ })
 }
