@@ -32,6 +32,26 @@ func (u uplinkShipper) PutTransition(stamp time.Time, label string) {
 
 func (u uplinkShipper) PutJoints(s capture.JointSample) { u.Snippets().PutJoints(s) }
 
+// shipRecovered ships the episodes the store's Open closed after a crash
+// like any other: their segments (those shipped before the crash again,
+// which the receiver writes to the same files with the same content, and
+// the ones recovery added: interrupted, or rebuilt from the transitions)
+// and then their closed manifest, so that the receiver does not keep
+// them open forever.
+func (d *Daemon) shipRecovered() {
+	for _, r := range d.store.Recovered() {
+		e, err := episode.Load(d.store.Dir(), r.Episode)
+		if err != nil {
+			d.log.Error("daemon: recovered episode not shipped", "episode", r.Episode, "err", err)
+			continue
+		}
+		for _, s := range e.Segments {
+			d.ship("recovered segment", d.out.Segment(e.Manifest, s))
+		}
+		d.ship("recovered episode end", d.out.EpisodeEnded(e.Manifest))
+	}
+}
+
 // noShipper ships nothing.
 type noShipper struct{}
 
