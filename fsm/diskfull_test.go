@@ -1,7 +1,6 @@
 package fsm
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -114,5 +113,4 @@ func TestDiskFullOnTmpfs(t *testing.T) {
 	if s := m.Stats(); s.StoreErrors == 0 {
 		t.Fatalf("stats %+v", s)
 	}
-	_ = context.Background
 }
