@@ -190,6 +190,15 @@ func TestFreeSpaceFloor(t *testing.T) {
 	if len(left) != 2 || left[0] != ids[2] || left[1] != w.ID() || s.Stats().Deleted != 2 {
 		t.Fatalf("left %v (uploaded %s went first?), stats %+v", left, ids[1], s.Stats())
 	}
+	// While an episode is open (the fsm calls KeepFloor every second):
+	// the closed one goes, the open one stays.
+	mu.Lock()
+	free = -30 << 20 // 10 MiB free with two episodes
+	mu.Unlock()
+	s.KeepFloor()
+	if ms, _ := List(dir); len(ms) != 1 || ms[0].ID != w.ID() {
+		t.Fatalf("after KeepFloor: %+v", ms)
+	}
 }
 
 func countEpisodes(t *testing.T, dir string) int {

@@ -160,3 +160,16 @@ func (s *Store) Probe() error {
 	}
 	return nil
 }
+
+// KeepFloor applies retention when the file system has less free space
+// than Options.MinFreeBytes (one statfs otherwise): the fsm calls it every
+// second, so a long episode does not run the disk full between begins.
+func (s *Store) KeepFloor() {
+	if s.opts.MinFreeBytes < 0 {
+		return
+	}
+	if free := s.checkFree(); free < 0 || free >= s.opts.MinFreeBytes {
+		return
+	}
+	_ = s.enforceRetention()
+}

@@ -17,11 +17,13 @@ type closing struct {
 	outcome, reason string
 }
 
-// retryStore runs on the loop's tick: it writes the segments kept in
+// retryStore runs on the loop's tick: it keeps the store's free-space
+// floor, writes the segments kept in
 // memory, closes an episode that could not close, begins the episode
 // that could not begin (recording resumes by itself when space returns),
 // and otherwise probes a failing store so that health recovers.
 func (m *Machine) retryStore() {
+	m.store.KeepFloor()
 	m.finishClosing()
 	if m.w != nil {
 		m.flushPending(m.w)
