@@ -100,6 +100,11 @@ uplink: {broker: %q}
 			t.Errorf("sink: %s is %s, want %s", name, got, w)
 		}
 	}
+	// Marked, so that the next start does not ship it again.
+	rostest.WaitFor(t, 5*time.Second, "the recovered episode marked shipped", func() bool {
+		e, err := episode.Load(filepath.Join(tmp, "data", "episodes"), id)
+		return err == nil && e.Manifest.RecoveryShipped
+	})
 	cancel()
 	select {
 	case err := <-runErr:

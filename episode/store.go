@@ -239,10 +239,22 @@ func (s *Store) Begin(b Begin) (*Writer, error) {
 // MarkUploaded records that the episode reached the cloud, which makes it
 // the first candidate for retention.
 func (s *Store) MarkUploaded(id string) error {
+	return s.mark(id, func(m *Manifest) { m.Uploaded = true })
+}
+
+// MarkRecoveryShipped records that a crash-recovered episode's segments
+// and closed manifest are in the outbox, so that the next start does not
+// ship them again.
+func (s *Store) MarkRecoveryShipped(id string) error {
+	return s.mark(id, func(m *Manifest) { m.RecoveryShipped = true })
+}
+
+// mark rewrites one episode's manifest with set applied.
+func (s *Store) mark(id string, set func(*Manifest)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.active != nil && s.active.m.ID == id {
-		s.active.m.Uploaded = true
+		set(&s.active.m)
 		return s.active.writeManifest()
 	}
 	dir := filepath.Join(s.dir, id)
@@ -250,7 +262,7 @@ func (s *Store) MarkUploaded(id string) error {
 	if err != nil {
 		return err
 	}
-	m.Uploaded = true
+	set(&m)
 	err = s.fault(OpManifest, dir)
 	if err == nil {
 		err = writeManifest(dir, m)

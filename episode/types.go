@@ -39,6 +39,9 @@ type Manifest struct {
 	Uploaded    bool      `json:"uploaded"`
 	Created     time.Time `json:"created"` // wall clock
 	Recovery    *Recovery `json:"recovery,omitempty"`
+	// RecoveryShipped: an episode closed by recovery was handed to the
+	// uplink (edged ships such episodes at start until this is set).
+	RecoveryShipped bool `json:"recovery_shipped,omitempty"`
 	// Problem is set by readers, never stored: the manifest was corrupt
 	// or missing and this one is rebuilt from the records.
 	Problem string `json:"problem,omitempty"`
