@@ -105,6 +105,11 @@ type Episode struct {
 	KeepBytes Size `yaml:"keep_bytes"`
 	// KeepEpisodes bounds how many episodes are kept. Default 10000.
 	KeepEpisodes int `yaml:"keep_episodes"`
+	// MinFreeBytes is the free-space floor of data_dir's file system:
+	// before an episode begins and after one closes, the oldest closed
+	// episodes (uploaded first) are deleted while less is free, so that
+	// recording never runs the disk full. 0: no floor. Default 256MiB.
+	MinFreeBytes Size `yaml:"min_free_bytes"`
 }
 
 // Ring bounds the recent frames kept per camera.

@@ -13,6 +13,7 @@ const (
 	DefaultMaxEpisode   = Duration(time.Hour)
 	DefaultKeepBytes    = Size(4 << 30)
 	DefaultKeepEpisodes = 10000
+	DefaultMinFree      = Size(256 << 20)
 	DefaultRingBytes    = Size(256 << 20)
 	DefaultRingAge      = Duration(30 * time.Second)
 	DefaultInterval     = Duration(500 * time.Millisecond)
@@ -35,8 +36,9 @@ func Default() Config {
 		DataDir: DefaultDataDir,
 		ROS: ROS{NodeName: DefaultNodeName, MaxMessage: DefaultMaxMessage, QueueSize: DefaultQueueSize,
 			StateQueueSize: DefaultStateQueue},
-		Episode: Episode{MaxDuration: DefaultMaxEpisode, KeepBytes: DefaultKeepBytes, KeepEpisodes: DefaultKeepEpisodes},
-		Ring:    Ring{MaxBytes: DefaultRingBytes, MaxAge: DefaultRingAge},
+		Episode: Episode{MaxDuration: DefaultMaxEpisode, KeepBytes: DefaultKeepBytes, KeepEpisodes: DefaultKeepEpisodes,
+			MinFreeBytes: DefaultMinFree},
+		Ring: Ring{MaxBytes: DefaultRingBytes, MaxAge: DefaultRingAge},
 		Sheet: Sheet{Interval: DefaultInterval, TileWidth: DefaultTileWidth, Columns: DefaultColumns,
 			Rows: DefaultRows, Quality: DefaultQuality, Grace: DefaultGrace},
 		Uplink:  Uplink{TopicPrefix: DefaultTopicPrefix, MaxPayload: DefaultMaxPayload, OutboxBytes: DefaultOutboxBytes},

@@ -114,6 +114,9 @@ func (c *Config) validateTop(p *problems) {
 	if c.Episode.KeepBytes < 1<<20 {
 		p.add("episode.keep_bytes", "must be >= 1MiB")
 	}
+	if c.Episode.MinFreeBytes < 0 {
+		p.add("episode.min_free_bytes", "must be >= 0 (0: no floor)")
+	}
 	if c.Episode.KeepEpisodes < 1 {
 		p.add("episode.keep_episodes", "must be >= 1")
 	}

@@ -46,16 +46,17 @@ type counters struct {
 // Daemon is one `edged run`. New validates and prepares; Run does the
 // work until its context ends.
 type Daemon struct {
-	cfg       config.Config
-	log       *slog.Logger
-	opts      Options
-	stats     counters
-	events    chan episodeEvent
-	running   atomic.Bool
-	joints    jointSink
-	status    status
-	loopBeat  atomic.Int64 // unix ns of the sheet loop's last round
-	buildTime prometheus.Histogram
+	cfg         config.Config
+	log         *slog.Logger
+	opts        Options
+	stats       counters
+	events      chan episodeEvent
+	running     atomic.Bool
+	joints      jointSink
+	status      status
+	loopBeat    atomic.Int64 // unix ns of the sheet loop's last round
+	shipFailing atomic.Bool  // the last outbox put failed (ship logs runs)
+	buildTime   prometheus.Histogram
 
 	// Set by Run before the HTTP server starts, read-only afterwards.
 	node     *ros.Node
@@ -107,6 +108,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	// Closed after the sheet loop has enqueued the last sheets (below);
 	// the defer covers the early returns.
 	defer d.closeUplink()
+	d.shipRecovered()
 	var err error
 	if d.node, err = ros.NewNode(ctx, ros.Config{MasterURI: d.cfg.ROS.MasterURI, NodeName: d.cfg.ROS.NodeName,
 		Host: d.cfg.ROS.Host, Logger: d.log}); err != nil {
@@ -231,8 +233,13 @@ func (d *Daemon) reload(ctx context.Context) {
 // from a crash, reported in the log).
 func (d *Daemon) openStore() error {
 	var err error
+	minFree := int64(d.cfg.Episode.MinFreeBytes)
+	if minFree == 0 {
+		minFree = -1 // episode.min_free_bytes: 0 is no floor
+	}
 	d.store, err = episode.Open(filepath.Join(d.cfg.DataDir, "episodes"),
-		episode.Options{MaxBytes: int64(d.cfg.Episode.KeepBytes), MaxEpisodes: d.cfg.Episode.KeepEpisodes})
+		episode.Options{MaxBytes: int64(d.cfg.Episode.KeepBytes), MaxEpisodes: d.cfg.Episode.KeepEpisodes,
+			MinFreeBytes: minFree, Logger: d.log})
 	if err != nil {
 		return err
 	}
@@ -248,6 +255,7 @@ func (d *Daemon) openStore() error {
 func (d *Daemon) startFSM(ctx context.Context) error {
 	d.fsmCfg = fsm.FromConfig(&d.cfg)
 	d.fsmCfg.Observer = observer{ctx: ctx, ch: d.events}
+	d.fsmCfg.Logger = d.log
 	if len(d.fsmCfg.Sources) == 0 && d.fsmCfg.RecordingTopic == "" {
 		return nil
 	}

@@ -13,6 +13,13 @@
 // source configured, one session runs from the first clock reading to
 // shutdown, under DATA_DIR/sessions/START/.
 //
+// Episodes the store's Open closed after a crash are shipped at start
+// like any other (their segments, then the closed manifest). /healthz is
+// not ready while the episode store cannot write (a full disk): the fsm
+// stage keeps closed segments in memory, retries every second and
+// resumes recording by itself when space returns (see package episode
+// and fsm).
+//
 // Lifecycle: Run starts sinks before sources (store, fsm, rings, then
 // capture) and stops sources first (capture, then fsm, whose Close ends
 // the open episode as interrupted, then the sheet loop drains and

@@ -118,10 +118,15 @@ func (r *sheetRunner) handle(ev episodeEvent) {
 }
 
 // ship logs a failure to put a message in the outbox (a disk problem;
-// the uplink counts it too).
+// the uplink counts each one in edged_uplink_errors_total): the first of
+// a run of failures, and the first success after it, not every message.
 func (d *Daemon) ship(what string, err error) {
-	if err != nil {
-		d.log.Error("daemon: not queued for upload", "what", what, "err", err)
+	switch {
+	case err != nil && d.shipFailing.CompareAndSwap(false, true):
+		d.log.Error("daemon: not queued for upload (further failures are counted in edged_uplink_errors_total, not logged)",
+			"what", what, "err", err)
+	case err == nil && d.shipFailing.CompareAndSwap(true, false):
+		d.log.Info("daemon: queueing for upload works again", "what", what)
 	}
 }
 

@@ -81,6 +81,7 @@ func (d *Daemon) health() (ok bool, problems []string) {
 	if d.capt.Load() == nil {
 		problems = append(problems, "capture not started")
 	}
+	problems = append(problems, d.storeProblems()...)
 	if d.up != nil {
 		if u := d.up.Stats(); float64(u.Outbox.PendingBytes) > 0.95*float64(d.cfg.Uplink.OutboxBytes) {
 			problems = append(problems, fmt.Sprintf("outbox nearly full (%d messages waiting): sheets are being evicted", u.Outbox.Pending))

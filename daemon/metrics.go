@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"github.com/edged-robotics/edged/episode"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -37,6 +38,12 @@ var (
 	fsmDropped        = desc("fsm_dropped_total", "FSM events dropped because the fsm queue was full.")
 	fsmBad            = desc("fsm_bad_events_total", "FSM events a source could not interpret.")
 	fsmStoreErrors    = desc("fsm_store_errors_total", "Writes to the episode store that failed.")
+	fsmTruncated      = desc("fsm_truncated_total", "FSM messages whose state name, label or instruction was stored cut (longer than the cap).")
+	storeErrors       = desc("episode_store_errors_total", "Failed writes to the episode store per operation (mkdir, manifest, append, fsync, retain).", "op")
+	storeWritable     = desc("episode_store_writable", "1 while the episode store can write (0: disk full or broken; recording is degraded).")
+	storeLost         = desc("episode_segments_lost_total", "Closed segments lost because the episode store could not write them.")
+	storeDeleted      = desc("episode_retention_deleted_total", "Episodes deleted by retention (keep_bytes, keep_episodes, min_free_bytes).")
+	storeFree         = desc("episode_store_free_bytes", "Free bytes on the episode store's file system at the last check (-1: unknown).")
 	jointSamples      = desc("joint_samples_total", "Joint samples received.")
 	masterUp          = desc("ros_master_up", "1 while the ROS master answers.")
 	outboxPending     = desc("outbox_pending_messages", "Messages in the outbox waiting for the broker's acknowledgement.")
@@ -69,7 +76,7 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{topicMessages, topicBytes, topicDrops, topicDecodeErrors, topicUnknown,
 		topicReconnects, topicPublishers, ringFill, ringCap, ringFrames, ringOverwritten, ringSpan, ringDropped,
 		sheetsTotal, sheetBytes, sheetErrors, labelSheets, episodesTotal, segmentsTotal, episodeOpen, fsmEvents,
-		fsmDropped, fsmBad, fsmStoreErrors, jointSamples, masterUp, outboxPending, outboxPendingB, outboxDisk,
+		fsmDropped, fsmBad, fsmStoreErrors, fsmTruncated, storeErrors, storeWritable, storeLost, storeDeleted, storeFree, jointSamples, masterUp, outboxPending, outboxPendingB, outboxDisk,
 		outboxEvicted, outboxQuarantined, uplinkEnqueued, uplinkErrors, mqttConnected, mqttPublished, mqttBytes,
 		mqttResent, mqttConnectErrors, outboxOldest, mqttLastAck} {
 		ch <- d
@@ -119,6 +126,17 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		counter(fsmDropped, f.Dropped)
 		counter(fsmBad, f.Bad)
 		counter(fsmStoreErrors, f.StoreErrors)
+		counter(fsmTruncated, f.Truncated)
+	}
+	if s := d.store; s != nil {
+		st := s.Stats()
+		for _, op := range []string{episode.OpMkdir, episode.OpManifest, episode.OpAppend, episode.OpSync, episode.OpRetain} {
+			counter(storeErrors, st.Errors[op], op)
+		}
+		gauge(storeWritable, b2f(len(st.Failing) == 0))
+		counter(storeLost, st.SegmentsLost)
+		counter(storeDeleted, uint64(st.Deleted))
+		gauge(storeFree, float64(st.FreeBytes))
 	}
 	counter(jointSamples, d.joints.samples.Load())
 	if n := d.node; n != nil {

@@ -32,6 +32,48 @@ func (u uplinkShipper) PutTransition(stamp time.Time, label string) {
 
 func (u uplinkShipper) PutJoints(s capture.JointSample) { u.Snippets().PutJoints(s) }
 
+// shipRecovered ships the episodes closed by crash recovery like any
+// other: their segments (those shipped before the crash again, which the
+// receiver writes to the same files with the same content, and the ones
+// recovery added: interrupted, or rebuilt from the transitions) and then
+// their closed manifest, so that the receiver does not keep them open
+// forever. Each is marked once it is in the outbox; one not yet marked
+// (edged was killed again before) is shipped at the next start.
+func (d *Daemon) shipRecovered() {
+	ms, err := episode.List(d.store.Dir())
+	if err != nil {
+		d.log.Error("daemon: recovered episodes not shipped", "err", err)
+		return
+	}
+	for _, m := range ms {
+		if !m.Closed || m.EndReason != episode.EndRecovered || m.RecoveryShipped {
+			continue
+		}
+		if err := d.shipEpisode(m.ID); err != nil {
+			d.log.Error("daemon: recovered episode not shipped; retried at the next start", "episode", m.ID, "err", err)
+			continue
+		}
+		if err := d.store.MarkRecoveryShipped(m.ID); err != nil {
+			d.log.Warn("daemon: recovered episode shipped but not marked; it is shipped again at the next start", "episode", m.ID, "err", err)
+		}
+	}
+}
+
+// shipEpisode puts a closed episode's segments and closed manifest in
+// the outbox.
+func (d *Daemon) shipEpisode(id string) error {
+	e, err := episode.Load(d.store.Dir(), id)
+	if err != nil {
+		return err
+	}
+	for _, s := range e.Segments {
+		if err := d.out.Segment(e.Manifest, s); err != nil {
+			return err
+		}
+	}
+	return d.out.EpisodeEnded(e.Manifest)
+}
+
 // noShipper ships nothing.
 type noShipper struct{}
 

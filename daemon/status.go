@@ -126,3 +126,17 @@ func (d *Daemon) progressing(ctx context.Context, maxAge time.Duration) error {
 	}
 	return nil
 }
+
+// storeProblems are the episode store's health problems for /healthz:
+// it cannot write (nothing is being recorded; closed segments wait in
+// memory), or it lost segments.
+func (d *Daemon) storeProblems() []string {
+	if d.store == nil {
+		return nil
+	}
+	var out []string
+	if err := d.store.Health(); err != nil {
+		out = append(out, err.Error())
+	}
+	return out
+}

@@ -21,8 +21,28 @@
 // that opened them) closed as interrupted at the last recorded time; a
 // torn tail (an incomplete or garbled last record) is cut off; a corrupt
 // record followed by good ones is moved to quarantine/. Everything done
-// is reported in Store.Recovered. Retention (Options) deletes closed
-// episodes oldest first, uploaded ones before others, after every close.
+// is reported in Store.Recovered. Recovery rebuilds segments from the
+// transitions: a string or field source's state ends at that source's
+// next transition, so a short segments.rec is rebuilt with true ends; a
+// segment still open at the crash ends, interrupted, at the last time
+// seen. A corrupt or missing manifest.json beside records is rebuilt from
+// them (readers report it in Manifest.Problem and Episode.Problems; Open
+// moves the bad one to quarantine/manifest.json.corrupt and recovers the
+// episode), and empty episode directories are removed. Retention
+// (Options) deletes closed episodes oldest first, uploaded ones before
+// others, after every close and before every begin, also to keep
+// MinFreeBytes free on the file system.
+//
+// Disk faults: a failed write is logged on the first failure of each
+// operation (and when it works again), counted (Store.Stats), and makes
+// Store.Health fail until a write or Store.Probe succeeds. A Begin that
+// fails removes what it created. A segment that cannot be written is
+// kept in memory (at most MaxPendingSegments; Writer.Segment returns an
+// error wrapping ErrPending) and written in order by Writer.Retry or
+// Writer.Close; a failed append or fsync is cut back, so no torn record
+// is left between good ones; a failed Close leaves the episode open and
+// may be called again; Writer.Abandon gives it up (edged stopping on a
+// full disk).
 //
 // Readers (List, Load, LoadSegmentation) take no lock and never write:
 // inspect, export and score may run beside a live edged. They report

@@ -21,8 +21,10 @@ func StoreDir(dir string) string {
 }
 
 // List returns the manifests of every episode in the store, oldest
-// first. Directories without a readable manifest are skipped (a crash
-// between mkdir and the first manifest leaves an empty one).
+// first. A corrupt or missing manifest beside records is rebuilt from
+// them (Manifest.Problem says so); directories with neither (a crash
+// between mkdir and the first manifest) and manifests of another format
+// are skipped.
 func List(dir string) ([]Manifest, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -33,7 +35,7 @@ func List(dir string) ([]Manifest, error) {
 		if !e.IsDir() || e.Name()[0] == '.' {
 			continue
 		}
-		m, err := readManifest(filepath.Join(dir, e.Name()))
+		m, err := loadManifest(filepath.Join(dir, e.Name()))
 		if err != nil {
 			continue
 		}
@@ -67,12 +69,15 @@ func Load(dir, ref string) (*Episode, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := readManifest(epDir)
+	m, err := loadManifest(epDir)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("episode: %s: %w", epDir, err)
 	}
 	m.ID = filepath.Base(epDir)
 	e := &Episode{Manifest: m, Dir: epDir}
+	if m.Problem != "" {
+		e.Problems = append(e.Problems, m.Problem)
+	}
 	segRecs := e.readRecords(segmentsName)
 	trRecs := e.readRecords(transitionsName)
 	var bad, bad2 int
@@ -108,13 +113,13 @@ func (e *Episode) readRecords(name string) [][]byte {
 }
 
 func resolve(dir, ref string) (string, error) {
-	if st, err := os.Stat(filepath.Join(ref, manifestName)); err == nil && !st.IsDir() {
+	if isEpisodeDir(ref) {
 		return ref, nil
 	}
 	if dir == "" {
 		return "", fmt.Errorf("episode: %s is not an episode directory (no %s)", ref, manifestName)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ref, manifestName)); err == nil && filepath.Base(ref) == ref {
+	if filepath.Base(ref) == ref && isEpisodeDir(filepath.Join(dir, ref)) {
 		return filepath.Join(dir, ref), nil
 	}
 	ms, err := List(dir)
@@ -135,6 +140,16 @@ func resolve(dir, ref string) (string, error) {
 	default:
 		return "", fmt.Errorf("episode: %q matches %d episodes in %s: give more of the id", ref, len(hits), dir)
 	}
+}
+
+// isEpisodeDir: dir holds a manifest or record files.
+func isEpisodeDir(dir string) bool {
+	for _, n := range []string{manifestName, segmentsName, transitionsName} {
+		if st, err := os.Stat(filepath.Join(dir, n)); err == nil && !st.IsDir() {
+			return true
+		}
+	}
+	return false
 }
 
 // Segmentation returns the episode's segments in episode seconds for

@@ -6,11 +6,16 @@ import (
 	"github.com/edged-robotics/edged/internal/fsutil"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 )
 
-// recoverAll closes every episode left open.
+// recoverAll closes every episode left open (also one whose manifest was
+// corrupt or missing: the bad manifest goes to quarantine/ and one
+// rebuilt from the records replaces it) and removes empty episode
+// directories (a crash, or a full disk, between mkdir and the manifest).
 func (s *Store) recoverAll() error {
+	s.removeEmptyDirs()
 	ms, err := List(s.dir)
 	if err != nil {
 		return err
@@ -19,13 +24,39 @@ func (s *Store) recoverAll() error {
 		if m.Closed {
 			continue
 		}
-		r, err := recoverEpisode(filepath.Join(s.dir, m.ID), m)
+		dir := filepath.Join(s.dir, m.ID)
+		var notes []string
+		if m.Problem != "" {
+			q, err := quarantineManifest(dir)
+			if err != nil {
+				return fmt.Errorf("episode: recover %s: quarantine its manifest: %w", m.ID, err)
+			}
+			if q != "" {
+				notes = append(notes, m.Problem+", the corrupt one saved as "+q)
+			} else {
+				notes = append(notes, m.Problem)
+			}
+		}
+		r, err := recoverEpisode(dir, m, notes)
 		if err != nil {
 			return fmt.Errorf("episode: recover %s: %w", m.ID, err)
 		}
 		s.recovered = append(s.recovered, r)
 	}
 	return nil
+}
+
+// removeEmptyDirs removes episode directories that hold nothing.
+func (s *Store) removeEmptyDirs() {
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if e.IsDir() && e.Name()[0] != '.' {
+			_ = os.Remove(filepath.Join(s.dir, e.Name())) // fails unless empty
+		}
+	}
 }
 
 // repairFile cuts a torn tail and quarantines corrupt regions of one
@@ -77,8 +108,8 @@ func repairFile(dir, name string, r *Recovery) ([][]byte, error) {
 
 // recoverEpisode repairs the record files of an open episode and closes
 // it as interrupted, closing its open segments at the last time seen.
-func recoverEpisode(dir string, m Manifest) (Recovery, error) {
-	r := Recovery{Episode: m.ID, ClosedOpen: true}
+func recoverEpisode(dir string, m Manifest, notes []string) (Recovery, error) {
+	r := Recovery{Episode: m.ID, ClosedOpen: true, Descriptions: notes}
 	segRecs, err := repairFile(dir, segmentsName, &r)
 	if err != nil {
 		return r, err
@@ -110,22 +141,23 @@ func recoverEpisode(dir string, m Manifest) (Recovery, error) {
 		return r, err
 	}
 	w := &Writer{dir: dir, m: m, segs: f}
+	if st, err := f.Stat(); err == nil {
+		w.segsSize = st.Size()
+	}
 	w.m.Segments = len(segs)
 	w.m.Transitions = len(trans)
-	// Still-open segments: the last opening transition per (source, goal
-	// or path) that no closed segment accounts for. A later opening of
-	// the same source closes the earlier one in the FSM, so only segments
-	// opened and never closed remain.
-	for _, t := range openAtCrash(trans, closed) {
-		s := Segment{Start: t.opened(), End: last, StartSec: sec(m.Start, t.opened()), EndSec: sec(m.Start, last),
-			Label: t.Opens, Path: t.Path, Source: t.Source, Kind: t.SrcTyp, Outcome: Interrupted, GoalID: t.GoalID}
+	for _, s := range rebuild(m.Start, last, trans, closed) {
 		s.Index = w.m.Segments
-		if err := w.append(f, s); err != nil {
+		if err := w.append(f, &w.segsSize, s); err != nil {
 			f.Close()
 			return r, err
 		}
 		w.m.Segments++
-		r.Interrupted++
+		if s.Outcome == Interrupted {
+			r.Interrupted++
+		} else {
+			r.Rebuilt++
+		}
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
@@ -138,32 +170,71 @@ func recoverEpisode(dir string, m Manifest) (Recovery, error) {
 	return r, w.writeManifest()
 }
 
-// openAtCrash returns the opening transitions whose segment never closed.
-// Segments of one source that is not actionlib are sequential, so a
-// source has at most one open segment: the one its last opening started,
-// if that one is not closed; goals and SMACH leaves may overlap, keyed by
-// goal id or state path.
-func openAtCrash(trans []Transition, closed map[string]bool) []Transition {
-	last := map[string]Transition{}
+// rebuild returns the segments the transitions say existed but that no
+// closed segment accounts for (a short segments file, or segments still
+// open at the crash). Segments of a string or field source are
+// sequential: each state transition of the source ends the segment its
+// previous opening started, at its stamp, so such a segment is rebuilt
+// as completed with its true end; only the last one is open at the
+// crash, and it ends, interrupted, at last. SMACH leaves and actionlib
+// goals may overlap and their transitions do not say when they ended:
+// the last opening per state path or goal that is not closed ends,
+// interrupted, at last.
+func rebuild(start, last time.Time, trans []Transition, closed map[string]bool) []Segment {
+	var out []Segment
+	add := func(t Transition, end time.Time, outcome string) {
+		if closed[openKey(t.Source, t.Opens, t.opened())] {
+			return
+		}
+		if end.Before(t.opened()) {
+			end = t.opened()
+		}
+		out = append(out, Segment{Start: t.opened(), End: end, StartSec: sec(start, t.opened()), EndSec: sec(start, end),
+			Label: t.Opens, Path: t.Path, Source: t.Source, Kind: t.SrcTyp, Outcome: outcome, GoalID: t.GoalID})
+	}
+	openSeq := map[string]*Transition{} // sequential source -> its open segment's opening
+	lastOpen := map[string]Transition{} // overlapping: source, goal, path -> last opening
 	var order []string
 	for _, t := range trans {
+		if t.Kind == TransitionHeartbeat {
+			continue
+		}
+		if sequential(t.SrcTyp) {
+			if o := openSeq[t.Source]; o != nil {
+				add(*o, t.Stamp, Completed)
+				delete(openSeq, t.Source)
+			}
+			if t.Opens != "" {
+				openSeq[t.Source] = &t
+			}
+			continue
+		}
 		if t.Opens == "" {
 			continue
 		}
 		k := t.Source + "\x00" + t.GoalID + "\x00" + t.Path
-		if _, ok := last[k]; !ok {
+		if _, ok := lastOpen[k]; !ok {
 			order = append(order, k)
 		}
-		last[k] = t
+		lastOpen[k] = t
 	}
-	var out []Transition
-	for _, k := range order {
-		t := last[k]
-		if !closed[openKey(t.Source, t.Opens, t.opened())] {
-			out = append(out, t)
+	for _, t := range trans { // the open sequential segments, in opening order
+		if o := openSeq[t.Source]; o != nil && o.Seq == t.Seq && o.Stamp.Equal(t.Stamp) {
+			add(*o, last, Interrupted)
+			delete(openSeq, t.Source)
 		}
 	}
+	for _, k := range order {
+		add(lastOpen[k], last, Interrupted)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
 	return out
+}
+
+// sequential says whether a source kind has one state at a time (string
+// and field; "" is a record of an older edged, which only had those).
+func sequential(kind string) bool {
+	return kind == "string" || kind == "field" || kind == ""
 }
 
 // opened is when the segment a transition opens started.

@@ -1,10 +1,10 @@
 package episode
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/edged-robotics/edged/internal/fsutil"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,14 +32,31 @@ type Options struct {
 	MaxBytes int64
 	// MaxEpisodes kept. Default 10000. Negative: no limit.
 	MaxEpisodes int
+	// MinFreeBytes is the free-space floor: before an episode begins and
+	// after one closes, retention deletes closed episodes (uploaded ones
+	// first, oldest first) while the file system has less free space than
+	// this, so that the disk does not fill up. Default 256 MiB. Negative:
+	// no floor.
+	MinFreeBytes int64
 	// Now is the wall clock for Manifest.Created. Default time.Now.
 	Now func() time.Time
+	// Logger reports write failures (the first of each operation) and
+	// their end. Default: discard.
+	Logger *slog.Logger
+	// Fault, for tests, is asked before each write (op is an Op
+	// constant); an error fails that write as a full or broken disk
+	// would. Default none.
+	Fault func(op, path string) error
+	// FreeBytes, for tests, replaces the file system's free space
+	// (statfs) for the floor. Default statfs.
+	FreeBytes func(dir string) (int64, error)
 }
 
 // Defaults of Options.
 const (
 	DefaultMaxBytes    = 4 << 30
 	DefaultMaxEpisodes = 10000
+	DefaultMinFree     = 256 << 20
 )
 
 // Validate checks the options without I/O.
@@ -54,8 +71,17 @@ func (o *Options) defaults() {
 	if o.MaxEpisodes == 0 {
 		o.MaxEpisodes = DefaultMaxEpisodes
 	}
+	if o.MinFreeBytes == 0 {
+		o.MinFreeBytes = DefaultMinFree
+	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = discardLogger()
+	}
+	if o.FreeBytes == nil {
+		o.FreeBytes = freeBytes
 	}
 }
 
@@ -72,6 +98,12 @@ type Store struct {
 	active    *Writer
 	recovered []Recovery
 	deleted   int
+
+	hmu     sync.Mutex        // guards the health fields below
+	errors  map[string]uint64 // failed writes per op
+	failing map[string]string // op -> its first error, while it fails
+	lost    uint64
+	free    int64
 }
 
 // Open creates dir if needed, locks it for this process, recovers
@@ -93,7 +125,7 @@ func Open(dir string, o Options) (*Store, error) {
 	}
 	_ = lf.Truncate(0)
 	_, _ = lf.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	s := &Store{dir: dir, opts: o, lock: lf}
+	s := &Store{dir: dir, opts: o, lock: lf, errors: map[string]uint64{}, failing: map[string]string{}, free: -1}
 	if err := s.recoverAll(); err != nil {
 		s.Close()
 		return nil, err
@@ -166,27 +198,38 @@ func (s *Store) Begin(b Begin) (*Writer, error) {
 	if len(base) > 120 {
 		base = base[:120]
 	}
+	s.makeRoom()
 	id := base
 	for i := 2; ; i++ {
-		err := os.Mkdir(filepath.Join(s.dir, id), 0o755)
+		err := s.fault(OpMkdir, filepath.Join(s.dir, id))
+		if err == nil {
+			err = os.Mkdir(filepath.Join(s.dir, id), 0o755)
+		}
 		if err == nil {
 			break
 		}
 		if !errors.Is(err, os.ErrExist) || i > 1000 {
-			return nil, fmt.Errorf("episode: create %s: %w", id, err)
+			err = fmt.Errorf("episode: create %s: %w (disk full? free space in data_dir)", id, err)
+			s.note(OpMkdir, err)
+			return nil, err
 		}
 		id = fmt.Sprintf("%s-%d", base, i)
 	}
-	if err := fsutil.SyncDir(s.dir); err != nil {
-		return nil, err
-	}
 	w := &Writer{store: s, dir: filepath.Join(s.dir, id), m: Manifest{Format: ManifestFormat, ID: id, Robot: b.Robot,
 		Name: b.Name, Instruction: b.Instruction, Start: b.Start, Created: s.opts.Now().UTC()}}
-	if err := w.openFiles(); err != nil {
-		return nil, err
+	err := fsutil.SyncDir(s.dir)
+	s.note(OpMkdir, err)
+	if err == nil {
+		if err = w.openFiles(); err == nil {
+			if err = w.writeManifest(); err != nil {
+				w.closeFiles()
+			}
+		}
 	}
-	if err := w.writeManifest(); err != nil {
-		w.closeFiles()
+	if err != nil {
+		// Never leave a directory without a manifest behind: one per
+		// attempt leaked while the disk was full.
+		_ = os.RemoveAll(w.dir)
 		return nil, err
 	}
 	s.active = w
@@ -196,10 +239,22 @@ func (s *Store) Begin(b Begin) (*Writer, error) {
 // MarkUploaded records that the episode reached the cloud, which makes it
 // the first candidate for retention.
 func (s *Store) MarkUploaded(id string) error {
+	return s.mark(id, func(m *Manifest) { m.Uploaded = true })
+}
+
+// MarkRecoveryShipped records that a crash-recovered episode's segments
+// and closed manifest are in the outbox, so that the next start does not
+// ship them again.
+func (s *Store) MarkRecoveryShipped(id string) error {
+	return s.mark(id, func(m *Manifest) { m.RecoveryShipped = true })
+}
+
+// mark rewrites one episode's manifest with set applied.
+func (s *Store) mark(id string, set func(*Manifest)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.active != nil && s.active.m.ID == id {
-		s.active.m.Uploaded = true
+		set(&s.active.m)
 		return s.active.writeManifest()
 	}
 	dir := filepath.Join(s.dir, id)
@@ -207,8 +262,13 @@ func (s *Store) MarkUploaded(id string) error {
 	if err != nil {
 		return err
 	}
-	m.Uploaded = true
-	return writeManifest(dir, m)
+	set(&m)
+	err = s.fault(OpManifest, dir)
+	if err == nil {
+		err = writeManifest(dir, m)
+	}
+	s.note(OpManifest, err)
+	return err
 }
 
 func (s *Store) finished(w *Writer) error {
@@ -225,6 +285,12 @@ func (s *Store) finished(w *Writer) error {
 func (s *Store) enforceRetention() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.retainLocked()
+}
+
+// retainLocked is enforceRetention with s.mu held. It also applies the
+// free-space floor (Options.MinFreeBytes).
+func (s *Store) retainLocked() error {
 	infos, err := List(s.dir)
 	if err != nil {
 		return err
@@ -249,20 +315,45 @@ func (s *Store) enforceRetention() error {
 		return all[i].m.Start.Before(all[j].m.Start)
 	})
 	count := len(infos)
+	free := s.checkFree()
 	for _, c := range all {
 		overBytes := s.opts.MaxBytes >= 0 && total > s.opts.MaxBytes
 		overCount := s.opts.MaxEpisodes >= 0 && count > s.opts.MaxEpisodes
-		if !overBytes && !overCount {
+		underFloor := s.opts.MinFreeBytes >= 0 && free >= 0 && free < s.opts.MinFreeBytes
+		if !overBytes && !overCount && !underFloor {
 			break
 		}
 		if err := os.RemoveAll(filepath.Join(s.dir, c.m.ID)); err != nil {
-			return fmt.Errorf("episode: retention: delete %s: %w", c.m.ID, err)
+			err = fmt.Errorf("episode: retention: delete %s: %w", c.m.ID, err)
+			s.note(OpRetain, err)
+			return err
 		}
 		total -= c.bytes
 		count--
 		s.deleted++
+		if underFloor {
+			free = s.checkFree()
+		}
 	}
+	s.note(OpRetain, nil)
 	return nil
+}
+
+// makeRoom applies retention (s.mu held) before a write that needs
+// space; a failure is noted (Health) and the write tried anyway.
+func (s *Store) makeRoom() { _ = s.retainLocked() }
+
+// checkFree asks the file system for the free space (-1 when it cannot
+// tell) and keeps the answer for Stats.
+func (s *Store) checkFree() int64 {
+	n, err := s.opts.FreeBytes(s.dir)
+	if err != nil {
+		n = -1
+	}
+	s.hmu.Lock()
+	s.free = n
+	s.hmu.Unlock()
+	return n
 }
 
 func dirBytes(dir string) int64 {
@@ -276,27 +367,4 @@ func dirBytes(dir string) int64 {
 		return nil
 	})
 	return n
-}
-
-func readManifest(dir string) (Manifest, error) {
-	var m Manifest
-	b, err := fsutil.ReadFileCapped(filepath.Join(dir, manifestName), maxManifest)
-	if err != nil {
-		return m, fmt.Errorf("episode: %w", err)
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return m, fmt.Errorf("episode: %s: corrupt manifest: %w", dir, err)
-	}
-	if m.Format != ManifestFormat {
-		return m, fmt.Errorf("episode: %s: manifest format %d, this edged reads %d", dir, m.Format, ManifestFormat)
-	}
-	return m, nil
-}
-
-func writeManifest(dir string, m Manifest) error {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return fmt.Errorf("episode: manifest: %w", err)
-	}
-	return fsutil.WriteFileAtomic(filepath.Join(dir, manifestName), append(b, '\n'))
 }

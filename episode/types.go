@@ -39,6 +39,12 @@ type Manifest struct {
 	Uploaded    bool      `json:"uploaded"`
 	Created     time.Time `json:"created"` // wall clock
 	Recovery    *Recovery `json:"recovery,omitempty"`
+	// RecoveryShipped: an episode closed by recovery was handed to the
+	// uplink (edged ships such episodes at start until this is set).
+	RecoveryShipped bool `json:"recovery_shipped,omitempty"`
+	// Problem is set by readers, never stored: the manifest was corrupt
+	// or missing and this one is rebuilt from the records.
+	Problem string `json:"problem,omitempty"`
 }
 
 // Duration of a closed episode (0 while open).
@@ -93,9 +99,12 @@ type Transition struct {
 
 // Recovery reports what Open did to one episode found after a crash.
 type Recovery struct {
-	Episode      string   `json:"episode"`
-	ClosedOpen   bool     `json:"closed_open"` // it was open and is now closed as interrupted
-	Interrupted  int      `json:"interrupted_segments"`
+	Episode     string `json:"episode"`
+	ClosedOpen  bool   `json:"closed_open"` // it was open and is now closed as interrupted
+	Interrupted int    `json:"interrupted_segments"`
+	// Rebuilt counts closed segments missing from segments.rec (a short
+	// file) rebuilt from the transitions that opened and ended them.
+	Rebuilt      int      `json:"rebuilt_segments,omitempty"`
 	TornBytes    int      `json:"torn_bytes"`
 	Quarantined  int      `json:"quarantined_regions"`
 	Descriptions []string `json:"descriptions,omitempty"`

@@ -2,6 +2,8 @@ package fsm
 
 import (
 	"fmt"
+	"io"
+	"log/slog"
 	"time"
 
 	"github.com/edged-robotics/edged/config"
@@ -46,6 +48,10 @@ type Config struct {
 	HeartbeatEvery time.Duration
 	// QueueSize bounds the events waiting for the run loop. Default 4096.
 	QueueSize int
+	// Logger reports what degrades recording (truncated labels, episode
+	// store write failures and their end), once per kind and source, not
+	// per message. Default: discard.
+	Logger *slog.Logger
 	// Observer hears of episodes and segments once they are durable.
 	// Default none.
 	Observer Observer
@@ -107,6 +113,9 @@ func (c *Config) defaults() {
 	}
 	if c.QueueSize == 0 {
 		c.QueueSize = DefaultQueueSize
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	for i := range c.Sources {
 		if c.Sources[i].Kind == "" {

@@ -32,6 +32,19 @@
 // heartbeats at most every HeartbeatEvery so that a crash loses at most
 // that much of an open segment's end.
 //
+// Text from FSM messages is capped where it enters: state names,
+// labels, paths and goal ids at MaxLabelBytes, the instruction at
+// MaxInstructionBytes; longer text is stored cut (marked "…[truncated]"),
+// counted in Stats.Truncated and logged once per topic.
+//
+// When the episode store cannot write (a full disk), closed segments wait
+// in the Writer's memory and an ended episode waits to be closed; the run
+// loop retries every second (retryEvery), also beginning the episode
+// that could not begin, so recording resumes by itself when space
+// returns. Observer hears of segments and ends only once they are
+// durable. Close fails only when its own writes fail (segments then lost
+// are reported), never with an error from earlier.
+//
 // Times are the events' stamps (capture's one clock); episode seconds
 // count from the episode's first event.
 //

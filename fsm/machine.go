@@ -26,7 +26,11 @@ type Stats struct {
 	Segments    uint64 // segments closed and stored
 	Episodes    uint64 // episodes closed
 	StoreErrors uint64 // writes to the episode store that failed
-	LastError   string
+	// Truncated counts FSM messages with a state name, label, path or
+	// goal id longer than MaxLabelBytes (or an instruction longer than
+	// MaxInstructionBytes), stored cut.
+	Truncated uint64
+	LastError string
 }
 
 // Machine is the fsm stage. See the package doc.
@@ -54,7 +58,11 @@ type Machine struct {
 	instruction string
 	seenEvent   bool
 	lastStamp   time.Time
-	lastWall    time.Time // wall clock when lastStamp was seen
+	lastWall    time.Time       // wall clock when lastStamp was seen
+	warned      map[string]bool // topics whose truncation was logged
+	closing     *closing        // an ended episode the store could not close yet
+	beginFailed time.Time       // wall clock of the last failed Begin
+	closeErr    error           // the shutdown's own store failure, for Close
 }
 
 // now estimates the stamp clock between events: the last stamp plus the
@@ -83,7 +91,7 @@ func New(cfg Config, store *episode.Store) (*Machine, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Machine{cfg: cfg, events: make(chan capture.StateEvent, cfg.QueueSize), flush: make(chan chan struct{}),
 		ctx: ctx, cancel: cancel, done: make(chan struct{}), store: store, sources: map[string]*source{},
-		open: map[*source]map[string]openSeg{}, instruction: cfg.Instruction}
+		open: map[*source]map[string]openSeg{}, instruction: cfg.Instruction, warned: map[string]bool{}}
 	for _, s := range cfg.Sources {
 		src := newSource(s)
 		m.sources[s.Topic] = src
@@ -141,16 +149,14 @@ func (m *Machine) Flush(ctx context.Context) error {
 
 // Close handles what is queued, closes the open episode as interrupted
 // (its open segments too) and stops the run loop. It does not close the
-// store.
+// store. Its error is only that of the shutdown's own writes (the open
+// episode could not be closed, or segments kept in memory while the
+// store could not write are lost): earlier failures were reported when
+// they happened (Stats, the log) and do not make a clean stop fail.
 func (m *Machine) Close() error {
 	m.closed.Do(func() { m.cancel() })
 	<-m.done
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.st.LastError != "" {
-		return fmt.Errorf("fsm: %s", m.st.LastError)
-	}
-	return nil
+	return m.closeErr
 }
 
 func (m *Machine) run() {
@@ -166,13 +172,33 @@ func (m *Machine) run() {
 			close(ch)
 		case <-tick.C:
 			m.checkMaxDuration(m.now())
+			m.retryStore()
 		case <-m.ctx.Done():
 			m.drainQueued()
-			if m.w != nil {
-				m.closeEpisode(m.now(), episode.Interrupted, episode.Interrupted, episode.EndShutdown)
-			}
+			m.shutdown()
 			return
 		}
+	}
+}
+
+// shutdown closes the open episode; a store failure doing so is Close's
+// error.
+func (m *Machine) shutdown() {
+	before := m.Stats().StoreErrors
+	m.finishClosing()
+	if m.w != nil {
+		m.closeEpisode(m.now(), episode.Interrupted, episode.Interrupted, episode.EndShutdown)
+	}
+	if c := m.closing; c != nil {
+		n := c.w.Pending()
+		c.w.Abandon()
+		m.closing = nil
+		m.closeErr = fmt.Errorf("fsm: the episode store cannot write: episode %s left open with %d closed segments lost "+
+			"(the next start recovers it as interrupted): %s", c.w.ID(), n, m.Stats().LastError)
+		return
+	}
+	if st := m.Stats(); st.StoreErrors != before {
+		m.closeErr = fmt.Errorf("fsm: closing the open episode at shutdown: %s (the next start recovers it as interrupted)", st.LastError)
 	}
 }
 
@@ -220,6 +246,10 @@ func (m *Machine) handle(ev capture.StateEvent) {
 	switch ev.Topic {
 	case m.cfg.InstructionTopic:
 		if s, ok := stringValue(ev.Value, "data"); ok {
+			if c, cut := clip(s, MaxInstructionBytes); cut {
+				s = c
+				m.truncated(ev.Topic, "instruction", MaxInstructionBytes)
+			}
 			m.instruction = s
 			if m.w != nil {
 				m.storeErr(m.w.SetInstruction(s))
@@ -244,6 +274,10 @@ func (m *Machine) handle(ev capture.StateEvent) {
 	if err != nil {
 		m.count(func(s *Stats) { s.Bad++; s.LastError = fmt.Sprintf("%s: %v", ev.Topic, err) })
 		return
+	}
+	u, cut := clipUpdate(u)
+	if cut {
+		m.truncated(src.cfg.Topic, "state name, label, path or goal id", MaxLabelBytes)
 	}
 	m.seenEvent = true
 	changed := !sameKeys(src.cur, u.active)
@@ -311,11 +345,19 @@ func (m *Machine) reconcile(stamp time.Time, reason string) {
 }
 
 func (m *Machine) beginEpisode(stamp time.Time) {
+	if m.finishClosing(); m.closing != nil {
+		return // the previous episode still waits for the store
+	}
+	if !m.beginFailed.IsZero() && time.Since(m.beginFailed) < retryEvery {
+		return // the store failed just now: the run loop's tick retries
+	}
 	w, err := m.store.Begin(episode.Begin{Robot: m.cfg.Robot, Name: m.recName, Instruction: m.instruction, Start: stamp})
 	if err != nil {
+		m.beginFailed = time.Now()
 		m.storeErr(err)
 		return
 	}
+	m.beginFailed = time.Time{}
 	m.w = w
 	if o := m.cfg.Observer; o != nil {
 		o.EpisodeBegan(w.Manifest())
@@ -326,7 +368,8 @@ func (m *Machine) beginEpisode(stamp time.Time) {
 }
 
 // closeEpisode closes every open segment with segOutcome, then the
-// episode.
+// episode. When the store cannot write, the episode waits in m.closing
+// (with its segments kept in memory) until retryStore closes it.
 func (m *Machine) closeEpisode(stamp time.Time, segOutcome, epOutcome, reason string) {
 	for _, s := range m.order {
 		keys := sortedKeys(m.open[s])
@@ -334,12 +377,9 @@ func (m *Machine) closeEpisode(stamp time.Time, segOutcome, epOutcome, reason st
 			m.closeSegment(s, k, stamp, segOutcome)
 		}
 	}
-	m.storeErr(m.w.Close(stamp, epOutcome, reason))
-	if o := m.cfg.Observer; o != nil {
-		o.EpisodeEnded(m.w.Manifest())
-	}
+	m.closing = &closing{w: m.w, end: stamp, outcome: epOutcome, reason: reason}
 	m.w = nil
-	m.count(func(s *Stats) { s.Episodes++ })
+	m.finishClosing()
 }
 
 // checkMaxDuration cuts the open episode at MaxDuration and starts the
@@ -454,13 +494,18 @@ func (m *Machine) closeSegment(src *source, key string, end time.Time, outcome s
 	start := m.w.Start()
 	seg := episode.Segment{Start: o.start, End: end, StartSec: o.start.Sub(start).Seconds(), EndSec: end.Sub(start).Seconds(),
 		Label: o.label, Path: o.path, Source: src.cfg.Topic, Kind: src.cfg.Kind, Outcome: outcome, GoalID: o.goalID}
-	seg.Index = m.w.Manifest().Segments
+	seg.Index = m.w.NextIndex()
 	if err := m.w.Segment(seg); err != nil {
-		m.storeErr(err)
+		m.storeErr(err) // kept in memory (episode.ErrPending): retryStore writes it
 		return
 	}
+	m.segmentStored(m.w, seg)
+}
+
+// segmentStored reports a durable segment.
+func (m *Machine) segmentStored(w *episode.Writer, seg episode.Segment) {
 	if o := m.cfg.Observer; o != nil {
-		o.SegmentClosed(m.w.Manifest(), seg)
+		o.SegmentClosed(w.Manifest(), seg)
 	}
 	m.count(func(s *Stats) { s.Segments++ })
 }
@@ -488,11 +533,27 @@ func (m *Machine) recordingEvent(v any) bool {
 		return false
 	}
 	s = strings.TrimSpace(s)
+	if c, cut := clip(s, MaxLabelBytes); cut {
+		s = c
+		m.truncated(m.cfg.RecordingTopic, "episode name", MaxLabelBytes)
+	}
 	if m.w != nil && s != m.recName {
 		m.closeEpisode(m.lastStamp, episode.Completed, episode.Completed, episode.EndRecording)
 	}
 	m.recording, m.recName = s != "", s
 	return true
+}
+
+// truncated counts a message whose text was cut and logs the first one
+// of each topic.
+func (m *Machine) truncated(topic, what string, max int) {
+	m.count(func(s *Stats) { s.Truncated++ })
+	if m.warned[topic] {
+		return
+	}
+	m.warned[topic] = true
+	m.cfg.Logger.Warn("fsm: text longer than the cap stored truncated (counted in edged_fsm_truncated_total; further ones are not logged)",
+		"topic", topic, "what", what, "max_bytes", max)
 }
 
 func stringValue(v any, field string) (string, bool) {

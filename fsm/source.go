@@ -201,7 +201,7 @@ func (s *source) actionlib(m *msg.GoalStatusArray) update {
 	seen := map[string]bool{}
 	var raw []string
 	for _, st := range m.StatusList {
-		id := st.GoalID.ID
+		id, _ := clip(st.GoalID.ID, MaxLabelBytes) // the same cut as clipUpdate's, so keys agree
 		seen[id] = true
 		g := s.goals[id]
 		if g == nil {

@@ -1,0 +1,117 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/edged-robotics/edged/config"
+	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/internal/brokertest"
+	"github.com/edged-robotics/edged/ros/rostest"
+)
+
+// crashedEpisode leaves in store an episode open as a SIGKILL would: two
+// string-source transitions and a heartbeat on disk, its segments file
+// short (the closed PICK segment's record never reached it).
+func crashedEpisode(t *testing.T, store string) string {
+	t.Helper()
+	st, err := episode.Open(store, episode.Options{MinFreeBytes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1776842526, 0).UTC()
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	w, err := st.Begin(episode.Begin{Robot: "arm-01", Start: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range []episode.Transition{
+		{Stamp: at(0), Kind: episode.TransitionState, Source: "/task_state", SrcTyp: "string", From: "idle", To: "PICK", Opens: "PICK", Path: "PICK"},
+		{Stamp: at(0.6), Sec: 0.6, Kind: episode.TransitionState, Source: "/task_state", SrcTyp: "string", From: "PICK", To: "PLACE", Opens: "PLACE", Path: "PLACE"},
+		{Stamp: at(1.8), Sec: 1.8, Kind: episode.TransitionHeartbeat, Source: "/task_state", SrcTyp: "string", To: "PLACE"},
+	} {
+		if err := w.Transition(tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close() // the writer stays open on disk: a crash
+	return w.ID()
+}
+
+// TestRecoveredEpisodeIsShipped: an episode closed by crash recovery
+// reaches the receiver through mosquitto like any other: closed, with
+// the segments recovery rebuilt.
+func TestRecoveredEpisodeIsShipped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test with rosmaster and mosquitto; skipped with -short")
+	}
+	rostest.Require(t, "rosmaster")
+	tmp := t.TempDir()
+	id := crashedEpisode(t, filepath.Join(tmp, "data", "episodes"))
+	m := rostest.StartMaster(t)
+	broker := brokertest.Start(t, brokertest.Options{})
+	sinkOut := filepath.Join(tmp, "sink")
+	startSink(t, broker.URL, sinkOut)
+	cfg, err := config.Parse([]byte(fmt.Sprintf(`
+robot_id: arm-01
+data_dir: %s
+ros: {master_uri: %q, host: 127.0.0.1}
+fsm: [{topic: /task_state, type: string, idle_states: [idle]}]
+http: {listen: "off"}
+uplink: {broker: %q}
+`, filepath.Join(tmp, "data"), m.URI, broker.URL)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	runErr := make(chan error, 1)
+	go func() { runErr <- d.Run(ctx) }()
+
+	epDir := filepath.Join(sinkOut, "arm-01", id)
+	rostest.WaitFor(t, 20*time.Second, "the recovered episode closed at the sink", func() bool {
+		var m episode.Manifest
+		b, _ := os.ReadFile(filepath.Join(epDir, "manifest.json"))
+		return json.Unmarshal(b, &m) == nil && m.Closed
+	})
+	want := map[string]string{"segment-0000.json": "PICK completed 0.6", "segment-0001.json": "PLACE interrupted 1.8"}
+	for name, w := range want {
+		var sg struct {
+			Label   string  `json:"label"`
+			Outcome string  `json:"outcome"`
+			EndSec  float64 `json:"end_sec"`
+		}
+		b, err := os.ReadFile(filepath.Join(epDir, "segments", name))
+		if err != nil || json.Unmarshal(b, &sg) != nil {
+			t.Fatalf("sink: %s: %v %s", name, err, b)
+		}
+		if got := fmt.Sprintf("%s %s %g", sg.Label, sg.Outcome, sg.EndSec); got != w {
+			t.Errorf("sink: %s is %s, want %s", name, got, w)
+		}
+	}
+	// Marked, so that the next start does not ship it again.
+	rostest.WaitFor(t, 5*time.Second, "the recovered episode marked shipped", func() bool {
+		e, err := episode.Load(filepath.Join(tmp, "data", "episodes"), id)
+		return err == nil && e.Manifest.RecoveryShipped
+	})
+	cancel()
+	select {
+	case err := <-runErr:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not return within 20s of cancel")
+	}
+}
