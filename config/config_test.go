@@ -81,6 +81,9 @@ func TestValidationNamesTheField(t *testing.T) {
 		{"camera topic", "robot_id: r\ncameras: [{topic: cam}]\n", "cameras[0].topic: must be a global ROS name"},
 		{"duplicate topic", "robot_id: r\ncameras: [{topic: /a}]\njoints: [{topic: /a}]\n", "joints[0].topic: topic /a is already used"},
 		{"master uri", "robot_id: r\nros: {master_uri: 'localhost:11311'}\n", "ros.master_uri: must be http"},
+		{"queue bytes", "robot_id: r\nros: {queue_bytes: 1MiB}\n", "ros.queue_bytes: must be >= ros.max_message"},
+		{"state queue bytes", "robot_id: r\nros: {state_queue_bytes: 1KiB, max_state_message: 2KiB}\n", "ros.state_queue_bytes: must be >= ros.max_state_message"},
+		{"state message", "robot_id: r\nros: {max_state_message: 10}\n", "ros.max_state_message: must be >= 1KiB"},
 		{"listen", "robot_id: r\nhttp: {listen: nope}\n", "http.listen: must be host:port"},
 		{"ring age", "robot_id: r\nring: {max_age: 100ms}\n", "ring.max_age: must be >="},
 	}
