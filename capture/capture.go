@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros/master"
 )
 
@@ -36,6 +35,8 @@ type Capture struct {
 	closed  bool
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
+
+	simParam chan bool // /use_sim_time values from the node's watch (SimTimeAuto)
 }
 
 // New checks cfg (Validate) and the sinks; it does no I/O.
@@ -52,7 +53,8 @@ func New(cfg Config, node Node, sinks Sinks, opts Options) (*Capture, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	c := &Capture{pipeline: pipeline{cfg: cfg.withDefaults(), sinks: sinks, now: opts.Now}, node: node, log: opts.Logger}
+	c := &Capture{pipeline: pipeline{cfg: cfg.withDefaults(), sinks: sinks, now: opts.Now}, node: node, log: opts.Logger,
+		simParam: make(chan bool, 1)}
 	c.topics = cfg.topics()
 	return c, nil
 }
@@ -82,28 +84,35 @@ func (c *Capture) Start(ctx context.Context) error {
 	topics := c.topics
 	c.tmu.Unlock()
 	for _, t := range topics {
-		queue := c.cfg.QueueSize
-		if t.role != RoleCamera {
-			queue = c.cfg.StateQueueSize
-			if queue == 0 {
-				queue = DefaultStateQueueSize
-			}
-		}
-		sub, err := c.node.Subscribe(ctx, ros.SubscribeOptions{
-			Topic: t.name, QueueSize: queue, MaxMessageBytes: c.cfg.MaxMessageBytes,
-		})
-		if err != nil {
+		if err := c.subscribe(ctx, runCtx, t); err != nil {
 			c.stopLocked()
-			return fmt.Errorf("capture: subscribe %s (%s): %w", t.name, t.role, err)
+			return err
 		}
-		t.setSub(sub)
+	}
+	if _, ok := c.node.(ParamWatcher); ok && c.cfg.SimTime == SimTimeAuto {
 		c.wg.Add(1)
-		go c.run(runCtx, t, sub)
+		go c.watchSimTime(runCtx, sim)
 	}
 	c.log.Info("capture started", "topics", len(topics), "sim_time", sim)
 	return nil
 }
 
+// subscribe subscribes topic t and starts its goroutine.
+func (c *Capture) subscribe(ctx, runCtx context.Context, t *topic) error {
+	sub, err := c.node.Subscribe(ctx, c.cfg.subscribeOptions(t))
+	if err != nil {
+		return fmt.Errorf("capture: subscribe %s (%s): %w", t.name, t.role, err)
+	}
+	t.setSub(sub)
+	c.wg.Add(1)
+	go c.run(runCtx, t, sub)
+	return nil
+}
+
+// useSimTime decides the clock at Start. Under SimTimeAuto it watches
+// /use_sim_time when the node can (ParamWatcher), so that a change, or
+// a master that comes up after edged with it set, switches the clock
+// later (watchSimTime).
 func (c *Capture) useSimTime(ctx context.Context) (bool, error) {
 	switch c.cfg.SimTime {
 	case SimTimeOn:
@@ -111,7 +120,16 @@ func (c *Capture) useSimTime(ctx context.Context) (bool, error) {
 	case SimTimeOff:
 		return false, nil
 	}
-	v, err := c.node.GetParam(ctx, "/use_sim_time")
+	var v any
+	var err error
+	if w, ok := c.node.(ParamWatcher); ok {
+		v, err = w.SubscribeParam(ctx, "/use_sim_time", c.onSimParam)
+		if err == nil && v == nil {
+			return false, nil // unset: the wall clock
+		}
+	} else {
+		v, err = c.node.GetParam(ctx, "/use_sim_time")
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return false, fmt.Errorf("capture: read /use_sim_time: %w", err)
@@ -125,15 +143,70 @@ func (c *Capture) useSimTime(ctx context.Context) (bool, error) {
 		c.log.Warn("cannot read /use_sim_time, using the wall clock", "err", err)
 		return false, nil
 	}
-	b, ok := v.(bool)
-	if !ok {
-		// rosparam may store it as an int or a string
-		switch v {
-		case 1, int32(1), int64(1), "true", "True", "1":
-			b = true
+	return isTrue(v), nil
+}
+
+// isTrue reads a /use_sim_time value; rosparam may store it as a bool,
+// an int or a string.
+func isTrue(v any) bool {
+	if b, ok := v.(bool); ok {
+		return b
+	}
+	switch v {
+	case 1, int32(1), int64(1), "true", "True", "1":
+		return true
+	}
+	return false
+}
+
+// onSimParam is the node's callback for /use_sim_time (on the node's
+// goroutines): it hands the newest value to watchSimTime, never
+// blocking; an older value not yet taken is replaced.
+func (c *Capture) onSimParam(v any) {
+	b := isTrue(v)
+	for {
+		select {
+		case c.simParam <- b:
+			return
+		default:
+		}
+		select {
+		case <-c.simParam:
+		default:
 		}
 	}
-	return b, nil
+}
+
+// watchSimTime switches the capture clock when /use_sim_time changes
+// (also when the master comes up after Start with it set): to sim time
+// it subscribes the clock topic first, if not yet done.
+func (c *Capture) watchSimTime(ctx context.Context, sim bool) {
+	defer c.wg.Done()
+	clockTopic := sim
+	for {
+		var want bool
+		select {
+		case <-ctx.Done():
+			return
+		case want = <-c.simParam:
+		}
+		if want == c.sim.Load() {
+			continue
+		}
+		if want && !clockTopic {
+			t := &topic{name: c.cfg.ClockTopic, role: RoleClock}
+			if err := c.subscribe(ctx, ctx, t); err != nil {
+				c.log.Error("capture: cannot switch to sim time; staying on the wall clock", "err", err)
+				continue
+			}
+			c.tmu.Lock()
+			c.topics = append([]*topic{t}, c.topics...)
+			c.tmu.Unlock()
+			clockTopic = true
+		}
+		c.sim.Store(want)
+		c.log.Warn("capture: /use_sim_time changed; switched the capture clock", "sim_time", want)
+	}
 }
 
 // Close stops every topic goroutine, waits for them, closes the

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/edged-robotics/edged/ros/tcpros"
 )
 
 // DefaultMaxStampSkew is how far a header stamp may be from the capture
@@ -20,6 +22,27 @@ const DefaultClockTopic = "/clock"
 // DefaultStateQueueSize bounds the queue of a joint, FSM or /clock topic:
 // 2 s of joints at 500 Hz.
 const DefaultStateQueueSize = 1024
+
+// Byte bounds per topic (see the package doc's Memory section). They
+// match config's ros.queue_bytes, ros.state_queue_bytes and
+// ros.max_state_message defaults.
+const (
+	// DefaultQueueBytes bounds what one camera topic holds: two
+	// messages at the default 64 MiB cap, 20 1080p rgb8 images.
+	DefaultQueueBytes = 128 << 20
+	// DefaultMaxStateMessageBytes caps one joint, FSM or /clock message:
+	// a JointState of 26 joints is 700 bytes, an FSM state a few dozen,
+	// a SMACH status with its userdata a few KiB.
+	DefaultMaxStateMessageBytes = 1 << 20
+	// DefaultStateQueueBytes bounds what one joint, FSM or /clock topic
+	// holds: the 1024 default queue of 16 KiB messages, or 16 of the
+	// largest allowed.
+	DefaultStateQueueBytes = 16 << 20
+)
+
+// ErrNoTopics is wrapped by Validate when no topic is configured: the
+// caller may wait for topics to appear (Discover) instead of failing.
+var ErrNoTopics = errors.New("no topics to capture")
 
 // SimTime chooses the capture clock.
 type SimTime uint8
@@ -75,9 +98,22 @@ type Config struct {
 	// ride out a busy moment, and FSM messages are the ground truth.
 	// Default DefaultStateQueueSize (1024).
 	StateQueueSize int
-	// MaxMessageBytes caps one message; 0: the ros package's default
-	// (64 MiB, enough for a 4K rgb8 image).
+	// QueueBytes bounds the bytes each camera subscription holds
+	// (frames being read, queued, and not yet released by the sink);
+	// the oldest is dropped and counted when a frame does not fit. Must
+	// be >= MaxMessageBytes. Default DefaultQueueBytes (128 MiB).
+	QueueBytes int
+	// StateQueueBytes is the same for joint, FSM and /clock topics.
+	// Must be >= MaxStateMessageBytes. Default DefaultStateQueueBytes
+	// (16 MiB).
+	StateQueueBytes int
+	// MaxMessageBytes caps one camera message; 0: the ros package's
+	// default (64 MiB, enough for a 4K rgb8 image).
 	MaxMessageBytes int
+	// MaxStateMessageBytes caps one joint, FSM or /clock message, live
+	// and in a replay (a larger one is dropped and counted). Default
+	// DefaultMaxStateMessageBytes (1 MiB).
+	MaxStateMessageBytes int
 }
 
 func (c Config) withDefaults() Config {
@@ -86,6 +122,21 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ClockTopic == "" {
 		c.ClockTopic = DefaultClockTopic
+	}
+	if c.StateQueueSize == 0 {
+		c.StateQueueSize = DefaultStateQueueSize
+	}
+	if c.MaxMessageBytes == 0 {
+		c.MaxMessageBytes = tcpros.DefaultMaxFrameBytes
+	}
+	if c.QueueBytes == 0 {
+		c.QueueBytes = max(DefaultQueueBytes, c.MaxMessageBytes)
+	}
+	if c.MaxStateMessageBytes == 0 {
+		c.MaxStateMessageBytes = DefaultMaxStateMessageBytes
+	}
+	if c.StateQueueBytes == 0 {
+		c.StateQueueBytes = max(DefaultStateQueueBytes, c.MaxStateMessageBytes)
 	}
 	return c
 }
@@ -140,11 +191,23 @@ func (c Config) Validate() error {
 	if c.QueueSize < 0 {
 		add("queue_size", "must be >= 0 (0: default), got %d", c.QueueSize)
 	}
-	if c.MaxMessageBytes < 0 {
-		add("max_message_bytes", "must be >= 0 (0: default), got %d", c.MaxMessageBytes)
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"max_message_bytes", c.MaxMessageBytes}, {"queue_bytes", c.QueueBytes},
+		{"max_state_message_bytes", c.MaxStateMessageBytes}, {"state_queue_bytes", c.StateQueueBytes}} {
+		if f.v < 0 {
+			add(f.name, "must be >= 0 (0: default), got %d", f.v)
+		}
+	}
+	if d := c.withDefaults(); c.MaxMessageBytes >= 0 && c.QueueBytes >= 0 && d.QueueBytes < d.MaxMessageBytes {
+		add("queue_bytes", "must be >= max_message_bytes (%d): one message must fit, got %d", d.MaxMessageBytes, d.QueueBytes)
+	}
+	if d := c.withDefaults(); c.MaxStateMessageBytes >= 0 && c.StateQueueBytes >= 0 && d.StateQueueBytes < d.MaxStateMessageBytes {
+		add("state_queue_bytes", "must be >= max_state_message_bytes (%d): one message must fit, got %d", d.MaxStateMessageBytes, d.StateQueueBytes)
 	}
 	if len(c.Cameras)+len(c.Joints)+len(c.FSM) == 0 {
-		errs = append(errs, errors.New("cameras, joints, fsm: no topics to capture"))
+		errs = append(errs, fmt.Errorf("cameras, joints, fsm: %w", ErrNoTopics))
 	}
 	return errors.Join(errs...)
 }

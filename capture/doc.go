@@ -16,10 +16,16 @@
 // a message that arrives before the first /clock keeps a set header stamp
 // and is otherwise dropped and counted (NoClockDrops).
 //
+// Under SimTimeAuto /use_sim_time is watched (when the Node is a
+// ParamWatcher, as FromNode's is): a master that comes up after edged
+// with it set, a restarted master, or a change of the parameter switches
+// the clock, subscribing /clock first when needed.
+//
 // Who calls what. The caller builds a Capture with New (no I/O), starts
 // the sinks, then calls Start, which reads /use_sim_time, subscribes
 // /clock first when needed, then every topic, and runs one goroutine per
-// topic. Close cancels them, waits, closes the subscriptions and releases
+// topic. Validate wraps ErrNoTopics when nothing is configured: a caller
+// in discovery mode waits for topics to appear instead of failing. Close cancels them, waits, closes the subscriptions and releases
 // whatever is still queued. Stats may be called at any time from any
 // goroutine. Discover picks cameras and joints from the master's
 // published topics when none are configured.
@@ -35,6 +41,27 @@
 // and a slow sink makes the subscription queue overflow (those drops are
 // counted in TopicStats.SubscriptionDrops). Capture itself never blocks
 // on a consumer and never decodes JPEG.
+//
+// Memory. Every subscription is bounded in bytes as well as in count
+// (the ros package charges frames being read, queued and not yet
+// released): a camera topic holds at most QueueBytes (default 128 MiB)
+// with messages up to MaxMessageBytes (64 MiB); a joint, FSM or /clock
+// topic at most StateQueueBytes (16 MiB) with messages up to
+// MaxStateMessageBytes (1 MiB). Drops are counted in
+// TopicStats.SubscriptionDrops and logged (rate limited). Decoding a
+// state message dynamically costs at most msg.DecodeBudget of its size
+// (64 KiB + 16x: 16.1 MiB for the largest), on the topic's goroutine,
+// one at a time; replay applies the same message caps (OversizeDrops).
+// Per publisher connection add ~1.1 MiB (read buffer, connection header)
+// and at most 16 publishers per topic (ros.DefaultMaxPublishers). So
+// whatever one peer does on one topic, capture holds at most:
+//
+//	camera topic: 128 MiB + 16 x 1.1 MiB            ~ 146 MiB
+//	state topic:  16 MiB + 16.1 MiB + 16 x 1.1 MiB  ~ 50 MiB
+//
+// with the defaults; a peer publishing on several topics costs the sum
+// of theirs. The rings' budget (ring.max_bytes per camera) and what the
+// state sinks queue (the fsm stage) come on top.
 //
 // Buffer ownership. A ros.Message is released exactly once: a camera
 // message by the Frame it became (Frame.Data aliases the message buffer,

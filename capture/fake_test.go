@@ -39,6 +39,7 @@ type fakeNode struct {
 	failOn   string
 	queueCap int
 	queues   map[string]int // topic -> QueueSize asked for
+	opts     map[string]ros.SubscribeOptions
 }
 
 func newFakeNode() *fakeNode { return &fakeNode{subs: map[string]*fakeSub{}, queueCap: 64} }
@@ -55,6 +56,10 @@ func (n *fakeNode) Subscribe(_ context.Context, o ros.SubscribeOptions) (Subscri
 		n.queues = map[string]int{}
 	}
 	n.queues[o.Topic] = o.QueueSize
+	if n.opts == nil {
+		n.opts = map[string]ros.SubscribeOptions{}
+	}
+	n.opts[o.Topic] = o
 	n.order = append(n.order, o.Topic)
 	return s, nil
 }

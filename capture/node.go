@@ -22,3 +22,7 @@ func (r rosNode) Subscribe(ctx context.Context, opts ros.SubscribeOptions) (Subs
 func (r rosNode) GetParam(ctx context.Context, key string) (any, error) {
 	return r.n.GetParam(ctx, key)
 }
+
+func (r rosNode) SubscribeParam(ctx context.Context, key string, fn func(value any)) (any, error) {
+	return r.n.SubscribeParam(ctx, key, fn)
+}

@@ -64,7 +64,33 @@ func (c Config) topics() []*topic {
 func (p *pipeline) receive(t *topic, m *ros.Message) {
 	t.messages.Add(1)
 	t.noteType(m)
+	if len(m.Data) > p.cfg.maxMessage(t.role) {
+		// live, the subscription already refused it; a replayed bag
+		// gets the same cap, so that it costs what live capture would
+		t.oversize.Add(1)
+		p.release(m)
+		return
+	}
 	p.handle(t, m)
+}
+
+// maxMessage is the cap of one message for a role (after withDefaults).
+func (c Config) maxMessage(r Role) int {
+	if r == RoleCamera {
+		return c.MaxMessageBytes
+	}
+	return c.MaxStateMessageBytes
+}
+
+// subscribeOptions are the ros subscription options of topic t: the
+// role's count and byte bounds (after withDefaults).
+func (c Config) subscribeOptions(t *topic) ros.SubscribeOptions {
+	if t.role == RoleCamera {
+		return ros.SubscribeOptions{Topic: t.name, QueueSize: c.QueueSize, QueueBytes: c.QueueBytes,
+			MaxMessageBytes: c.MaxMessageBytes}
+	}
+	return ros.SubscribeOptions{Topic: t.name, QueueSize: c.StateQueueSize, QueueBytes: c.StateQueueBytes,
+		MaxMessageBytes: c.MaxStateMessageBytes}
 }
 
 // release gives m back to its pool.

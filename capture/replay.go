@@ -23,9 +23,11 @@ var ErrUnknownTopic = errors.New("topic not captured")
 // receive time.
 //
 // Handle is for one goroutine (the replay loop); Now, Stats and Topics
-// may be called from any goroutine. Config.SimTime, ClockTopic,
-// QueueSize and MaxMessageBytes do not apply (the clock is always the
-// record time; there is no subscription).
+// may be called from any goroutine. Config.SimTime, ClockTopic and the
+// queue bounds do not apply (the clock is always the record time; there
+// is no subscription); the message caps (MaxMessageBytes,
+// MaxStateMessageBytes) do: a larger message is dropped and counted in
+// OversizeDrops, as live capture would never have received it.
 //
 //	for it.Next() {
 //		m := it.Message()

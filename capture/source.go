@@ -23,6 +23,14 @@ type Node interface {
 	GetParam(ctx context.Context, key string) (any, error)
 }
 
+// ParamWatcher is what a Node may also offer (the one FromNode returns
+// does): a parameter watch whose fn gets every new value, also when the
+// master (re)appears. Capture then follows /use_sim_time after Start;
+// without it /use_sim_time is read once.
+type ParamWatcher interface {
+	SubscribeParam(ctx context.Context, key string, fn func(value any)) (any, error)
+}
+
 // FrameSink receives camera frames. PutFrame must be fast and must not
 // block (copy or hand off, never wait on I/O or a lock held by a slow
 // reader): it runs on the topic's capture goroutine, and while it runs

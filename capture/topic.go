@@ -44,15 +44,16 @@ type TopicStats struct {
 	Messages      uint64 // messages capture received from the subscription
 	Events        uint64 // events handed to a sink
 	Bytes         uint64 // message bytes received (subscription)
-	Drops         uint64 // SubscriptionDrops + NoClockDrops
+	Drops         uint64 // SubscriptionDrops + NoClockDrops + OversizeDrops
 	DecodeErrors  uint64 // malformed messages (or image data shorter than its geometry)
 	UnknownType   uint64 // messages of a type or image format the role cannot use
 	ReceiveStamps uint64 // events stamped with the receive time (no plausible header stamp)
 	Reconnects    uint64 // publisher connections re-established (subscription)
 	Publishers    int    // publishers connected now (subscription)
 
-	SubscriptionDrops uint64 // dropped by the subscription: capture was too slow
+	SubscriptionDrops uint64 // dropped by the subscription: capture was too slow, or its byte bound was full
 	NoClockDrops      uint64 // sim time: dropped before the first /clock message
+	OversizeDrops     uint64 // over the role's message cap (replay; live, the subscription closes the connection: Errors)
 	Errors            uint64 // connections the subscription closed for bad frames
 }
 
@@ -73,6 +74,7 @@ type topic struct {
 	unknownType   atomic.Uint64
 	receiveStamps atomic.Uint64
 	noClock       atomic.Uint64
+	oversize      atomic.Uint64
 	replayBytes   atomic.Uint64 // Replay: data handled (no subscription)
 
 	img  msg.Image
@@ -99,6 +101,7 @@ func (t *topic) stats() TopicStats {
 		Topic: t.name, Role: t.role,
 		Messages: t.messages.Load(), Events: t.events.Load(), DecodeErrors: t.decodeErrors.Load(),
 		UnknownType: t.unknownType.Load(), ReceiveStamps: t.receiveStamps.Load(), NoClockDrops: t.noClock.Load(),
+		OversizeDrops: t.oversize.Load(),
 	}
 	if p := t.typ.Load(); p != nil {
 		s.Type = *p
@@ -108,7 +111,7 @@ func (t *topic) stats() TopicStats {
 		ss := sub.Stats()
 		s.Bytes, s.SubscriptionDrops, s.Reconnects, s.Publishers, s.Errors = ss.Bytes, ss.Drops, ss.Reconnects, ss.Publishers, ss.Errors
 	}
-	s.Drops = s.SubscriptionDrops + s.NoClockDrops
+	s.Drops = s.SubscriptionDrops + s.NoClockDrops + s.OversizeDrops
 	return s
 }
 

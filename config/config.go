@@ -52,6 +52,17 @@ type ROS struct {
 	// messages at high rates; FSM messages are the ground truth).
 	// Default 1024.
 	StateQueueSize int `yaml:"state_queue_size"`
+	// QueueBytes bounds the bytes held per camera topic (being read,
+	// queued, not yet copied into the ring), whatever the publishers do;
+	// the oldest is dropped and counted when full. Must be >=
+	// max_message. Default 128MiB.
+	QueueBytes Size `yaml:"queue_bytes"`
+	// MaxStateMessage caps one joint, FSM or /clock message (live and in
+	// replay). Default 1MiB.
+	MaxStateMessage Size `yaml:"max_state_message"`
+	// StateQueueBytes is queue_bytes for joint, FSM and /clock topics.
+	// Must be >= max_state_message. Default 16MiB.
+	StateQueueBytes Size `yaml:"state_queue_bytes"`
 }
 
 // CameraTopic is one camera: a sensor_msgs/Image or CompressedImage topic.

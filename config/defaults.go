@@ -9,6 +9,9 @@ const (
 	DefaultMaxMessage   = Size(64 << 20)
 	DefaultQueueSize    = 8
 	DefaultStateQueue   = 1024
+	DefaultQueueBytes   = Size(128 << 20)
+	DefaultMaxStateMsg  = Size(1 << 20)
+	DefaultStateBytes   = Size(16 << 20)
 	DefaultFSMType      = FSMString
 	DefaultMaxEpisode   = Duration(time.Hour)
 	DefaultKeepBytes    = Size(4 << 30)
@@ -35,7 +38,8 @@ func Default() Config {
 	return Config{
 		DataDir: DefaultDataDir,
 		ROS: ROS{NodeName: DefaultNodeName, MaxMessage: DefaultMaxMessage, QueueSize: DefaultQueueSize,
-			StateQueueSize: DefaultStateQueue},
+			StateQueueSize: DefaultStateQueue, QueueBytes: DefaultQueueBytes, MaxStateMessage: DefaultMaxStateMsg,
+			StateQueueBytes: DefaultStateBytes},
 		Episode: Episode{MaxDuration: DefaultMaxEpisode, KeepBytes: DefaultKeepBytes, KeepEpisodes: DefaultKeepEpisodes,
 			MinFreeBytes: DefaultMinFree},
 		Ring: Ring{MaxBytes: DefaultRingBytes, MaxAge: DefaultRingAge},

@@ -145,6 +145,15 @@ func (c *Config) validateROS(p *problems) {
 	if c.ROS.StateQueueSize < 1 || c.ROS.StateQueueSize > 100000 {
 		p.add("ros.state_queue_size", "must be in 1..100000")
 	}
+	if c.ROS.QueueBytes < c.ROS.MaxMessage {
+		p.add("ros.queue_bytes", "must be >= ros.max_message (%d): one message must fit", c.ROS.MaxMessage)
+	}
+	if c.ROS.MaxStateMessage < 1024 {
+		p.add("ros.max_state_message", "must be >= 1KiB")
+	}
+	if c.ROS.StateQueueBytes < c.ROS.MaxStateMessage {
+		p.add("ros.state_queue_bytes", "must be >= ros.max_state_message (%d): one message must fit", c.ROS.MaxStateMessage)
+	}
 }
 
 func (c *Config) validateTopics(p *problems) {

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -143,7 +144,9 @@ func (d *Daemon) startCapture(ctx context.Context, t *topology) (*capture.Captur
 func (d *Daemon) captureSetup(t *topology) (capture.Config, capture.Sinks) {
 	ccfg := capture.Config{MaxStampSkew: d.cfg.Capture.MaxStampSkew.D(), QueueSize: d.cfg.ROS.QueueSize,
 		StateQueueSize: d.cfg.ROS.StateQueueSize, MaxMessageBytes: int(d.cfg.ROS.MaxMessage),
-		Cameras: t.cameraTopics(), Joints: t.joints}
+		QueueBytes: int(d.cfg.ROS.QueueBytes), StateQueueBytes: int(d.cfg.ROS.StateQueueBytes),
+		MaxStateMessageBytes: int(d.cfg.ROS.MaxStateMessage),
+		Cameras:              t.cameraTopics(), Joints: t.joints}
 	sinks := capture.Sinks{Frames: &d.router, Joints: &d.joints}
 	if d.machine != nil {
 		topics, dynamic := d.fsmCfg.Topics()
@@ -170,6 +173,13 @@ func (d *Daemon) setTopology(ctx context.Context, t *topology) error {
 		prev.closeRingsNotIn(t)
 	}
 	c, err := d.startCapture(ctx, t)
+	if errors.Is(err, capture.ErrNoTopics) {
+		// discovery mode before any camera is published: stay up, not
+		// ready (/healthz: capture not started); the next discovery
+		// round that finds topics starts capture
+		d.log.Warn("daemon: no topics to capture yet; waiting for cameras or joints to be published", "every", d.opts.RediscoverEvery)
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -44,6 +44,18 @@ type Config struct {
 	// ReconnectMin and ReconnectMax bound the exponential backoff between
 	// attempts to reach a lost publisher. Defaults 100ms and 5s.
 	ReconnectMin, ReconnectMax time.Duration
+	// UnreachableMax is the backoff cap for a publisher that has never
+	// answered (a dead node the master still lists, a fake URI): it is
+	// tried less and less often, up to this interval. Default 60s.
+	UnreachableMax time.Duration
+	// FrameTimeout and MinFrameRate bound how long reading one frame body
+	// may take once its length is read: FrameTimeout plus the body's size
+	// at MinFrameRate bytes per second (64 MiB: 74s). A publisher that
+	// announces a frame and stalls is disconnected then, and frees what
+	// it pinned; one that is idle between frames is never cut off.
+	// Defaults 10s and 1 MiB/s.
+	FrameTimeout time.Duration
+	MinFrameRate int
 	// MaxHeaderBytes caps a publisher's connection header. Default 1 MiB.
 	MaxHeaderBytes int
 	// Logger receives connection events. Default slog.Default().
@@ -95,6 +107,11 @@ func (c Config) withDefaults() Config {
 	setDuration(&c.ResolveInterval, 10*time.Second)
 	setDuration(&c.ReconnectMin, 100*time.Millisecond)
 	setDuration(&c.ReconnectMax, 5*time.Second)
+	setDuration(&c.UnreachableMax, time.Minute)
+	setDuration(&c.FrameTimeout, 10*time.Second)
+	if c.MinFrameRate == 0 {
+		c.MinFrameRate = 1 << 20
+	}
 	if c.MaxHeaderBytes == 0 {
 		c.MaxHeaderBytes = 1 << 20
 	}
@@ -138,13 +155,20 @@ func (c Config) Validate() error {
 		name string
 		v    time.Duration
 	}{{"call_timeout", c.CallTimeout}, {"master_poll_interval", c.MasterPollInterval},
-		{"resolve_interval", c.ResolveInterval}, {"reconnect_min", c.ReconnectMin}, {"reconnect_max", c.ReconnectMax}} {
+		{"resolve_interval", c.ResolveInterval}, {"reconnect_min", c.ReconnectMin}, {"reconnect_max", c.ReconnectMax},
+		{"unreachable_max", c.UnreachableMax}, {"frame_timeout", c.FrameTimeout}} {
 		if d.v < 0 {
 			errs = append(errs, fmt.Errorf("ros.%s: must be > 0", d.name))
 		}
 	}
 	if c.ReconnectMax < c.ReconnectMin {
 		errs = append(errs, errors.New("ros.reconnect_max: must be >= ros.reconnect_min"))
+	}
+	if c.UnreachableMax < c.ReconnectMax {
+		errs = append(errs, errors.New("ros.unreachable_max: must be >= ros.reconnect_max"))
+	}
+	if c.MinFrameRate < 0 {
+		errs = append(errs, errors.New("ros.min_frame_rate: must be > 0"))
 	}
 	if c.MaxHeaderBytes < 0 {
 		errs = append(errs, errors.New("ros.max_header_bytes: must be > 0"))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -29,6 +30,8 @@ type pubConn struct {
 	mu        sync.Mutex  // guards remote and localPort
 	remote    string      // host:port of the TCPROS connection
 	localPort int
+	logLim    logLimiter // run's log lines
+	reserved  int        // bytes of the frame being read charged to the budget (readLoop only)
 }
 
 func newPubConn(s *Subscription, uri string) *pubConn {
@@ -37,7 +40,11 @@ func newPubConn(s *Subscription, uri string) *pubConn {
 }
 
 // run connects, reads until the connection is lost, and reconnects with
-// exponential backoff until cancelled.
+// exponential backoff until cancelled. The backoff starts again from
+// ReconnectMin only after a session that stayed up for ReconnectMax: a
+// publisher that connects and then fails every frame is retried less and
+// less often, like one that refuses. One that never answered backs off
+// up to UnreachableMax. Its log lines are rate limited (logEvery).
 func (c *pubConn) run() {
 	defer c.sub.wg.Done()
 	defer c.cancel()
@@ -45,7 +52,9 @@ func (c *pubConn) run() {
 	backoff := cfg.ReconnectMin
 	everConnected := false
 	for {
-		connected, err := c.session(everConnected)
+		verbose, suppressed := c.logLim.allow()
+		began := time.Now()
+		connected, err := c.session(everConnected, verbose)
 		everConnected = everConnected || connected
 		if c.ctx.Err() != nil {
 			return
@@ -54,15 +63,10 @@ func (c *pubConn) run() {
 			c.sub.forget(c)
 			return
 		}
-		if connected {
+		if connected && time.Since(began) >= cfg.ReconnectMax {
 			backoff = cfg.ReconnectMin
 		}
-		if isProtocolError(err) {
-			c.sub.errors.Add(1)
-			c.sub.node.log.Warn("ros: closed a bad publisher connection", "topic", c.sub.topic, "publisher", c.uri, "err", err)
-		} else {
-			c.sub.node.log.Debug("ros: publisher connection lost", "topic", c.sub.topic, "publisher", c.uri, "err", err)
-		}
+		c.logFailure(err, verbose, suppressed, backoff)
 		t := time.NewTimer(backoff)
 		select {
 		case <-c.ctx.Done():
@@ -70,21 +74,47 @@ func (c *pubConn) run() {
 			return
 		case <-t.C:
 		}
-		backoff = min(backoff*2, cfg.ReconnectMax)
+		limit := cfg.ReconnectMax
+		if !everConnected {
+			limit = cfg.UnreachableMax
+		}
+		backoff = min(backoff*2, limit)
+	}
+}
+
+// logFailure counts a protocol error and logs why a session ended (when
+// the rate limit lets it through).
+func (c *pubConn) logFailure(err error, verbose bool, suppressed int, backoff time.Duration) {
+	log := c.sub.node.log
+	if isProtocolError(err) {
+		c.sub.errors.Add(1)
+		if verbose {
+			log.Warn("ros: closed a bad publisher connection", "topic", c.sub.topic, "publisher", c.uri, "err", err,
+				"retry_in", backoff, "suppressed_logs", suppressed)
+		}
+		return
+	}
+	if verbose {
+		log.Debug("ros: publisher connection lost", "topic", c.sub.topic, "publisher", c.uri, "err", err,
+			"retry_in", backoff, "suppressed_logs", suppressed)
 	}
 }
 
 // isProtocolError tells a misbehaving publisher (counted in Errors) from
 // one that is merely gone (a reconnect).
 func isProtocolError(err error) bool {
-	return errors.Is(err, tcpros.ErrTooLarge) || errors.Is(err, tcpros.ErrMalformed) || errors.Is(err, errRefused)
+	return errors.Is(err, tcpros.ErrTooLarge) || errors.Is(err, tcpros.ErrMalformed) || errors.Is(err, errRefused) ||
+		errors.Is(err, errStalled)
 }
 
-var errRefused = errors.New("publisher refused the subscription")
+var (
+	errRefused = errors.New("publisher refused the subscription")
+	errStalled = errors.New("publisher stalled in the middle of a frame")
+)
 
 // session makes one connection and reads from it until it fails.
 // connected reports whether the handshake succeeded.
-func (c *pubConn) session(reconnect bool) (connected bool, err error) {
+func (c *pubConn) session(reconnect, verbose bool) (connected bool, err error) {
 	node := c.sub.node
 	ctx, cancel := context.WithTimeout(c.ctx, node.cfg.CallTimeout)
 	host, port, err := master.NewSlave(c.uri, node.name, node.cfg.CallTimeout).RequestTopicTCPROS(ctx, c.sub.topic)
@@ -103,7 +133,9 @@ func (c *pubConn) session(reconnect bool) (connected bool, err error) {
 	defer stop()
 	if tc, ok := conn.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(c.sub.opts.TCPNoDelay)
-		_ = tc.SetReadBuffer(4 << 20) // room for a few large frames while we are scheduled out
+		// room for a few large frames while we are scheduled out; no more
+		// than a message's worth on topics of small messages
+		_ = tc.SetReadBuffer(min(4<<20, max(256<<10, c.sub.opts.MaxMessageBytes)))
 	}
 	_ = conn.SetDeadline(time.Now().Add(node.cfg.CallTimeout))
 	ph, err := tcpros.Handshake(conn, tcpros.SubscriberHeader{
@@ -135,7 +167,9 @@ func (c *pubConn) session(reconnect bool) (connected bool, err error) {
 		c.connected.Store(false)
 		c.sub.connected.Add(-1)
 	}()
-	node.log.Info("ros: connected to publisher", "topic", c.sub.topic, "publisher", ph.CallerID, "type", ph.Type)
+	if verbose {
+		node.log.Info("ros: connected to publisher", "topic", c.sub.topic, "publisher", ph.CallerID, "type", ph.Type)
+	}
 	return true, c.readLoop(conn, info)
 }
 
@@ -144,13 +178,47 @@ func isNetErr(err error) bool {
 	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
 }
 
-// readLoop reads frames into pooled messages and queues them.
+// readLoop reads frames into pooled messages and queues them. Every
+// buffer is charged to the subscription's byte budget before it is taken
+// (a frame without room is skipped and counted as a drop), and a frame
+// body must arrive within FrameTimeout + size/MinFrameRate.
 func (c *pubConn) readLoop(conn net.Conn, info *PublisherInfo) error {
 	s := c.sub
+	cfg := s.node.cfg
 	fr := tcpros.NewFrameReader(conn, s.opts.MaxMessageBytes, s.node.pool)
+	reserve := func(n int) bool {
+		if !s.reserve(n) {
+			return false
+		}
+		c.reserved += n
+		return true
+	}
+	deadline := false
 	for {
-		buf, err := fr.Next()
+		if deadline {
+			_ = conn.SetReadDeadline(time.Time{}) // idle between frames is fine
+			deadline = false
+		}
+		n, err := fr.ReadLength()
 		if err != nil {
+			return err
+		}
+		limit := cfg.FrameTimeout + time.Duration(float64(n)/float64(cfg.MinFrameRate)*float64(time.Second))
+		if n > fr.Buffered() {
+			_ = conn.SetReadDeadline(time.Now().Add(limit))
+			deadline = true
+		}
+		c.reserved = 0
+		buf, err := fr.ReadBody(n, reserve)
+		if err != nil {
+			s.unreserve(c.reserved)
+			if errors.Is(err, tcpros.ErrNoRoom) {
+				s.dropped("byte budget")
+				continue
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				err = fmt.Errorf("%w: %d-byte frame not read within %v: %w", errStalled, n, limit, err)
+			}
 			return err
 		}
 		m := messagePool.Get().(*Message)
@@ -160,9 +228,9 @@ func (c *pubConn) readLoop(conn net.Conn, info *PublisherInfo) error {
 		m.Received = time.Now()
 		m.buf = buf
 		m.release = s.releaseFn
-		n := uint64(len(buf.B))
-		s.bytes.Add(n)
-		c.bytes.Add(n)
+		m.reserved = c.reserved
+		s.bytes.Add(uint64(n))
+		c.bytes.Add(uint64(n))
 		s.deliver(m)
 	}
 }

@@ -15,15 +15,41 @@
 //     success). Every ResolveInterval subscriptions are registered again,
 //     which re-resolves their publishers even if a publisherUpdate was
 //     lost.
-//   - Subscribe returns a Subscription with one goroutine per publisher.
-//     Each keeps one TCPROS connection and reconnects with exponential
-//     backoff (ReconnectMin..ReconnectMax) while the master lists that
-//     publisher. A bad header or a frame over MaxMessageBytes closes the
-//     connection and counts an error; nothing read from the wire is
-//     allocated before it is checked against a cap.
-//   - Messages() is a bounded queue (QueueSize). The socket reader never
-//     blocks on it: when it is full the oldest message is dropped,
-//     released and counted in Stats().Drops.
+//   - Subscribe returns a Subscription with one goroutine per publisher,
+//     at most MaxPublishers (default 16; further URIs, duplicates and
+//     URIs that are not http://host:port are ignored and counted in
+//     RefusedPublishers). Each keeps one TCPROS connection and
+//     reconnects with exponential backoff (ReconnectMin..ReconnectMax;
+//     up to UnreachableMax for a publisher that never answered) while
+//     the master lists that publisher. The backoff starts over only
+//     after a session that lasted ReconnectMax, so a publisher failing
+//     every frame is not hammered; repeated log lines are rate limited
+//     (one per 30s with a count of the suppressed ones). A bad header or
+//     a frame over MaxMessageBytes closes the connection and counts an
+//     error; nothing read from the wire is allocated before it is
+//     checked against a cap.
+//   - Read deadlines: the handshake must finish within CallTimeout; a
+//     frame body, once its length is read, within FrameTimeout +
+//     size/MinFrameRate (64 MiB: 74s by default), else the connection is
+//     closed and counted as an error. A publisher idle between frames is
+//     never cut off. A body over tcpros.GrowStep (1 MiB) is read into
+//     buffers growing 4x at a time, so a stalled publisher pins at most
+//     4x what it sent.
+//   - Memory: every Subscription holds at most QueueBytes (default
+//     2 x MaxMessageBytes) of message bytes, whatever its publishers do:
+//     frames being read, queued and delivered but not yet released are
+//     all charged before their buffer is taken. A frame that does not
+//     fit drops the oldest queued message; if it still does not fit it
+//     is read and discarded. Besides that, per publisher connection: a
+//     64 KiB read buffer, its connection header (<= MaxHeaderBytes,
+//     default 1 MiB) and the kernel's socket buffer (<= 4 MiB). So one
+//     topic costs at most QueueBytes + MaxPublishers x ~1.1 MiB of user
+//     memory, however many peers flood, stall or lie. The buffer pool's
+//     size classes add up to 25% over the bytes charged.
+//   - Messages() is a bounded queue (QueueSize messages, and QueueBytes
+//     as above). The socket reader never blocks on it: when it is full
+//     the oldest message is dropped, released and counted in
+//     Stats().Drops (logged, rate limited).
 //   - Buffer ownership: a *Message and its Data belong to the receiver
 //     until it calls Release, exactly once; buffers come from a pool, so
 //     steady-state receiving allocates nothing per message. The

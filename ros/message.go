@@ -26,8 +26,9 @@ type Message struct {
 	Data      []byte
 	Received  time.Time // wall clock at the end of the read
 
-	release func(*Message)
-	buf     *tcpros.Buffer // pooled storage behind Data
+	release  func(*Message)
+	buf      *tcpros.Buffer // pooled storage behind Data
+	reserved int            // bytes charged to the subscription's budget
 }
 
 // Release returns the message's buffer to its pool. After Release the
@@ -49,10 +50,22 @@ type SubscribeOptions struct {
 	// QueueSize bounds the messages waiting for the consumer; when it is
 	// full the oldest waiting message is dropped and counted. Default 8.
 	QueueSize int
+	// QueueBytes bounds the message bytes the subscription holds at once,
+	// whatever its publishers do: frames being read, messages queued and
+	// messages delivered but not yet released. A frame that does not fit
+	// first drops the oldest queued messages; if it still does not fit
+	// (the rest is being read or held by the consumer) it is read and
+	// discarded; both are counted in Drops. Must be >= MaxMessageBytes.
+	// Default 2 x MaxMessageBytes.
+	QueueBytes int
 	// MaxMessageBytes caps one frame read from a publisher; a larger
 	// length closes that connection and is counted. Default 64 MiB
 	// (a 4K rgb8 image is 24.9 MB, rgba16 would be 66 MB).
 	MaxMessageBytes int
+	// MaxPublishers caps the publishers the subscription connects to;
+	// further URIs (from the master or publisherUpdate) are ignored and
+	// counted in RefusedPublishers. Default DefaultMaxPublishers.
+	MaxPublishers int
 	// TCPNoDelay asks publishers for tcp_nodelay.
 	TCPNoDelay bool
 }
@@ -61,9 +74,20 @@ type SubscribeOptions struct {
 type SubscriptionStats struct {
 	Messages   uint64 // delivered to the queue
 	Bytes      uint64 // message bytes received
-	Drops      uint64 // dropped because the consumer was slow
+	Drops      uint64 // dropped: the queue was full (count or bytes)
 	Errors     uint64 // connections closed for bad frames or headers
 	Connects   uint64 // publisher connections established
 	Reconnects uint64 // connections re-established after a loss
 	Publishers int    // currently connected publishers
+
+	HeldBytes         int64  // message bytes held now (reading, queued, unreleased)
+	RefusedPublishers uint64 // publisher URIs ignored: over MaxPublishers or not http://host:port
 }
+
+// DefaultMaxPublishers is the default SubscribeOptions.MaxPublishers. A
+// topic edged captures has a handful of publishers (one camera driver,
+// one state machine); each costs a goroutine, a socket and a connection
+// header of up to Config.MaxHeaderBytes, so a list of thousands of URIs
+// (a hostile publisherUpdate, a master full of dead nodes) must not
+// become thousands of connections.
+const DefaultMaxPublishers = 16

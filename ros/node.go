@@ -245,8 +245,11 @@ func (n *Node) Subscribe(ctx context.Context, opts SubscribeOptions) (*Subscript
 	if err := checkName(opts.Topic); err != nil {
 		return nil, fmt.Errorf("ros: topic: %w", err)
 	}
-	if opts.QueueSize < 0 || opts.MaxMessageBytes < 0 {
-		return nil, fmt.Errorf("ros: subscribe %s: QueueSize and MaxMessageBytes must be >= 0", opts.Topic)
+	if opts.QueueSize < 0 || opts.MaxMessageBytes < 0 || opts.QueueBytes < 0 || opts.MaxPublishers < 0 {
+		return nil, fmt.Errorf("ros: subscribe %s: QueueSize, QueueBytes, MaxMessageBytes and MaxPublishers must be >= 0", opts.Topic)
+	}
+	if opts.QueueBytes > 0 && opts.QueueBytes < max(opts.MaxMessageBytes, 1) {
+		return nil, fmt.Errorf("ros: subscribe %s: QueueBytes (%d) must be >= MaxMessageBytes (%d): one message must fit", opts.Topic, opts.QueueBytes, opts.MaxMessageBytes)
 	}
 	if n.ctx.Err() != nil {
 		return nil, errors.New("ros: node is closed")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 
 	"github.com/edged-robotics/edged/ros/master"
@@ -50,7 +51,7 @@ func (n *Node) slaveAPI() *xmlrpc.Server {
 		if err != nil || len(p) < 3 {
 			return []any{-1, "paramUpdate wants (caller_id, key, value)", 0}, nil
 		}
-		n.paramUpdate(key, p[2])
+		n.paramUpdate(key, p[2], false)
 		return ok("parameter update received", 0)
 	})
 	s.Register("shutdown", func(_ context.Context, p []any) (any, error) {
@@ -108,14 +109,18 @@ func (n *Node) busStats() []any {
 
 // paramWatch is one subscribeParam with its callbacks.
 type paramWatch struct {
-	key string
-	fns []func(value any)
+	key   string
+	fns   []func(value any)
+	last  any  // the value last seen (nil: unset)
+	known bool // last is valid
 }
 
 // SubscribeParam watches a parameter (e.g. /use_sim_time): fn is called
 // from the slave API's goroutine with every new value the master sends,
-// also after a master restart re-subscribes it. It returns the current
-// value; nil when unset (rosmaster answers an empty map).
+// and from the master watcher with the current value (nil when unset)
+// each time the master (re)appears and the watch is registered again,
+// so a node started before its master learns the value. It returns the
+// current value; nil when unset (rosmaster answers an empty map).
 func (n *Node) SubscribeParam(ctx context.Context, key string, fn func(value any)) (any, error) {
 	key = resolveName(n.cfg.Namespace, key)
 	n.mu.Lock()
@@ -130,22 +135,35 @@ func (n *Node) SubscribeParam(ctx context.Context, key string, fn func(value any
 	if err != nil {
 		return nil, err // kept: registered again when the master answers
 	}
-	if m, ok := v.(map[string]any); ok && len(m) == 0 {
-		return nil, nil
-	}
+	v = unsetToNil(v)
+	n.mu.Lock()
+	w.last, w.known = v, true
+	n.mu.Unlock()
 	return v, nil
+}
+
+// unsetToNil maps rosmaster's answer for an unset parameter (an empty
+// map) to nil.
+func unsetToNil(v any) any {
+	if m, ok := v.(map[string]any); ok && len(m) == 0 {
+		return nil
+	}
+	return v
 }
 
 func canonicalKey(k string) string { return strings.TrimSuffix(k, "/") }
 
-func (n *Node) paramUpdate(key string, value any) {
+// paramUpdate hands value to the key's callbacks; onlyChanged (a watch
+// registered again) skips a value equal to the last one seen.
+func (n *Node) paramUpdate(key string, value any, onlyChanged bool) {
 	key = canonicalKey(key)
 	n.mu.Lock()
 	var fns []func(any)
-	if w := n.params[key]; w != nil {
+	if w := n.params[key]; w != nil && !(onlyChanged && w.known && reflect.DeepEqual(w.last, value)) {
 		// rosmaster sends each subscriber its own key, with the sub-value
 		// when a parent namespace was set.
 		fns = append(fns, w.fns...)
+		w.last, w.known = value, true
 	}
 	n.mu.Unlock()
 	for _, fn := range fns {
@@ -163,9 +181,14 @@ func (n *Node) resubscribeParams() error {
 	var errs []error
 	for _, k := range keys {
 		ctx, cancel := context.WithTimeout(n.ctx, n.cfg.CallTimeout)
-		_, err := n.master.SubscribeParam(ctx, n.uri, k)
+		v, err := n.master.SubscribeParam(ctx, n.uri, k)
 		cancel()
-		errs = append(errs, err)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		// the master may be new: its value may differ from the last one seen
+		n.paramUpdate(k, unsetToNil(v), true)
 	}
 	return errors.Join(errs...)
 }

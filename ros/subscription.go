@@ -2,6 +2,7 @@ package ros
 
 import (
 	"context"
+	"net/url"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -24,9 +25,11 @@ type Subscription struct {
 	pubs map[string]*pubConn
 
 	messages, bytes, drops, errors atomic.Uint64
-	connects, reconnects           atomic.Uint64
+	connects, reconnects, refused  atomic.Uint64
 	connected                      atomic.Int64
+	held                           atomic.Int64 // bytes reserved by frames being read, queued or unreleased
 	lastType                       atomic.Pointer[string]
+	dropLog, refuseLog             logLimiter
 }
 
 var messagePool = sync.Pool{New: func() any { return new(Message) }}
@@ -37,6 +40,12 @@ func newSubscription(n *Node, opts SubscribeOptions) *Subscription {
 	}
 	if opts.MaxMessageBytes == 0 {
 		opts.MaxMessageBytes = 64 << 20
+	}
+	if opts.QueueBytes == 0 {
+		opts.QueueBytes = 2 * opts.MaxMessageBytes
+	}
+	if opts.MaxPublishers == 0 {
+		opts.MaxPublishers = DefaultMaxPublishers
 	}
 	if opts.Type == "" {
 		opts.Type = "*"
@@ -65,6 +74,9 @@ func (s *Subscription) Stats() SubscriptionStats {
 		Connects:   s.connects.Load(),
 		Reconnects: s.reconnects.Load(),
 		Publishers: int(s.connected.Load()),
+
+		HeldBytes:         s.held.Load(),
+		RefusedPublishers: s.refused.Load(),
 	}
 }
 
@@ -121,20 +133,28 @@ func (s *Subscription) register(ctx context.Context) error {
 
 // setPublishers makes the set of publisher connections match uris:
 // new publishers get a connection goroutine, vanished ones are stopped.
+// Duplicates are ignored; URIs that are not http://host:port and those
+// past MaxPublishers (publishers already known come first) are refused,
+// counted and logged (rate limited).
 func (s *Subscription) setPublishers(uris []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ctx.Err() != nil {
 		return
 	}
-	want := make(map[string]bool, len(uris))
+	want := make(map[string]bool, min(len(uris), 2*s.opts.MaxPublishers))
+	var fresh []string
+	refused := 0
 	for _, u := range uris {
-		want[u] = true
-		if _, ok := s.pubs[u]; !ok {
-			c := newPubConn(s, u)
-			s.pubs[u] = c
-			s.wg.Add(1)
-			go c.run()
+		switch _, known := s.pubs[u]; {
+		case want[u]:
+		case known:
+			want[u] = true
+		case len(fresh) >= s.opts.MaxPublishers || !isSlaveURI(u):
+			refused++
+		default:
+			want[u] = true
+			fresh = append(fresh, u)
 		}
 	}
 	for u, c := range s.pubs {
@@ -151,6 +171,36 @@ func (s *Subscription) setPublishers(uris []string) {
 			delete(s.pubs, u)
 		}
 	}
+	for _, u := range fresh {
+		if _, ok := s.pubs[u]; ok {
+			continue
+		}
+		if len(s.pubs) >= s.opts.MaxPublishers {
+			refused++
+			continue
+		}
+		c := newPubConn(s, u)
+		s.pubs[u] = c
+		s.wg.Add(1)
+		go c.run()
+	}
+	if refused > 0 {
+		s.refused.Add(uint64(refused))
+		if ok, more := s.refuseLog.allow(); ok {
+			s.node.log.Warn("ros: ignored publisher URIs (not http://host:port, or over the cap of publishers per topic)",
+				"topic", s.topic, "ignored", refused, "max_publishers", s.opts.MaxPublishers, "suppressed_logs", more)
+		}
+	}
+}
+
+// isSlaveURI accepts what a ROS slave API URI looks like: http(s) with a
+// host and a port.
+func isSlaveURI(u string) bool {
+	if len(u) > 1024 {
+		return false
+	}
+	p, err := url.Parse(u)
+	return err == nil && (p.Scheme == "http" || p.Scheme == "https") && p.Hostname() != "" && p.Port() != ""
 }
 
 // forget removes c if it is still the connection for its URI.
@@ -159,6 +209,42 @@ func (s *Subscription) forget(c *pubConn) {
 	defer s.mu.Unlock()
 	if s.pubs[c.uri] == c {
 		delete(s.pubs, c.uri)
+	}
+}
+
+// reserve charges n bytes to the subscription's byte budget, dropping
+// the oldest queued messages to make room. It reports false when even an
+// empty queue leaves no room (the budget is held by frames being read or
+// by messages the consumer has not released yet).
+func (s *Subscription) reserve(n int) bool {
+	for {
+		held := s.held.Load()
+		if held+int64(n) <= int64(s.opts.QueueBytes) {
+			if s.held.CompareAndSwap(held, held+int64(n)) {
+				return true
+			}
+			continue
+		}
+		select {
+		case old := <-s.queue:
+			old.Release()
+			s.dropped("byte budget")
+		default:
+			return false
+		}
+	}
+}
+
+// unreserve gives n bytes back to the budget.
+func (s *Subscription) unreserve(n int) { s.held.Add(-int64(n)) }
+
+// dropped counts one dropped message and logs it, rate limited.
+func (s *Subscription) dropped(why string) {
+	drops := s.drops.Add(1)
+	if ok, more := s.dropLog.allow(); ok {
+		s.node.log.Warn("ros: dropping messages: the consumer is too slow or the publishers send more than the queue holds",
+			"topic", s.topic, "why", why, "drops", drops, "queue_size", s.opts.QueueSize,
+			"queue_bytes", s.opts.QueueBytes, "held_bytes", s.held.Load(), "suppressed_logs", more)
 	}
 }
 
@@ -175,7 +261,7 @@ func (s *Subscription) deliver(m *Message) {
 		select {
 		case old := <-s.queue:
 			old.Release()
-			s.drops.Add(1)
+			s.dropped("queue size")
 		default:
 		}
 	}
@@ -183,6 +269,7 @@ func (s *Subscription) deliver(m *Message) {
 
 func (s *Subscription) releaseMessage(m *Message) {
 	s.node.pool.Put(m.buf)
+	s.unreserve(m.reserved)
 	*m = Message{}
 	messagePool.Put(m)
 }

@@ -74,6 +74,7 @@ type Definition struct {
 
 	md5     string
 	minSize int // smallest possible serialized size, for length caps
+	minMem  int // smallest memory a decoded *Value of it takes, for the decode budget
 }
 
 // Field is one field of a Definition.
@@ -237,6 +238,7 @@ func (p *parser) resolve(typeName string, depth int) (*Definition, error) {
 	}
 	d.md5 = computeMD5(d)
 	d.minSize = minSize(d)
+	d.minMem = minMem(d)
 	p.done[typeName] = d
 	return d, nil
 }
@@ -261,6 +263,38 @@ func minSize(d *Definition) int {
 		}
 		if n > maxFixedArray*8 {
 			n = maxFixedArray * 8 // no overflow; such a message fails to decode anyway
+		}
+	}
+	return n
+}
+
+// Memory a decoded Value takes on a 64-bit machine, charged against the
+// decode budget (see DecodeBudget).
+const (
+	valueBytes = 32 // the Value struct: Def and the Fields slice header
+	anyBytes   = 16 // one Fields entry
+	sliceBytes = 24 // an array field's slice header, boxed in its entry
+	ptrBytes   = 8  // one element of a []*Value
+	maxMem     = 1 << 40
+)
+
+// minMem is the least a decoded Value of d allocates: its struct, its
+// Fields, and nested messages and fixed arrays of them. It lets an array
+// of n messages be refused before its n elements are allocated.
+func minMem(d *Definition) int {
+	n := valueBytes + anyBytes*len(d.Fields)
+	for _, f := range d.Fields {
+		switch {
+		case f.Kind != KindMessage:
+		case !f.IsArray:
+			n += f.Msg.minMem
+		case f.ArrayLen > 0:
+			n += sliceBytes + f.ArrayLen*(ptrBytes+f.Msg.minMem)
+		default:
+			n += sliceBytes
+		}
+		if n > maxMem {
+			return maxMem // no overflow; such a message is refused anyway
 		}
 	}
 	return n

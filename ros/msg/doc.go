@@ -13,7 +13,12 @@
 // Decoding: every length read from a message (array or string) is checked
 // against the bytes that remain before anything is allocated; a message
 // that is short, has trailing bytes or an absurd length gets an error,
-// never a panic or a huge allocation. ROS strings are bytes, not UTF-8:
+// never a panic or a huge allocation. The dynamic decoder also charges
+// every Value, slice and string it materializes against DecodeBudget
+// (64 KiB + 16x the message size) before allocating it: an array of
+// millions of empty or one-byte messages, which would take 40-56x its
+// wire size, is refused with ErrBudget before the array exists. So
+// decoding one message costs at most DecodeBudget(len), live or replayed. ROS strings are bytes, not UTF-8:
 // decoders keep them byte for byte in Go strings.
 //
 // Typed decoders (DecodeImage, DecodeCompressedImage, DecodeJointState,

@@ -14,12 +14,34 @@ var ErrShort = errors.New("message too short")
 // ErrTrailing is wrapped when bytes remain after the last field.
 var ErrTrailing = errors.New("trailing bytes after the message")
 
+// ErrBudget is wrapped when decoding a message dynamically would take
+// more memory than DecodeBudget allows for its size.
+var ErrBudget = errors.New("message decodes to more memory than its size allows")
+
 // dec reads little-endian ROS serialization from b. The first failure is
 // sticky in err; later reads return zero values, so decoders check once.
+// budget, when limited, is the memory the dynamic decoder may still
+// materialize (see DecodeBudget).
 type dec struct {
-	b   []byte
-	off int
-	err error
+	b       []byte
+	off     int
+	err     error
+	budget  int
+	limited bool
+}
+
+// charge takes n bytes of memory from the budget before they are
+// allocated; false (and ErrBudget) when they do not fit.
+func (d *dec) charge(n int, what string) bool {
+	if d.err != nil {
+		return false
+	}
+	if d.limited && n > d.budget {
+		d.err = fmt.Errorf("%w: %s needs %d more bytes at offset %d, %d of the budget left", ErrBudget, what, n, d.off, d.budget)
+		return false
+	}
+	d.budget -= n
+	return true
 }
 
 func (d *dec) fail(what string, need int) {

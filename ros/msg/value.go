@@ -21,11 +21,26 @@ type Value struct {
 	Fields []any
 }
 
+// MaxDecodeAmplification and minDecodeBudget make DecodeBudget.
+const (
+	MaxDecodeAmplification = 16
+	minDecodeBudget        = 64 << 10
+)
+
+// DecodeBudget is the memory Decode may materialize for a message of
+// size bytes: 64 KiB plus 16x its size. Typical messages take 1-8x (a
+// float64[] 1x, small structs of strings up to ~13x); what would take
+// more (an array of millions of empty or one-byte messages, 40-56x) is
+// refused with ErrBudget before the array is allocated, so a hostile
+// message costs at most this, never its ~40x.
+func DecodeBudget(size int) int { return minDecodeBudget + MaxDecodeAmplification*size }
+
 // Decode decodes one serialized message of type d. Every length is
-// checked against the bytes that remain before allocating; the whole
-// buffer must be consumed.
+// checked against the bytes that remain before allocating, and every
+// element it materializes is charged against DecodeBudget(len(b)) before
+// it is allocated (ErrBudget); the whole buffer must be consumed.
 func (d *Definition) Decode(b []byte) (*Value, error) {
-	r := dec{b: b}
+	r := dec{b: b, budget: DecodeBudget(len(b)), limited: true}
 	v := r.value(d)
 	if err := r.end(d.Type); err != nil {
 		return nil, err
@@ -43,6 +58,9 @@ func (v *Value) Field(name string) (any, bool) {
 }
 
 func (r *dec) value(d *Definition) *Value {
+	if !r.charge(valueBytes+anyBytes*len(d.Fields), d.Type) {
+		return nil
+	}
 	v := &Value{Def: d, Fields: make([]any, len(d.Fields))}
 	for i := range d.Fields {
 		f := &d.Fields[i]
@@ -78,6 +96,9 @@ func elemMinSize(f *Field) int {
 }
 
 func (r *dec) scalar(k Kind) any {
+	if k.size() > 1 && !r.charge(8, "number") { // boxed in its Fields entry
+		return nil
+	}
 	switch k {
 	case KindBool:
 		return r.u8() != 0
@@ -102,7 +123,7 @@ func (r *dec) scalar(k Kind) any {
 	case KindFloat64:
 		return r.f64()
 	case KindString:
-		return string(r.bytes("string"))
+		return r.string()
 	case KindTime:
 		return r.time()
 	case KindDuration:
@@ -118,12 +139,27 @@ func (r *dec) array(f *Field, n int) any {
 	if r.err != nil {
 		return nil
 	}
+	elem := f.Kind.size() // Go size of a number, Time or Duration
+	switch f.Kind {
+	case KindString:
+		elem = anyBytes // a string header
+	case KindMessage:
+		elem = ptrBytes
+		// refuse before allocating: every element takes at least minMem
+		if r.limited && uint64(n)*uint64(ptrBytes+f.Msg.minMem) > uint64(max(r.budget, 0)) {
+			r.charge(int(min(uint64(n)*uint64(ptrBytes+f.Msg.minMem), maxMem)), f.Name)
+			return nil
+		}
+	}
+	if !r.charge(sliceBytes+n*elem, f.Name) {
+		return nil
+	}
 	if sz := f.Kind.size(); sz > 0 && f.Kind != KindTime && f.Kind != KindDuration {
 		return r.numbers(f.Kind, r.take(n*sz, f.Name), n)
 	}
 	switch f.Kind {
 	case KindString:
-		return fill(n, func() string { return string(r.bytes("string")) })
+		return fill(n, r.arrayString)
 	case KindTime:
 		return fill(n, r.time)
 	case KindDuration:
@@ -135,6 +171,25 @@ func (r *dec) array(f *Field, n int) any {
 		}
 		return out
 	}
+}
+
+// string reads a string field, charging its bytes before copying them.
+func (r *dec) string() string {
+	p := r.bytes("string")
+	if !r.charge(anyBytes+len(p), "string") {
+		return ""
+	}
+	return string(p)
+}
+
+// arrayString reads one element of a string array, whose header the
+// array's charge already covered.
+func (r *dec) arrayString() string {
+	p := r.bytes("string")
+	if !r.charge(len(p), "string") {
+		return ""
+	}
+	return string(p)
 }
 
 func fill[T any](n int, next func() T) []T {

@@ -9,7 +9,10 @@
 //
 // Caps: ReadHeader refuses a header over its total cap and any field over
 // MaxFieldBytes before allocating; FrameReader refuses a frame longer than
-// its cap before allocating. Both return errors wrapping ErrTooLarge or
+// its cap before allocating, reads a body over GrowStep in buffers that
+// grow 4x at a time (a peer that stalls pins at most 4x what it sent),
+// and asks the caller's reserve function before taking each buffer (a
+// refusal skips the body: ErrNoRoom, stream still in sync). Both return errors wrapping ErrTooLarge or
 // ErrMalformed so the caller can count and close the connection.
 //
 // Buffers: FrameReader takes frame buffers from a Pool of size classes;

@@ -3,6 +3,7 @@ package tcpros
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -15,6 +16,17 @@ const DefaultMaxFrameBytes = 64 << 20
 // (joint states at 1 kHz) are read many per syscall, large ones go
 // straight into their frame buffer.
 const readBufferSize = 64 << 10
+
+// GrowStep is the first buffer a frame body larger than it gets: the
+// body is read in bounded steps (each buffer at most 4x the last, taken
+// from the pool), so a peer that announces a large frame and then stalls
+// pins at most 4x what it actually sent, never the announced length.
+const GrowStep = 1 << 20
+
+// ErrNoRoom is returned by ReadBody when the reserve function refused
+// the memory the next step needs; the body was read and discarded, so
+// the stream is still in sync and the caller may count a drop and go on.
+var ErrNoRoom = errors.New("tcpros: no room for the frame")
 
 // FrameReader reads length-prefixed message frames into pooled buffers.
 type FrameReader struct {
@@ -43,25 +55,82 @@ func NewFrameReader(r io.Reader, maxBytes int, pool *Pool) *FrameReader {
 	return &FrameReader{r: br, max: maxBytes, pool: pool}
 }
 
-// Next reads one frame. The caller owns the returned buffer until it
-// passes it to Pool.Put. A length over the cap returns an error wrapping
-// ErrTooLarge without reading or allocating the body; the connection is
-// then out of sync and must be closed.
+// Next reads one frame (ReadLength then ReadBody without a reserve
+// function). The caller owns the returned buffer until it passes it to
+// Pool.Put. A length over the cap returns an error wrapping ErrTooLarge
+// without reading or allocating the body; the connection is then out of
+// sync and must be closed.
 func (f *FrameReader) Next() (*Buffer, error) {
-	if _, err := io.ReadFull(f.r, f.lenBuf[:]); err != nil {
+	n, err := f.ReadLength()
+	if err != nil {
 		return nil, err
+	}
+	return f.ReadBody(n, nil)
+}
+
+// ReadLength reads the next frame's length and checks it against the cap
+// (an error wrapping ErrTooLarge when over it).
+func (f *FrameReader) ReadLength() (int, error) {
+	if _, err := io.ReadFull(f.r, f.lenBuf[:]); err != nil {
+		return 0, err
 	}
 	n := binary.LittleEndian.Uint32(f.lenBuf[:])
 	if uint64(n) > uint64(f.max) {
-		return nil, fmt.Errorf("%w: frame of %d bytes, cap %d", ErrTooLarge, n, f.max)
+		return 0, fmt.Errorf("%w: frame of %d bytes, cap %d", ErrTooLarge, n, f.max)
 	}
-	b := f.pool.Get(int(n))
-	if _, err := io.ReadFull(f.r, b.B); err != nil {
+	return int(n), nil
+}
+
+// Buffered is how many bytes are already read ahead: a body no longer
+// than this needs no more reads from the connection.
+func (f *FrameReader) Buffered() int { return f.r.Buffered() }
+
+// ReadBody reads the n-byte body ReadLength announced. Bodies up to
+// GrowStep get one buffer; larger ones are read in growing steps (see
+// GrowStep). Before taking each buffer, reserve (nil: always yes) is
+// asked for the bytes that step adds; when it says no the rest of the
+// body is discarded and ErrNoRoom returned. The caller keeps track of
+// what it reserved: on any error it must give all of it back.
+func (f *FrameReader) ReadBody(n int, reserve func(bytes int) bool) (*Buffer, error) {
+	size := min(n, GrowStep)
+	if reserve != nil && !reserve(size) {
+		return nil, f.discard(n)
+	}
+	b := f.pool.Get(size)
+	got := 0
+	for {
+		m, err := io.ReadFull(f.r, b.B[got:])
+		got += m
+		if err != nil {
+			f.pool.Put(b)
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, fmt.Errorf("tcpros: frame of %d bytes cut short after %d: %w", n, got, err)
+		}
+		if got == n {
+			return b, nil
+		}
+		next := min(n, 4*len(b.B))
+		if reserve != nil && !reserve(next-len(b.B)) {
+			f.pool.Put(b)
+			return nil, f.discard(n - got)
+		}
+		nb := f.pool.Get(next)
+		copy(nb.B, b.B[:got])
 		f.pool.Put(b)
+		b = nb
+	}
+}
+
+// discard skips n body bytes without allocating and returns ErrNoRoom,
+// or the read error that cut the body short.
+func (f *FrameReader) discard(n int) error {
+	if _, err := f.r.Discard(n); err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return nil, fmt.Errorf("tcpros: frame of %d bytes cut short: %w", n, err)
+		return fmt.Errorf("tcpros: skipping a frame of %d bytes: %w", n, err)
 	}
-	return b, nil
+	return ErrNoRoom
 }

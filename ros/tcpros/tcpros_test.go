@@ -223,3 +223,42 @@ func BenchmarkFrameReaderJointState(b *testing.B) { benchmarkFrames(b, 700) }
 // BenchmarkFrameReaderImage720p is the framed reader path for a 1280x720
 // rgb8 Image: must report 0 allocs/op.
 func BenchmarkFrameReaderImage720p(b *testing.B) { benchmarkFrames(b, 1280*720*3+60) }
+
+// A large body is read in bounded steps, each asked of reserve first; a
+// refusal skips the body and leaves the stream in sync.
+func TestReadBodyInSteps(t *testing.T) {
+	big := bytes.Repeat([]byte{5}, 5*GrowStep+3)
+	stream := append(frame(big), frame([]byte("next"))...)
+	var asked []int
+	fr := NewFrameReader(bytes.NewReader(stream), 0, nil)
+	n, err := fr.ReadLength()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := fr.ReadBody(n, func(k int) bool { asked = append(asked, k); return true })
+	if err != nil || !bytes.Equal(b.B, big) {
+		t.Fatalf("body: %v", err)
+	}
+	sum := 0
+	for _, k := range asked {
+		sum += k
+	}
+	if want := []int{GrowStep, 3 * GrowStep, GrowStep + 3}; !reflect.DeepEqual(asked, want) || sum != len(big) {
+		t.Fatalf("asked %v, want %v (1, 4, then 5 MiB + 3)", asked, want)
+	}
+	fr = NewFrameReader(bytes.NewReader(stream), 0, nil)
+	n, _ = fr.ReadLength()
+	if _, err := fr.ReadBody(n, func(k int) bool { return k < GrowStep }); !errors.Is(err, ErrNoRoom) {
+		t.Fatalf("refused: %v", err)
+	}
+	if b, err := fr.Next(); err != nil || string(b.B) != "next" {
+		t.Fatalf("after a skipped frame: %v", err)
+	}
+	// a peer that stalls mid-body: what was read is at most 4x what it sent
+	fr = NewFrameReader(bytes.NewReader(frame(big)[:4+GrowStep+10]), 0, nil)
+	n, _ = fr.ReadLength()
+	var reserved int
+	if _, err := fr.ReadBody(n, func(k int) bool { reserved += k; return true }); !errors.Is(err, io.ErrUnexpectedEOF) || reserved > 4*GrowStep {
+		t.Fatalf("cut short: %v, reserved %d", err, reserved)
+	}
+}
