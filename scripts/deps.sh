@@ -10,7 +10,7 @@ APT_PACKAGES=(
   ros-core python3-rospy python3-sensor-msgs python3-rosbag python3-genpy
   python3-roslz4 python3-actionlib python3-numpy python3-pil
   mosquitto mosquitto-clients libturbojpeg0-dev pkg-config gcc g++
-  ffmpeg libroscpp-dev chromium systemd
+  ffmpeg libroscpp-dev chromium systemd tesseract-ocr
 )
 STATICCHECK_VERSION=v0.8.2  # staticcheck 2026.2.2
 MSGP_VERSION=v1.6.5         # the generator of uplink/wire's codec

@@ -5,8 +5,10 @@
 // computed from k so it never drifts), tiles (decode with libjpeg-turbo at
 // a reduced DCT scale, raw sensor_msgs/Image encodings converted to RGB,
 // area-filtered downscale to the tile width keeping the aspect ratio), the
-// timestamp badge (seconds since the episode start, top-left, glyphs at
-// least 12% of the tile height and 14 px), placeholder tiles for ticks
+// timestamp badge (seconds since the episode start, top-left, white on a
+// black box, glyphs at least 12% of the tile height and 14 px, in Go Mono
+// Bold from golang.org/x/image rasterized once per size into glyph masks,
+// so machines read it as well as people), placeholder tiles for ticks
 // without a frame, sheet composition and JPEG encoding, sheet metadata
 // with the VLM token cost, the episode's tile cache and labeling sheets
 // for segments, and an atomic directory writer. It knows neither ROS nor

@@ -1,47 +1,6 @@
 package sheet
 
-// A 5 x 8 bitmap font of our own, scaled up by an integer factor: enough
-// glyphs for timestamps ("012.50s") and the placeholder's "NO FRAME".
-// Each glyph is 8 rows; bit 4 of a row is the leftmost pixel.
-
-const (
-	glyphW   = 5
-	glyphH   = 8
-	advanceW = glyphW + 1 // one column of spacing
-)
-
-var glyphs = map[byte][glyphH]uint8{
-	'0': {0b01110, 0b10001, 0b10011, 0b10101, 0b11001, 0b10001, 0b10001, 0b01110},
-	'1': {0b00100, 0b01100, 0b10100, 0b00100, 0b00100, 0b00100, 0b00100, 0b11111},
-	'2': {0b01110, 0b10001, 0b00001, 0b00010, 0b00100, 0b01000, 0b10000, 0b11111},
-	'3': {0b11110, 0b00001, 0b00001, 0b01110, 0b00001, 0b00001, 0b00001, 0b11110},
-	'4': {0b00010, 0b00110, 0b01010, 0b10010, 0b11111, 0b00010, 0b00010, 0b00010},
-	'5': {0b11111, 0b10000, 0b10000, 0b11110, 0b00001, 0b00001, 0b10001, 0b01110},
-	'6': {0b00110, 0b01000, 0b10000, 0b11110, 0b10001, 0b10001, 0b10001, 0b01110},
-	'7': {0b11111, 0b00001, 0b00010, 0b00010, 0b00100, 0b00100, 0b01000, 0b01000},
-	'8': {0b01110, 0b10001, 0b10001, 0b01110, 0b10001, 0b10001, 0b10001, 0b01110},
-	'9': {0b01110, 0b10001, 0b10001, 0b10001, 0b01111, 0b00001, 0b00010, 0b01100},
-	'.': {0, 0, 0, 0, 0, 0, 0b01100, 0b01100},
-	's': {0, 0, 0b01111, 0b10000, 0b01110, 0b00001, 0b00001, 0b11110},
-	'-': {0, 0, 0, 0b11111, 0, 0, 0, 0},
-	' ': {},
-	'A': {0b01110, 0b10001, 0b10001, 0b10001, 0b11111, 0b10001, 0b10001, 0b10001},
-	'E': {0b11111, 0b10000, 0b10000, 0b11110, 0b10000, 0b10000, 0b10000, 0b11111},
-	'F': {0b11111, 0b10000, 0b10000, 0b11110, 0b10000, 0b10000, 0b10000, 0b10000},
-	'M': {0b10001, 0b11011, 0b10101, 0b10101, 0b10001, 0b10001, 0b10001, 0b10001},
-	'N': {0b10001, 0b11001, 0b11001, 0b10101, 0b10101, 0b10011, 0b10011, 0b10001},
-	'O': {0b01110, 0b10001, 0b10001, 0b10001, 0b10001, 0b10001, 0b10001, 0b01110},
-	'R': {0b11110, 0b10001, 0b10001, 0b11110, 0b10100, 0b10010, 0b10001, 0b10001},
-}
-
-// glyphTable is glyphs indexed by byte, so drawing does no map lookups.
-var glyphTable = func() (t [256]*[glyphH]uint8) {
-	for c, g := range glyphs {
-		g := g
-		t[c] = &g
-	}
-	return t
-}()
+// Badge and placeholder text, drawn with the glyph masks of typeface.go.
 
 // rgbImage is a view of packed RGB pixels.
 type rgbImage struct {
@@ -61,55 +20,121 @@ func (m rgbImage) fill(x0, y0, x1, y1 int, c [3]byte) {
 	}
 }
 
-// textWidth is the pixel width of n glyphs at scale s (no trailing space).
-func textWidth(n, s int) int {
-	if n == 0 {
-		return 0
-	}
-	return (n*advanceW - 1) * s
+// BadgeHeight returns the glyph height in pixels (the ink height of a
+// digit) of the badge on a tile of height h: at least 12% of the tile
+// height and never under 14 px, so the digits stay legible after a VLM
+// downsamples the sheet (DESIGN.md, "Contact sheets").
+func BadgeHeight(h int) int {
+	return max(14, (12*h+99)/100)
 }
 
-// drawText draws text with its top-left at (x, y), each font pixel sx
-// wide and sy high, clipped to m.
-func (m rgbImage) drawText(x, y, sx, sy int, text []byte, c [3]byte) {
-	for i, ch := range text {
-		g := glyphTable[ch]
+// badgePad is the margin of the badge box around the text: the box is
+// what keeps the digits high-contrast over any picture.
+func badgePad(height int) int {
+	return max(2, (height+2)/5)
+}
+
+// textExtent is the horizontal ink extent [x0, x1) of text set with the
+// pen starting at 0.
+func (s *glyphSet) textExtent(text []byte) (x0, x1 int) {
+	pen, first := 0, true
+	for _, c := range text {
+		g := s.glyphs[c]
 		if g == nil {
 			continue
 		}
-		gx := x + i*advanceW*sx
-		for row := 0; row < glyphH; row++ {
-			bits := g[row]
-			for col := 0; col < glyphW; col++ {
-				if bits&(1<<(glyphW-1-col)) != 0 {
-					m.fill(gx+col*sx, y+row*sy, gx+(col+1)*sx, y+(row+1)*sy, c)
-				}
+		if g.w > 0 {
+			if first {
+				x0, x1, first = pen+g.x, pen+g.x+g.w, false
 			}
+			x0, x1 = min(x0, pen+g.x), max(x1, pen+g.x+g.w)
 		}
+		pen += g.adv
 	}
+	return x0, x1
 }
 
-// BadgeScale returns the font scale for a tile of height h: glyph height
-// (8 x scale) at least 12% of the tile height and never under 14 px.
-func BadgeScale(h int) int {
-	minPx := max(14, (12*h+99)/100)
-	return (minPx + glyphH - 1) / glyphH
+// fitGlyphs returns the glyph set of the given height, squeezed
+// horizontally only as far as needed for text plus 2*pad to fit in w
+// (portrait cameras), and the text's ink extent in it.
+func fitGlyphs(text []byte, height, pad, w int) (s *glyphSet, x0, x1 int) {
+	s = glyphsFor(height, fullWidth)
+	x0, x1 = s.textExtent(text)
+	if x1-x0+2*pad <= w {
+		return s, x0, x1
+	}
+	// Start from the proportional squeeze and narrow further only if
+	// rounding left it too wide, so a portrait camera uses one or two
+	// sets, not every width in between.
+	width := min(fullWidth-1, fullWidth*max(w-2*pad, 0)/max(x1-x0, 1))
+	for {
+		s = glyphsFor(height, width)
+		x0, x1 = s.textExtent(text)
+		if x1-x0+2*pad <= w || width <= minWidth {
+			return s, x0, x1
+		}
+		width--
+	}
 }
 
 // drawBadge draws text white on a black box at the top-left of m and
-// returns the box size. The glyph height always follows BadgeScale; on a
-// tile too narrow for square glyphs (portrait cameras) they are narrowed
+// returns the box size. The glyph height always follows BadgeHeight; on a
+// tile too narrow for the text (portrait cameras) the glyphs are narrowed
 // to fit rather than clipped.
 func (m rgbImage) drawBadge(text []byte) (bw, bh int) {
-	sy := BadgeScale(m.h)
-	sx := sy
-	for sx > 1 && textWidth(len(text), sx)+2*sx > m.w {
-		sx--
-	}
-	bw, bh = textWidth(len(text), sx)+2*sx, glyphH*sy+2*sy
+	height := BadgeHeight(m.h)
+	pad := badgePad(height)
+	s, x0, x1 := fitGlyphs(text, height, pad, m.w)
+	bw, bh = x1-x0+2*pad, s.base-s.top+2*pad
 	m.fill(0, 0, bw, bh, [3]byte{0, 0, 0})
-	m.drawText(sx, sy, sx, sy, text, [3]byte{255, 255, 255})
+	m.drawText(s, pad-x0, pad-s.top, text, [3]byte{255, 255, 255})
 	return bw, bh
+}
+
+// drawCentered draws text in colour c centred on m at the badge's glyph
+// height (the placeholder's "NO FRAME").
+func (m rgbImage) drawCentered(text []byte, c [3]byte) {
+	height := BadgeHeight(m.h)
+	s, x0, x1 := fitGlyphs(text, height, 2, m.w)
+	x := (m.w-(x1-x0))/2 - x0
+	y := (m.h-(s.base-s.top))/2 - s.top
+	m.drawText(s, x, y, text, c)
+}
+
+// drawText blends text in colour c onto m with the pen starting at x on
+// baseline y, clipped to m.
+func (m rgbImage) drawText(s *glyphSet, x, y int, text []byte, c [3]byte) {
+	for _, ch := range text {
+		g := s.glyphs[ch]
+		if g == nil {
+			continue
+		}
+		m.blendMask(g, x+g.x, y+g.y, c)
+		x += g.adv
+	}
+}
+
+// blendMask draws colour c through g's coverage with its top-left at
+// (x0, y0), clipped to m.
+func (m rgbImage) blendMask(g *glyphMask, x0, y0 int, c [3]byte) {
+	for gy := max(0, -y0); gy < g.h && y0+gy < m.h; gy++ {
+		row := m.pix[(y0+gy)*m.stride:]
+		cov := g.alpha[gy*g.w : (gy+1)*g.w]
+		for gx := max(0, -x0); gx < g.w && x0+gx < m.w; gx++ {
+			a := int(cov[gx])
+			if a == 0 {
+				continue
+			}
+			p := row[3*(x0+gx) : 3*(x0+gx)+3]
+			if a == 255 {
+				p[0], p[1], p[2] = c[0], c[1], c[2]
+				continue
+			}
+			for i := range p {
+				p[i] = byte((int(p[i])*(255-a) + int(c[i])*a + 127) / 255)
+			}
+		}
+	}
 }
 
 // formatSeconds writes d seconds (>= 0) as "012.50s" into buf without

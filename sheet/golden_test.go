@@ -51,7 +51,8 @@ func TestGoldenPan720p(t *testing.T) {
 		t.Fatalf("decode sheet: %v %dx%d", err, sw, sh)
 	}
 	sheetImg := rgbImage{pix: sheetPix, w: sw, h: sh, stride: sw * 3}
-	badgeH := 10 * BadgeScale(126) // glyphs plus padding
+	var tb [24]byte
+	_, badgeH := rgbImage{pix: make([]byte, 224*126*3), w: 224, h: 126, stride: 224 * 3}.drawBadge(formatSeconds(&tb, 0))
 	var ref []byte
 	for i, tm := range m.Tiles {
 		if tm.Tick != int64(i) || tm.Seconds != float64(i)/2 || tm.Row != i/5 || tm.Column != i%5 || tm.Placeholder {

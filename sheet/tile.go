@@ -178,15 +178,10 @@ func (t *Tiler) RenderTile(dst []byte, tw, th int, im Image) ([]byte, error) {
 func placeholder(m rgbImage) {
 	m.fill(0, 0, m.w, m.h, [3]byte{90, 90, 90})
 	m.fill(1, 1, m.w-1, m.h-1, [3]byte{40, 40, 40})
-	text := []byte("NO FRAME")
-	s := BadgeScale(m.h)
-	for s > 1 && textWidth(len(text), s) > m.w-4 {
-		s--
-	}
-	x := (m.w - textWidth(len(text), s)) / 2
-	y := (m.h - glyphH*s) / 2
-	m.drawText(x, y, s, s, text, [3]byte{170, 170, 170})
+	m.drawCentered(placeholderText, [3]byte{170, 170, 170})
 }
+
+var placeholderText = []byte("NO FRAME")
 
 func growBytes(b []byte, n int) []byte {
 	if cap(b) >= n {

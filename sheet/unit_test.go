@@ -66,12 +66,13 @@ func TestFormatSeconds(t *testing.T) {
 	}
 }
 
-// inkRows returns the first and last rows of the tile containing a white pixel.
+// inkRows returns the first and last rows of m with a bright pixel (at
+// least half-covered white text on the black badge box).
 func inkRows(m rgbImage) (first, last int) {
 	first = -1
 	for y := 0; y < m.h; y++ {
 		for x := 0; x < m.w; x++ {
-			if m.pix[y*m.stride+3*x] == 255 {
+			if m.pix[y*m.stride+3*x] >= 128 {
 				if first < 0 {
 					first = y
 				}
@@ -83,21 +84,33 @@ func inkRows(m rgbImage) (first, last int) {
 	return first, last
 }
 
+// TestBadgeLegible: whatever the tile, the badge is a black box at the
+// top-left holding white glyphs at least 12% of the tile height and 14 px
+// tall, and it fits the tile's width (portrait tiles narrow the glyphs,
+// never shorten them).
 func TestBadgeLegible(t *testing.T) {
-	for _, h := range []int{60, 126, 168, 224, 480} {
-		m := rgbImage{pix: make([]byte, 224*h*3), w: 224, h: h, stride: 224 * 3}
+	for _, sz := range [][2]int{{224, 60}, {224, 126}, {224, 168}, {224, 224}, {224, 480}, {153, 86}, {90, 160}, {126, 224}, {640, 480}} {
+		w, h := sz[0], sz[1]
+		m := rgbImage{pix: make([]byte, w*h*3), w: w, h: h, stride: w * 3}
 		m.fill(0, 0, m.w, m.h, [3]byte{128, 128, 128})
 		var b [24]byte
 		bw, bh := m.drawBadge(formatSeconds(&b, 1250))
-		first, last := inkRows(m)
+		if bw > m.w || bh >= h || bw <= 0 || bh <= 0 {
+			t.Errorf("tile %dx%d: badge box %dx%d does not fit", w, h, bw, bh)
+			continue
+		}
+		first, last := inkRows(m.sub(0, 0, bw, bh))
 		ink := last - first + 1
 		minInk := max(14, (12*h+99)/100)
-		if ink < minInk {
-			t.Errorf("tile h %d: glyph height %d px, want >= %d", h, ink, minInk)
+		if ink < minInk || ink > minInk+3 {
+			t.Errorf("tile %dx%d: glyph height %d px, want %d..%d", w, h, ink, minInk, minInk+3)
 		}
-		// Top-left, black box behind white text.
-		if m.pix[0] != 0 || first < 1 || bw > m.w || bh >= h {
-			t.Errorf("tile h %d: badge %dx%d not a black box at the top-left (ink from row %d)", h, bw, bh, first)
+		// Black box behind white text, with a margin all round.
+		if m.pix[0] != 0 || first < 2 || last > bh-3 {
+			t.Errorf("tile %dx%d: badge %dx%d not a black box with a margin (ink rows %d..%d)", w, h, bw, bh, first, last)
+		}
+		if p := m.pix[bh*m.stride:]; p[0] != 128 {
+			t.Errorf("tile %dx%d: the box overflows its reported height", w, h)
 		}
 	}
 }
