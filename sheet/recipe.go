@@ -24,7 +24,8 @@ type Recipe struct {
 	// late frames may still arrive (default 0.5 s).
 	Grace time.Duration `json:"grace"`
 	// LabelTiles is the most tiles of a segment's labeling sheet
-	// (default 5).
+	// (default 5). The sheet is laid out to fit one 768 x 768 VLM tile
+	// (LabelGrid), which may show fewer.
 	LabelTiles int `json:"label_tiles"`
 	// WaitGrace makes every tick wait its whole grace for late frames.
 	// Default false: a tick is final as soon as its frame is settled (a
@@ -51,12 +52,50 @@ const (
 	MaxTiles = 400
 )
 
-// DefaultRecipe returns the recipe of DESIGN.md.
+// DefaultRecipe returns the recipe of DESIGN.md (the published preset).
 func DefaultRecipe() Recipe {
 	return Recipe{
 		Interval: DefaultInterval, TileWidth: DefaultTileWidth, Columns: DefaultColumns, Rows: DefaultRows,
 		Quality: DefaultQuality, Grace: DefaultGrace, LabelTiles: DefaultLabelTiles,
 	}
+}
+
+// Recipe presets (config sheet.preset).
+const (
+	// PresetPublished is DefaultRecipe: 224-px tiles, 5 x 4. A full
+	// contact sheet of a 4:3 or 16:9 camera is 1120 px wide: two
+	// 768-px VLM tiles, 516 tokens per 10 s; a labeling sheet 258.
+	PresetPublished = "published"
+	// PresetLowCost is LowCostRecipe: 153-px tiles, 5 x 4, so that a
+	// full contact sheet (765 x 460 for 4:3, 765 x 344 for 16:9) is one
+	// VLM tile, 258 tokens per 10 s, for fleets that need the cost
+	// rather than the detail. Ticks, sampling and labeling sheets are
+	// those of the published recipe.
+	PresetLowCost = "low-cost"
+	// LowCostTileWidth is the tile width of PresetLowCost: the widest
+	// tile of which 5 fit in 768 px.
+	LowCostTileWidth = 153
+)
+
+// LowCostRecipe returns the recipe of PresetLowCost.
+func LowCostRecipe() Recipe {
+	r := DefaultRecipe()
+	r.TileWidth = LowCostTileWidth
+	return r
+}
+
+// Presets lists the preset names, the default first.
+var Presets = []string{PresetPublished, PresetLowCost}
+
+// PresetRecipe returns the recipe of a preset ("" is PresetPublished).
+func PresetRecipe(name string) (Recipe, error) {
+	switch name {
+	case "", PresetPublished:
+		return DefaultRecipe(), nil
+	case PresetLowCost:
+		return LowCostRecipe(), nil
+	}
+	return Recipe{}, fmt.Errorf("sheet.preset: unknown preset %q (want one of %v)", name, Presets)
 }
 
 // Validate reports every invalid field, each error naming it
@@ -97,6 +136,27 @@ func (r Recipe) Validate() error {
 
 // TilesPerSheet is Columns x Rows.
 func (r Recipe) TilesPerSheet() int { return r.Columns * r.Rows }
+
+// VLMTile is the side of the square tile a VLM cuts a large image into
+// (VLMTokens).
+const VLMTile = 768
+
+// LabelGrid lays out a labeling sheet of up to n tiles of tw x th pixels
+// to fit one VLMTile x VLMTile tile, so that it costs 258 tokens: as few
+// rows as fit the tiles, then as few columns as fill those rows (5 tiles
+// of 224 px: 3 + 2, 672 px wide). It returns the tiles that fit (at most
+// n, at least 1) and the grid. A tile wider or taller than VLMTile alone
+// cannot fit: one tile is shown, in one cell.
+func LabelGrid(n, tw, th int) (tiles, cols, rows int) {
+	if n <= 0 {
+		return 0, 0, 0
+	}
+	maxCols, maxRows := max(1, VLMTile/max(tw, 1)), max(1, VLMTile/max(th, 1))
+	tiles = min(n, maxCols*maxRows)
+	rows = (tiles + maxCols - 1) / maxCols
+	cols = (tiles + rows - 1) / rows
+	return tiles, cols, rows
+}
 
 // VLMTokens is DESIGN.md's accounting rule: an image no larger than 384 px
 // on both sides counts 258 tokens; a larger one is cut into 768 x 768
