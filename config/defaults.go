@@ -17,6 +17,10 @@ const (
 	DefaultRingAge      = Duration(30 * time.Second)
 	DefaultInterval     = Duration(500 * time.Millisecond)
 	DefaultTileWidth    = 224
+	DefaultPreset       = PresetPublished
+	PresetPublished     = "published"
+	PresetLowCost       = "low-cost"
+	LowCostTileWidth    = 153 // sheet.preset low-cost (sheet.LowCostTileWidth)
 	DefaultColumns      = 5
 	DefaultRows         = 4
 	DefaultQuality      = 84
@@ -37,7 +41,7 @@ func Default() Config {
 			StateQueueSize: DefaultStateQueue},
 		Episode: Episode{MaxDuration: DefaultMaxEpisode, KeepBytes: DefaultKeepBytes, KeepEpisodes: DefaultKeepEpisodes},
 		Ring:    Ring{MaxBytes: DefaultRingBytes, MaxAge: DefaultRingAge},
-		Sheet: Sheet{Interval: DefaultInterval, TileWidth: DefaultTileWidth, Columns: DefaultColumns,
+		Sheet: Sheet{Preset: DefaultPreset, Interval: DefaultInterval, TileWidth: DefaultTileWidth, Columns: DefaultColumns,
 			Rows: DefaultRows, Quality: DefaultQuality, Grace: DefaultGrace},
 		Uplink:  Uplink{TopicPrefix: DefaultTopicPrefix, MaxPayload: DefaultMaxPayload, OutboxBytes: DefaultOutboxBytes},
 		HTTP:    HTTP{Listen: DefaultListen},
@@ -50,6 +54,9 @@ func Default() Config {
 func (c *Config) applyDerivedDefaults() {
 	for i := range c.FSM {
 		setS(&c.FSM[i].Type, DefaultFSMType)
+	}
+	if c.Sheet.Preset == PresetLowCost && c.Sheet.TileWidth == DefaultTileWidth {
+		c.Sheet.TileWidth = LowCostTileWidth
 	}
 	if c.Uplink.ClientID == "" && c.RobotID != "" {
 		c.Uplink.ClientID = "edged-" + c.RobotID

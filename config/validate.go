@@ -140,6 +140,9 @@ func (c *Config) validateTopics(p *problems) {
 
 func (c *Config) validateRecipe(p *problems) {
 	s := c.Sheet
+	if s.Preset != PresetPublished && s.Preset != PresetLowCost {
+		p.add("sheet.preset", "must be %s or %s, got %q", PresetPublished, PresetLowCost, s.Preset)
+	}
 	if s.Interval < Duration(10*time.Millisecond) {
 		p.add("sheet.interval", "must be >= 10ms")
 	}

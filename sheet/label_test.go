@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/ringbuf"
 )
 
@@ -230,5 +231,10 @@ func TestPresets(t *testing.T) {
 	}
 	if _, err := PresetRecipe("cheap"); err == nil {
 		t.Error("unknown preset accepted")
+	}
+	// config (which imports no edged package) spells the presets itself.
+	if config.PresetPublished != PresetPublished || config.PresetLowCost != PresetLowCost ||
+		config.LowCostTileWidth != LowCostTileWidth || config.DefaultTileWidth != DefaultTileWidth {
+		t.Error("config's sheet presets disagree with sheet's")
 	}
 }
