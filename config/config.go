@@ -138,6 +138,12 @@ type Ring struct {
 // as must the 5-tile labeling sheet; a taller camera's tiles are
 // letterboxed to stay within it.
 type Sheet struct {
+	// Preset picks the recipe's defaults: "published" (the recipe of
+	// DESIGN.md: 224-px tiles, a 5x4 sheet is two 768-px VLM tiles, 516
+	// tokens per 10 s) or "low-cost" (153-px tiles: one VLM tile, 258
+	// tokens; docs/DESIGN.md "Contact sheets"). A tile_width other than the
+	// published default wins over the preset. Default published.
+	Preset string `yaml:"preset"`
 	// Interval between sampled frames. Default 0.5s, at least 10ms.
 	Interval Duration `yaml:"interval"`
 	// TileWidth in pixels; height keeps the aspect ratio. Default 224,

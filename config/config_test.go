@@ -55,12 +55,32 @@ func TestMinimalGetsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Sheet{Interval: DefaultInterval, TileWidth: 224, Columns: 5, Rows: 4, Quality: 84, Grace: DefaultGrace}
+	want := Sheet{Preset: "published", Interval: DefaultInterval, TileWidth: 224, Columns: 5, Rows: 4, Quality: 84, Grace: DefaultGrace}
 	if c.Sheet != want {
 		t.Fatalf("sheet defaults: got %+v want %+v", c.Sheet, want)
 	}
 	if c.DataDir != DefaultDataDir || c.ROS.NodeName != "/edged" || c.HTTP.Listen != DefaultListen {
 		t.Fatalf("defaults: %+v", c)
+	}
+}
+
+// sheet.preset low-cost sets the tile width, unless tile_width says
+// otherwise.
+func TestSheetPreset(t *testing.T) {
+	cases := []struct {
+		yaml  string
+		width int
+	}{
+		{"robot_id: r\n", DefaultTileWidth},
+		{"robot_id: r\nsheet: {preset: published}\n", DefaultTileWidth},
+		{"robot_id: r\nsheet: {preset: low-cost}\n", 153},
+		{"robot_id: r\nsheet: {preset: low-cost, tile_width: 160}\n", 160},
+	}
+	for _, tc := range cases {
+		c, err := Parse([]byte(tc.yaml))
+		if err != nil || c.Sheet.TileWidth != tc.width {
+			t.Errorf("%q: tile_width %d, %v; want %d", tc.yaml, c.Sheet.TileWidth, err, tc.width)
+		}
 	}
 }
 
@@ -73,6 +93,7 @@ func TestValidationNamesTheField(t *testing.T) {
 		{"tile width", "robot_id: r\nsheet: {tile_width: -1}\n", "sheet.tile_width: must be > 0"},
 		{"explicit zero", "robot_id: r\nsheet: {tile_width: 0}\n", "sheet.tile_width: must be > 0"},
 		{"quality", "robot_id: r\nsheet: {quality: 101}\n", "sheet.quality: must be in 1..100"},
+		{"preset", "robot_id: r\nsheet: {preset: cheap}\n", "sheet.preset: must be published or low-cost"},
 		{"payload", "robot_id: r\nuplink: {max_payload: 100}\n", "uplink.max_payload: must be >= 1024"},
 		{"broker scheme", "robot_id: r\nuplink: {broker: 'http://x:1'}\n", "uplink.broker: scheme"},
 		{"cert without key", "robot_id: r\nuplink: {cert_file: /c}\n", "uplink.cert_file: cert_file and key_file"},

@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/edged-robotics/edged/sheet/recipe"
+)
 
 // Defaults, named so documentation and code cannot drift apart.
 const (
@@ -21,6 +25,10 @@ const (
 	DefaultRingAge      = Duration(30 * time.Second)
 	DefaultInterval     = Duration(500 * time.Millisecond)
 	DefaultTileWidth    = 224
+	DefaultPreset       = PresetPublished
+	PresetPublished     = recipe.PresetPublished
+	PresetLowCost       = recipe.PresetLowCost
+	LowCostTileWidth    = recipe.LowCostTileWidth // sheet.preset low-cost
 	DefaultColumns      = 5
 	DefaultRows         = 4
 	DefaultQuality      = 84
@@ -43,7 +51,7 @@ func Default() Config {
 		Episode: Episode{MaxDuration: DefaultMaxEpisode, KeepBytes: DefaultKeepBytes, KeepEpisodes: DefaultKeepEpisodes,
 			MinFreeBytes: DefaultMinFree},
 		Ring: Ring{MaxBytes: DefaultRingBytes, MaxAge: DefaultRingAge},
-		Sheet: Sheet{Interval: DefaultInterval, TileWidth: DefaultTileWidth, Columns: DefaultColumns,
+		Sheet: Sheet{Preset: DefaultPreset, Interval: DefaultInterval, TileWidth: DefaultTileWidth, Columns: DefaultColumns,
 			Rows: DefaultRows, Quality: DefaultQuality, Grace: DefaultGrace},
 		Uplink:  Uplink{TopicPrefix: DefaultTopicPrefix, MaxPayload: DefaultMaxPayload, OutboxBytes: DefaultOutboxBytes},
 		HTTP:    HTTP{Listen: DefaultListen},
@@ -56,6 +64,9 @@ func Default() Config {
 func (c *Config) applyDerivedDefaults() {
 	for i := range c.FSM {
 		setS(&c.FSM[i].Type, DefaultFSMType)
+	}
+	if c.Sheet.Preset == PresetLowCost && c.Sheet.TileWidth == DefaultTileWidth {
+		c.Sheet.TileWidth = LowCostTileWidth
 	}
 	if c.Uplink.ClientID == "" && c.RobotID != "" {
 		c.Uplink.ClientID = "edged-" + c.RobotID

@@ -197,6 +197,9 @@ func (c *Config) validateTopics(p *problems) {
 // field ranges, at most 400 tiles, the sheet's pixel budget), so config
 // check refuses exactly the recipes the sheet builder would.
 func (c *Config) validateRecipe(p *problems) {
+	if _, err := recipe.Preset(c.Sheet.Preset); err != nil {
+		p.add("sheet.preset", "must be %s or %s, got %q", recipe.PresetPublished, recipe.PresetLowCost, c.Sheet.Preset)
+	}
 	if err := c.Sheet.Recipe().Validate(); err != nil {
 		var fe *recipe.FieldError
 		for _, e := range unjoin(err) {

@@ -100,7 +100,8 @@ func (r *sheetRunner) handle(ev episodeEvent) {
 		d.ship("episode start", d.out.EpisodeStarted(ev.manifest))
 		r.open(ev.manifest.ID, filepath.Join(r.storeDir, ev.manifest.ID), ev.manifest.Start)
 	case stateChanged:
-		d.out.PutTransition(ev.transition.Stamp, ev.transition.To)
+		// Nothing to ship: state changes are ground truth, which travels
+		// as segments, never in the snippets beside the sheets.
 	case segmentClosed:
 		d.stats.segments.Add(1)
 		d.ship("segment", d.out.Segment(ev.manifest, ev.segment))

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -121,12 +120,13 @@ func (s *sheetSession) segmentClosed(index int, start, end time.Time) {
 	s.pending = append(s.pending, labelRequest{index: index, start: start, end: end})
 }
 
+// label builds, stores and ships the labeling sheet of a segment, one per
+// camera: LabelSheet makes one for every segment, even one holding no
+// tick, so every closed segment has its sheet.
 func (s *sheetSession) label(p labelRequest) {
+	seg := sheet.Segment{Index: p.index, Start: p.start, End: p.end}
 	for i, b := range s.builders {
-		sh, err := b.LabelSheet(p.start, p.end)
-		if errors.Is(err, sheet.ErrNoTiles) {
-			continue // a segment shorter than a tick: nothing to show
-		}
+		sh, err := b.LabelSheet(seg)
 		if err == nil {
 			err = s.writers[i].Write(sh)
 		}

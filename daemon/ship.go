@@ -1,8 +1,6 @@
 package daemon
 
 import (
-	"time"
-
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/sheet"
@@ -19,16 +17,11 @@ type shipper interface {
 	Segment(m episode.Manifest, s episode.Segment) error
 	Sheet(episodeID string, s *sheet.Sheet) error
 	LabelSheet(episodeID string, segment int, s *sheet.Sheet) error
-	PutTransition(stamp time.Time, label string)
 	capture.JointSink
 }
 
 // uplinkShipper ships through an *uplink.Uplink.
 type uplinkShipper struct{ *uplink.Uplink }
-
-func (u uplinkShipper) PutTransition(stamp time.Time, label string) {
-	u.Snippets().PutTransition(stamp, label)
-}
 
 func (u uplinkShipper) PutJoints(s capture.JointSample) { u.Snippets().PutJoints(s) }
 
@@ -82,5 +75,4 @@ func (noShipper) EpisodeEnded(episode.Manifest) error             { return nil }
 func (noShipper) Segment(episode.Manifest, episode.Segment) error { return nil }
 func (noShipper) Sheet(string, *sheet.Sheet) error                { return nil }
 func (noShipper) LabelSheet(string, int, *sheet.Sheet) error      { return nil }
-func (noShipper) PutTransition(time.Time, string)                 {}
 func (noShipper) PutJoints(capture.JointSample)                   {}

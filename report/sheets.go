@@ -56,7 +56,7 @@ type sheetView struct {
 
 var (
 	sheetName = regexp.MustCompile(`^sheet-([0-9]{1,9})\.jpg$`)
-	labelName = regexp.MustCompile(`^label-([0-9]{1,12})-([0-9]{1,12})\.jpg$`)
+	labelName = regexp.MustCompile(`^label-[0-9]{1,12}(-[0-9]{1,12})?\.jpg$`) // label-SSSS (by segment), or by ticks before segments were named
 )
 
 // readCameras reads every camera directory under dir (episode/sheets).

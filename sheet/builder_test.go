@@ -40,13 +40,6 @@ func expectedFrame(frames []sent, t time.Time, half time.Duration) (time.Time, b
 	return best, found
 }
 
-func absDur(d time.Duration) time.Duration {
-	if d < 0 {
-		return -d
-	}
-	return d
-}
-
 func TestGridJitterDropsOutOfOrder(t *testing.T) {
 	img := testJPEG(t, 32, 18, [3]byte{200, 30, 30})
 	rng := rand.New(rand.NewSource(7))
@@ -179,7 +172,7 @@ func TestOneHourGridExact(t *testing.T) {
 	}
 	st := b.Stats()
 	t.Logf("one hour: %d tiles cached in %.1f MB (synthetic flat frames; see the benchmark for real footage)", st.CacheTiles, float64(st.CacheBytes)/1e6)
-	ls, err := b.LabelSheet(epoch.Add(1800*time.Second), epoch.Add(1810*time.Second))
+	ls, err := b.LabelSheet(Segment{Index: 7, Start: epoch.Add(1800 * time.Second), End: epoch.Add(1810 * time.Second)})
 	if err != nil || len(ls.Meta.Tiles) != 5 || ls.Meta.Tiles[0].Tick != 3602 {
 		t.Fatalf("label sheet: %v", err)
 	}
@@ -274,8 +267,8 @@ func TestLabelSheetAndWriter(t *testing.T) {
 	if err := b.Finish(epoch.Add(15 * time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	// Segment [5 s, 9.9 s]: ticks 10..19, all green.
-	ls, err := b.LabelSheet(epoch.Add(5*time.Second), epoch.Add(9900*time.Millisecond))
+	// Segment [5 s, 9.9 s): ticks 10..19, all green, in 3 + 2 tiles.
+	ls, err := b.LabelSheet(Segment{Index: 2, Start: epoch.Add(5 * time.Second), End: epoch.Add(9900 * time.Millisecond)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +276,8 @@ func TestLabelSheetAndWriter(t *testing.T) {
 	for _, tm := range ls.Meta.Tiles {
 		got = append(got, tm.Tick)
 	}
-	if len(got) != 5 || got[0] != 11 || got[4] != 19 || ls.Meta.Width != 5*224 || ls.Meta.Height != 168 || ls.Meta.Kind != "label" {
+	if len(got) != 5 || got[0] != 11 || got[4] != 19 || ls.Meta.Width != 3*224 || ls.Meta.Height != 2*168 || ls.Meta.Kind != "label" ||
+		ls.Meta.Index != 2 || ls.Meta.Segment == nil || ls.Meta.Segment.StartSeconds != 5 || ls.Meta.Segment.EndSeconds != 9.9 {
 		t.Fatalf("label sheet ticks %v meta %+v", got, ls.Meta)
 	}
 	tl, _ := NewTiler(turbojpeg.Limits{})
@@ -293,19 +287,20 @@ func TestLabelSheetAndWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 5; i++ { // centre of each tile is green
-		p := pix[(84*ls.Meta.Width+i*224+112)*3:]
+		p := pix[(((i/3)*168+84)*ls.Meta.Width+(i%3)*224+112)*3:]
 		if p[1] < 200 || p[0] > 40 {
 			t.Fatalf("label tile %d centre %v, want green", i, p[:3])
 		}
 	}
-	if _, err := b.LabelSheet(epoch.Add(100*time.Second), epoch.Add(200*time.Second)); !errors.Is(err, ErrNoTiles) {
-		t.Fatalf("label sheet after the episode: %v", err)
+	if after, err := b.LabelSheet(Segment{Index: 3, Start: epoch.Add(100 * time.Second), End: epoch.Add(200 * time.Second)}); err != nil ||
+		after.Meta.Note == "" || !after.Meta.Tiles[0].Placeholder {
+		t.Fatalf("label sheet after the episode: %v %+v", err, after)
 	}
 	if err := w.Write(ls); err != nil {
 		t.Fatal(err)
 	}
 	names, _ := filepath.Glob(filepath.Join(dir, "*"))
-	want := []string{"label-000011-000019.jpg", "label-000011-000019.json", "sheet-0001.jpg", "sheet-0001.json", "sheet-0002.jpg", "sheet-0002.json"}
+	want := []string{"label-0002.jpg", "label-0002.json", "sheet-0001.jpg", "sheet-0001.json", "sheet-0002.jpg", "sheet-0002.json"}
 	if len(names) != len(want) {
 		t.Fatalf("files %v, want %v (no temp files)", names, want)
 	}
@@ -344,7 +339,7 @@ func TestClockJumpSkips(t *testing.T) {
 	if first := c.sheets[0].Meta; first.Index != 1 || len(first.Tiles) != 20 || first.Tiles[5].Placeholder || !first.Tiles[6].Placeholder {
 		t.Fatalf("first sheet tiles %+v", c.sheets[0].Meta.Tiles)
 	}
-	if _, err := b.LabelSheet(epoch, epoch.Add(2*time.Second)); err != nil {
+	if _, err := b.LabelSheet(Segment{Start: epoch, End: epoch.Add(2 * time.Second)}); err != nil {
 		t.Fatalf("label sheet over the cache with a hole: %v", err)
 	}
 }

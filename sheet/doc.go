@@ -19,7 +19,18 @@
 // capture clock through Advance (the daemon's sheet loop does that);
 // Finish ends the episode and emits the last, possibly shorter, sheet.
 // When a segment closes, LabelSheet builds its labeling sheet from the
-// tile cache. edged sheet calls BuildFiles.
+// tile cache: one per segment, always, named by the segment's index
+// (label-SSSS.jpg) and described by it (Meta.Segment: index, [start,
+// end); never the FSM label, which is ground truth), its tiles the ticks
+// strictly inside [start, end) with real frames preferred over
+// placeholders, laid out to fit one 768 x 768 VLM tile (LabelGrid: 258
+// tokens). A segment holding no tick shows the frame nearest its middle,
+// or a placeholder and Meta.Note saying why. edged sheet calls
+// BuildFiles.
+//
+// Presets (PresetRecipe): "published" is DefaultRecipe; "low-cost" has
+// 153-px tiles so that a 5 x 4 contact sheet is one VLM tile (258 tokens
+// per 10 s instead of 516).
 //
 // Concurrency: Builder methods are safe for concurrent use (one mutex per
 // builder; builders of different cameras run in parallel). Tiler and the

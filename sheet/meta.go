@@ -35,6 +35,10 @@ type TileMeta struct {
 	FrameSeconds float64 `json:"frame_seconds"`
 	// Placeholder: the camera had no usable frame near this tick.
 	Placeholder bool `json:"placeholder,omitempty"`
+	// OffGrid (labeling sheets only): the segment holds no tick, and this
+	// tile shows the frame nearest its middle instead; Seconds is then
+	// the frame's time (the badge) and Tick the last tick before it.
+	OffGrid bool `json:"off_grid,omitempty"`
 	// Row and Column of the tile in the sheet, from 0.
 	Row    int `json:"row"`
 	Column int `json:"column"`
@@ -46,7 +50,8 @@ type Meta struct {
 	// segment's labeling sheet.
 	Kind string `json:"kind"`
 	// Index is the 1-based number of the sheet within the episode and
-	// camera (sheet-0001.jpg is Index 1); 0 for a labeling sheet.
+	// camera (sheet-0001.jpg is Index 1); for a labeling sheet, the
+	// index of its segment (as Segment.Index).
 	Index           int        `json:"index"`
 	Camera          string     `json:"camera"`
 	EpisodeStart    ROSTime    `json:"episode_start"`
@@ -61,6 +66,24 @@ type Meta struct {
 	Bytes           int        `json:"bytes"`
 	Tokens          int        `json:"vlm_tokens"`
 	Tiles           []TileMeta `json:"tiles"`
+	// Segment (labeling sheets only) is the segment the sheet shows.
+	Segment *SegmentMeta `json:"segment,omitempty"`
+	// Note (labeling sheets only) says why the sheet shows no frame of
+	// its segment, when it does not.
+	Note string `json:"note,omitempty"`
+}
+
+// SegmentMeta names the segment of a labeling sheet: its index and time
+// span [Start, End). It carries no FSM label on purpose: the sheet is an
+// observation, shown to a VLM with its metadata; the label is the ground
+// truth the VLM's answer is scored against, and lives with the segments
+// (segment-NNNN.json of the same index).
+type SegmentMeta struct {
+	Index        int     `json:"index"`
+	Start        ROSTime `json:"start"`
+	End          ROSTime `json:"end"`
+	StartSeconds float64 `json:"start_seconds"` // since the episode start
+	EndSeconds   float64 `json:"end_seconds"`
 }
 
 // Sheet is a finished contact sheet: the JPEG and its metadata.
@@ -74,5 +97,9 @@ type Sheet struct {
 func (s *Sheet) Clone() *Sheet {
 	c := &Sheet{Meta: s.Meta, JPEG: append([]byte(nil), s.JPEG...)}
 	c.Meta.Tiles = append([]TileMeta(nil), s.Meta.Tiles...)
+	if s.Meta.Segment != nil {
+		seg := *s.Meta.Segment
+		c.Meta.Segment = &seg
+	}
 	return c
 }

@@ -22,8 +22,42 @@ const (
 	MaxSheetPixels    = recipe.MaxSheetPixels
 )
 
-// DefaultRecipe returns the recipe of DESIGN.md.
+// Presets (see sheet/recipe).
+const (
+	PresetPublished  = recipe.PresetPublished
+	PresetLowCost    = recipe.PresetLowCost
+	LowCostTileWidth = recipe.LowCostTileWidth
+)
+
+// DefaultRecipe returns the recipe of DESIGN.md (the published preset).
 func DefaultRecipe() Recipe { return recipe.Default() }
+
+// LowCostRecipe returns the recipe of PresetLowCost.
+func LowCostRecipe() Recipe { return recipe.LowCost() }
+
+// PresetRecipe returns the recipe of a preset ("" is PresetPublished).
+func PresetRecipe(name string) (Recipe, error) { return recipe.Preset(name) }
+
+// VLMTile is the side of the square tile a VLM cuts a large image into
+// (VLMTokens).
+const VLMTile = 768
+
+// LabelGrid lays out a labeling sheet of up to n tiles of tw x th pixels
+// to fit one VLMTile x VLMTile tile, so that it costs 258 tokens: as few
+// rows as fit the tiles, then as few columns as fill those rows (5 tiles
+// of 224 px: 3 + 2, 672 px wide). It returns the tiles that fit (at most
+// n, at least 1) and the grid. A tile wider or taller than VLMTile alone
+// cannot fit: one tile is shown, in one cell.
+func LabelGrid(n, tw, th int) (tiles, cols, rows int) {
+	if n <= 0 {
+		return 0, 0, 0
+	}
+	maxCols, maxRows := max(1, VLMTile/max(tw, 1)), max(1, VLMTile/max(th, 1))
+	tiles = min(n, maxCols*maxRows)
+	rows = (tiles + maxCols - 1) / maxCols
+	cols = (tiles + rows - 1) / rows
+	return tiles, cols, rows
+}
 
 // VLMTokens is DESIGN.md's accounting rule: an image no larger than 384 px
 // on both sides counts 258 tokens; a larger one is cut into 768 x 768

@@ -10,9 +10,11 @@ import (
 
 // DirWriter stores sheets as sheet-NNNN.jpg plus sheet-NNNN.json (the
 // Meta) under one directory, each file written atomically: temp file,
-// fsync, rename, fsync of the directory. Label sheets are named
-// label-TTTTTT-TTTTTT.jpg by their first and last tick. Not safe for
-// concurrent use.
+// fsync, rename, fsync of the directory. A labeling sheet is named
+// label-SSSS.jpg by its segment's index (one file per segment, even when
+// two short segments share a tick); one without a segment (written
+// before segments were named) label-TTTTTT-TTTTTT.jpg by its first and
+// last tick. Not safe for concurrent use.
 type DirWriter struct {
 	Dir string
 }
@@ -27,6 +29,9 @@ func NewDirWriter(dir string) (*DirWriter, error) {
 
 // Name returns the base name (no extension) a sheet is stored under.
 func Name(s *Sheet) string {
+	if s.Meta.Kind == "label" && s.Meta.Segment != nil {
+		return fmt.Sprintf("label-%04d", s.Meta.Segment.Index)
+	}
 	if s.Meta.Kind == "label" && len(s.Meta.Tiles) > 0 {
 		return fmt.Sprintf("label-%06d-%06d", s.Meta.Tiles[0].Tick, s.Meta.Tiles[len(s.Meta.Tiles)-1].Tick)
 	}

@@ -41,7 +41,7 @@ type Config struct {
 	Window int
 	// Version reported in the retained status.
 	Version string
-	// Snippet configures the joint/FSM recorder (see snippet.Config).
+	// Snippet configures the joint-state recorder (see snippet.Config).
 	Snippet snippet.Config
 	// MinBackoff and MaxBackoff between reconnects. Defaults 500ms, 30s.
 	MinBackoff, MaxBackoff time.Duration

@@ -81,8 +81,8 @@ func New(cfg Config, opts Options) (*Uplink, error) {
 	return u, nil
 }
 
-// Snippets is the joint and FSM recorder the daemon feeds
-// (PutJoints, PutTransition); Sheet cuts each sheet's snippet from it.
+// Snippets is the joint-state recorder the daemon feeds
+// (PutJoints); Sheet cuts each sheet's snippet from it.
 func (u *Uplink) Snippets() *snippet.Recorder { return u.snips }
 
 func (u *Uplink) status() wire.Status {

@@ -183,3 +183,41 @@ func TileHeight(tw, w, h int) int {
 	}
 	return max(1, (tw*h+w/2)/w)
 }
+
+// Recipe presets (config sheet.preset).
+const (
+	// PresetPublished is Default: 224-px tiles, 5 x 4. A full contact
+	// sheet of a 4:3 or 16:9 camera is 1120 px wide: two 768-px VLM
+	// tiles, 516 tokens per 10 s; a labeling sheet 258.
+	PresetPublished = "published"
+	// PresetLowCost is LowCost: 153-px tiles, 5 x 4, so that a full
+	// contact sheet (765 x 460 for 4:3, 765 x 344 for 16:9) is one VLM
+	// tile, 258 tokens per 10 s, for fleets that need the cost rather
+	// than the detail. Ticks, sampling and labeling sheets are those of
+	// the published recipe.
+	PresetLowCost = "low-cost"
+	// LowCostTileWidth is the tile width of PresetLowCost: the widest
+	// tile of which 5 fit in 768 px.
+	LowCostTileWidth = 153
+)
+
+// Presets lists the preset names, the default first.
+var Presets = []string{PresetPublished, PresetLowCost}
+
+// LowCost returns the recipe of PresetLowCost.
+func LowCost() Recipe {
+	r := Default()
+	r.TileWidth = LowCostTileWidth
+	return r
+}
+
+// Preset returns the recipe of a preset ("" is PresetPublished).
+func Preset(name string) (Recipe, error) {
+	switch name {
+	case "", PresetPublished:
+		return Default(), nil
+	case PresetLowCost:
+		return LowCost(), nil
+	}
+	return Recipe{}, &FieldError{Field: "preset", Msg: fmt.Sprintf("must be one of %v, got %q", Presets, name)}
+}

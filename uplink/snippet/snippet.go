@@ -1,11 +1,16 @@
-// Package snippet keeps recent joint states and FSM transitions and cuts
-// the state snippet of a sheet's window from them (wire.Snippet).
+// Package snippet keeps recent joint states and cuts the state snippet of
+// a sheet's window from them (wire.Snippet).
 //
-// The daemon feeds it from capture's goroutines (PutJoints, PutTransition:
-// a mutex and a bounded ring, never blocking on I/O) and asks ForSheet
-// when a sheet is done. Memory is bounded by Config.MaxSamples and
-// Config.MaxTransitions; the oldest entries go first. Safe for
-// concurrent use.
+// A snippet is an observation, like the sheet it goes with: robot state
+// only, never the FSM's states or transitions. Those are the ground truth
+// a VLM's annotation is scored against; a prompt builder that hands
+// snippets to the model must not leak them, so they travel apart, as
+// segments.
+//
+// The daemon feeds it from capture's goroutines (PutJoints: a mutex and a
+// bounded ring, never blocking on I/O) and asks ForSheet when a sheet is
+// done. Memory is bounded by Config.MaxSamples; the oldest samples go
+// first. Safe for concurrent use.
 package snippet
 
 import (
@@ -24,8 +29,6 @@ type Config struct {
 	// MaxSamples kept (all joint topics together). Default 8192 (about
 	// 80 s at 100 Hz, several sheets).
 	MaxSamples int
-	// MaxTransitions kept. Default 1024.
-	MaxTransitions int
 	// Rate adds samples at this many per second between the first and
 	// last tick, besides the ticks. Default 0: ticks only.
 	Rate float64
@@ -38,18 +41,10 @@ func (c Config) withDefaults() Config {
 	if c.MaxSamples <= 0 {
 		c.MaxSamples = 8192
 	}
-	if c.MaxTransitions <= 0 {
-		c.MaxTransitions = 1024
-	}
 	if c.MaxGap <= 0 {
 		c.MaxGap = time.Second
 	}
 	return c
-}
-
-type transition struct {
-	stamp time.Time
-	label string
 }
 
 // Recorder holds the recent state.
@@ -58,7 +53,6 @@ type Recorder struct {
 	mu      sync.Mutex
 	samples []capture.JointSample // ring, ordered by arrival
 	head    int
-	trans   []transition
 	dropped uint64
 }
 
@@ -82,19 +76,8 @@ func (r *Recorder) PutJoints(s capture.JointSample) {
 	r.dropped++
 }
 
-// PutTransition records that the FSM entered label at stamp.
-func (r *Recorder) PutTransition(stamp time.Time, label string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.trans) >= r.cfg.MaxTransitions {
-		r.trans = append(r.trans[:0], r.trans[len(r.trans)-r.cfg.MaxTransitions/2:]...)
-	}
-	r.trans = append(r.trans, transition{stamp, label})
-}
-
 // ForSheet returns the snippet of sheet m of episode: joints at every
-// tile's tick (and at Config.Rate), the FSM state at each tick, the
-// transitions between the first and the last tick.
+// tile's tick (and at Config.Rate between the first and the last tick).
 func (r *Recorder) ForSheet(episode string, m *sheet.Meta) *wire.Snippet {
 	interval := time.Duration(m.IntervalSeconds * float64(time.Second))
 	start := m.EpisodeStart.Time()
@@ -125,7 +108,6 @@ func (r *Recorder) ForSheet(episode string, m *sheet.Meta) *wire.Snippet {
 
 	r.mu.Lock()
 	samples := r.ordered()
-	trans := append([]transition(nil), r.trans...)
 	r.mu.Unlock()
 
 	topics, index := names(samples, from.Add(-r.cfg.MaxGap), to.Add(r.cfg.MaxGap))
@@ -147,14 +129,6 @@ func (r *Recorder) ForSheet(episode string, m *sheet.Meta) *wire.Snippet {
 			}
 		}
 		sn.Samples = append(sn.Samples, js)
-	}
-	for _, tl := range m.Tiles {
-		sn.States = append(sn.States, wire.TickState{Tick: tl.Tick, State: stateAt(trans, tickTime(tl.Tick))})
-	}
-	for _, tr := range trans {
-		if !tr.stamp.Before(from) && !tr.stamp.After(to) {
-			sn.Transitions = append(sn.Transitions, wire.Transition{Stamp: tr.stamp.UnixNano(), Label: tr.label})
-		}
 	}
 	return sn
 }
@@ -215,17 +189,6 @@ func nearest(samples []capture.JointSample, topic string, t time.Time, maxGap ti
 		}
 	}
 	return best, bestGap <= maxGap
-}
-
-func stateAt(trans []transition, t time.Time) string {
-	state := ""
-	var at time.Time
-	for _, tr := range trans {
-		if !tr.stamp.After(t) && !tr.stamp.Before(at) {
-			state, at = tr.label, tr.stamp
-		}
-	}
-	return state
 }
 
 func nans(n int) []float64 {

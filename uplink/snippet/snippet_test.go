@@ -1,6 +1,7 @@
 package snippet
 
 import (
+	"bytes"
 	"math"
 	"testing"
 	"time"
@@ -8,6 +9,8 @@ import (
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/uplink/wire"
+	"github.com/klauspost/compress/zstd"
+	"github.com/tinylib/msgp/msgp"
 )
 
 var t0 = time.Unix(1700000000, 0)
@@ -30,8 +33,6 @@ func TestForSheet(t *testing.T) {
 			r.PutJoints(capture.JointSample{Topic: "/grip", Stamp: at, Names: []string{"g"}, Position: []float64{0.5}})
 		}
 	}
-	r.PutTransition(t0.Add(-time.Second), "IDLE")
-	r.PutTransition(t0.Add(700*time.Millisecond), "PICK")
 	sn := r.ForSheet("ep1", meta(0, 3)) // ticks at 0, 0.5, 1.0 s
 	if got := sn.Names; len(got) != 3 || got[2] != "g" {
 		t.Fatalf("names %v", got)
@@ -49,9 +50,6 @@ func TestForSheet(t *testing.T) {
 	if ticks != 3 || len(sn.Samples) != 3+5 {
 		t.Fatalf("%d tick samples, %d in all", ticks, len(sn.Samples))
 	}
-	if sn.States[0].State != "IDLE" || sn.States[2].State != "PICK" || len(sn.Transitions) != 1 {
-		t.Fatalf("states %v transitions %v", sn.States, sn.Transitions)
-	}
 	b, err := wire.EncodeSnippet(sn)
 	if err != nil {
 		t.Fatal(err)
@@ -63,12 +61,50 @@ func TestForSheet(t *testing.T) {
 }
 
 func TestBounded(t *testing.T) {
-	r := New(Config{MaxSamples: 10, MaxTransitions: 4})
+	r := New(Config{MaxSamples: 10})
 	for i := range 100 {
 		r.PutJoints(capture.JointSample{Topic: "/j", Stamp: t0.Add(time.Duration(i) * time.Millisecond)})
-		r.PutTransition(t0, "S")
 	}
-	if len(r.samples) != 10 || len(r.trans) > 4 || r.Dropped() != 90 {
-		t.Fatalf("samples %d transitions %d dropped %d", len(r.samples), len(r.trans), r.Dropped())
+	if len(r.samples) != 10 || r.Dropped() != 90 {
+		t.Fatalf("samples %d dropped %d", len(r.samples), r.Dropped())
+	}
+}
+
+// A snippet from an older robot, with the FSM "states" and "transitions"
+// it used to carry, still decodes: the keys are skipped, so nothing
+// downstream of the decoder sees the labels.
+func TestOldSnippetDecodesWithoutTheFSM(t *testing.T) {
+	sn := &wire.Snippet{Episode: "ep", Camera: "/cam", SheetIndex: 1, Names: []string{"a"},
+		Samples: []wire.JointSample{{Tick: 1, Position: []float64{1}, Velocity: []float64{0}, Effort: []float64{0}}}}
+	raw, err := sn.MarshalMsg(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw[0] != 0x80|9 { // a fixmap of the 9 current keys
+		t.Fatalf("snippet map header %#x, this test expects 9 keys", raw[0])
+	}
+	raw[0] = 0x80 | 11
+	raw = msgp.AppendString(raw, "states")
+	raw = msgp.AppendArrayHeader(raw, 1)
+	raw = msgp.AppendMapHeader(raw, 2)
+	raw = msgp.AppendInt64(msgp.AppendString(raw, "tick"), 1)
+	raw = msgp.AppendString(msgp.AppendString(raw, "state"), "PICK_SECRET")
+	raw = msgp.AppendString(raw, "transitions")
+	raw = msgp.AppendArrayHeader(raw, 1)
+	raw = msgp.AppendMapHeader(raw, 2)
+	raw = msgp.AppendInt64(msgp.AppendString(raw, "stamp"), 5)
+	raw = msgp.AppendString(msgp.AppendString(raw, "label"), "PICK_SECRET")
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer enc.Close()
+	back, err := wire.DecodeSnippet(enc.EncodeAll(raw, nil))
+	if err != nil {
+		t.Fatalf("old snippet: %v", err)
+	}
+	again, err := back.MarshalMsg(nil)
+	if err != nil || back.Names[0] != "a" || bytes.Contains(again, []byte("PICK_SECRET")) {
+		t.Fatalf("old snippet decoded to %+v (%v)", back, err)
 	}
 }

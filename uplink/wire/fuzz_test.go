@@ -37,9 +37,7 @@ func FuzzDecodeEnvelope(f *testing.F) {
 
 func FuzzDecodeSnippet(f *testing.F) {
 	sn := &Snippet{Episode: "ep", Camera: "/cam", Names: []string{"a", "b"}, FirstTick: 1, LastTick: 2,
-		Samples:     []JointSample{{Tick: 1, Position: []float64{1, 2}, Velocity: []float64{0, 0}, Effort: []float64{3, 4}}},
-		States:      []TickState{{Tick: 1, State: "PICK"}},
-		Transitions: []Transition{{Stamp: 5, Label: "PICK"}}}
+		Samples: []JointSample{{Tick: 1, Position: []float64{1, 2}, Velocity: []float64{0, 0}, Effort: []float64{3, 4}}}}
 	b, _ := EncodeSnippet(sn)
 	f.Add(b)
 	f.Add([]byte{0x28, 0xb5, 0x2f, 0xfd})

@@ -85,7 +85,10 @@ type SheetBody struct {
 }
 
 // Snippet is the robot state over a sheet's window, sent zstd-compressed
-// as the body of a snippet message.
+// as the body of a snippet message. It carries observations only: never
+// the FSM's states or transitions (the ground truth, sent as segments).
+// Snippets of older robots had "states" and "transitions" keys; decoding
+// skips them, as it skips every unknown key.
 type Snippet struct {
 	Episode      string `msg:"episode"`
 	Camera       string `msg:"camera"`
@@ -97,10 +100,6 @@ type Snippet struct {
 	// Names of the joints, once; every sample's arrays follow this order.
 	Names   []string      `msg:"names,limit=4096"`
 	Samples []JointSample `msg:"samples,limit=65536"`
-	// States is the FSM state at each sheet tick.
-	States []TickState `msg:"states,limit=65536"`
-	// Transitions are the FSM transitions inside the window.
-	Transitions []Transition `msg:"transitions,limit=65536"`
 }
 
 // JointSample is the joint state at one time. Missing values are NaN.
@@ -111,18 +110,6 @@ type JointSample struct {
 	Position []float64 `msg:"position,limit=4096"`
 	Velocity []float64 `msg:"velocity,limit=4096"`
 	Effort   []float64 `msg:"effort,limit=4096"`
-}
-
-// TickState is the FSM state at one tick ("" before the first transition).
-type TickState struct {
-	Tick  int64  `msg:"tick"`
-	State string `msg:"state"`
-}
-
-// Transition is one FSM state change.
-type Transition struct {
-	Stamp int64  `msg:"stamp"` // unix ns
-	Label string `msg:"label"`
 }
 
 // Status is the retained status of a robot (kind status).
