@@ -127,4 +127,8 @@ type StateEvent struct {
 	Received    time.Time
 	StampSource StampSource
 	Value       any
+	// Bytes is the most memory Value may hold: the message's size for a
+	// typed decode, msg.DecodeBudget of it for a dynamic one. A queue
+	// holding events charges it against its byte budget.
+	Bytes int
 }

@@ -120,8 +120,18 @@ func (p *pipeline) handleFSM(t *topic, m *ros.Message) {
 		return
 	}
 	p.sinks.States.PutState(StateEvent{Topic: t.name, Type: pubType(m), Stamp: stamp, Received: recv,
-		StampSource: src, Value: value})
+		StampSource: src, Value: value, Bytes: stateBytes(value, len(m.Data))})
 	t.events.Add(1)
+}
+
+// stateBytes is the most memory value, decoded from n bytes, holds
+// (StateEvent.Bytes): a typed message about its size, a dynamic one up
+// to the decoder's budget.
+func stateBytes(value any, n int) int {
+	if _, dynamic := value.(*msg.Value); dynamic {
+		return msg.DecodeBudget(n)
+	}
+	return n
 }
 
 // decodeState returns the decoded value (nil, nil when the publisher sent

@@ -48,6 +48,10 @@ type Config struct {
 	HeartbeatEvery time.Duration
 	// QueueSize bounds the events waiting for the run loop. Default 4096.
 	QueueSize int
+	// QueueBytes bounds the memory those events hold (the sum of their
+	// capture.StateEvent.Bytes): one flooding FSM publisher costs at
+	// most this much here. Default 64 MiB.
+	QueueBytes int64
 	// Logger reports what degrades recording (truncated labels, episode
 	// store write failures and their end), once per kind and source, not
 	// per message. Default: discard.
@@ -73,6 +77,7 @@ const (
 	DefaultMaxDuration    = time.Hour
 	DefaultHeartbeatEvery = 5 * time.Second
 	DefaultQueueSize      = 4096
+	DefaultQueueBytes     = 64 << 20
 )
 
 // FromConfig maps the file's config onto Config.
@@ -113,6 +118,9 @@ func (c *Config) defaults() {
 	}
 	if c.QueueSize == 0 {
 		c.QueueSize = DefaultQueueSize
+	}
+	if c.QueueBytes == 0 {
+		c.QueueBytes = DefaultQueueBytes
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -159,8 +167,8 @@ func (c Config) Validate() error {
 	if c.MaxDuration < 0 {
 		return fmt.Errorf("episode.max_duration: must be > 0")
 	}
-	if c.HeartbeatEvery < 0 || c.QueueSize < 0 {
-		return fmt.Errorf("fsm: heartbeat interval and queue size must be >= 0")
+	if c.HeartbeatEvery < 0 || c.QueueSize < 0 || c.QueueBytes < 0 {
+		return fmt.Errorf("fsm: heartbeat interval, queue size and queue bytes must be >= 0")
 	}
 	return nil
 }

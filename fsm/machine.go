@@ -18,7 +18,7 @@ import (
 // Stats are the fsm counters, for /metrics.
 type Stats struct {
 	Events      uint64 // state events handled
-	Dropped     uint64 // events dropped because the queue was full
+	Dropped     uint64 // events dropped because the queue was full (count or bytes)
 	Bad         uint64 // events a source could not interpret
 	Unknown     uint64 // events from a topic that is no source
 	Transitions uint64
@@ -44,6 +44,7 @@ type Machine struct {
 	closed sync.Once
 
 	dropped atomic.Uint64
+	queued  atomic.Int64 // bytes of the events in the queue (StateEvent.Bytes)
 	mu      sync.Mutex // guards st
 	st      Stats
 
@@ -109,11 +110,24 @@ func (m *Machine) HandleState(ev capture.StateEvent) {
 		m.dropped.Add(1)
 		return
 	}
+	n := int64(max(ev.Bytes, 0))
+	if m.queued.Add(n) > m.cfg.QueueBytes {
+		m.queued.Add(-n)
+		m.dropped.Add(1)
+		return
+	}
 	select {
 	case m.events <- ev:
 	default:
+		m.queued.Add(-n)
 		m.dropped.Add(1)
 	}
+}
+
+// dequeued releases an event's bytes from the queue's budget.
+func (m *Machine) dequeued(ev capture.StateEvent) capture.StateEvent {
+	m.queued.Add(-int64(max(ev.Bytes, 0)))
+	return ev
 }
 
 // PutState makes Machine a capture.StateSink.
@@ -166,7 +180,7 @@ func (m *Machine) run() {
 	for {
 		select {
 		case ev := <-m.events:
-			m.handle(ev)
+			m.handle(m.dequeued(ev))
 		case ch := <-m.flush:
 			m.drainQueued()
 			close(ch)
@@ -206,7 +220,7 @@ func (m *Machine) drainQueued() {
 	for {
 		select {
 		case ev := <-m.events:
-			m.handle(ev)
+			m.handle(m.dequeued(ev))
 		default:
 			return
 		}
