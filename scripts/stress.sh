@@ -55,7 +55,7 @@ unset ROS_HOSTNAME
 
 declare -A PIDS=()
 MOUNTS=()
-cleanup() {
+cleanup() { # every entry of PIDS is a live group of ours: stop() removes what it ended
   local p m
   for p in "${PIDS[@]}"; do kill -TERM -- "-$p" 2>/dev/null || true; done
   sleep 0.5
@@ -174,6 +174,7 @@ edged_stop() { # SIGTERM edged (if it still runs) and record how it ended in run
     fi
   fi
   unset "PIDS[edged]"
+  stop "watch$EDGED_PID" # it ends with edged; waited for so that no stale group id is left to signal
   env_set EXIT "$code"
 }
 peer_wait() { # peer_wait NAME SECONDS: until the peer exits (or edged died)
@@ -235,6 +236,7 @@ s_amplify() {
   fi
   stop echo
   wait "$echo_pid" 2>/dev/null || true # reaped quietly (no "Killed" notice)
+  stop "watch$echo_pid"
   env_set ECHO_EXIT "$echo_code: $(tail -c 300 "$D/logs/echo.log" | tr '\n' ' ')"
   check amplify
 }
@@ -338,6 +340,8 @@ s_sigkill() {
     kill -KILL "$EDGED_PID" 2>/dev/null || true
     poll 10 gone "$EDGED_PID" || die "edged survived SIGKILL"
     set +e; wait "$EDGED_PID"; set -e
+    unset "PIDS[edged]"
+    stop "watch$EDGED_PID"
     times="$times $(($(date +%s) - t0))"
     edged_start
   done
