@@ -179,6 +179,11 @@ def flood(d):
               "after the flood" % (recv, acc, recv - acc),
               "received = handled + dropped + bad", recv == acc and recv > 0)
     f = lambda k: sum(m.get(k, {}).values())  # noqa: E731
+    # How hard the flood was: on a loaded machine edged reads slower, and
+    # fewer messages arrive in the window.
+    got = by_topic(m, "edged_topic_bytes_total", env["FSM_TOPIC"]) + by_topic(m, "edged_topic_bytes_total", env["JOINT_TOPIC"])
+    r.row("flood received", "%.0f MiB in the %s s window (%.0f MiB/s)" % (
+        got / MIB, env["SECONDS"], got / MIB / float(env["SECONDS"])))
     fd = f("edged_fsm_dropped_total")
     r.row("drops on /metrics", "topic drops %d, fsm queue drops %d" % (
         by_topic(m, "edged_topic_drops_total", env["FSM_TOPIC"]) + by_topic(m, "edged_topic_drops_total", env["JOINT_TOPIC"]), fd))
