@@ -11,7 +11,7 @@ LDFLAGS := -X main.version=$(VERSION)
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps build test check unit fuzz bench soak demo install clean
+.PHONY: all deps build test check unit fuzz bench soak stress demo install clean
 
 all: build
 
@@ -47,6 +47,12 @@ bench: build
 
 soak: build
 	@scripts/soak.sh
+
+# edged against hostile peers and a bad disk, a few minutes (not part of
+# make test): peak RSS against its documented bound, nothing lost at the
+# sink (stress/README.md).
+stress: build
+	@scripts/stress.sh
 
 # The main job on a sample episode the project generates itself
 # (make demo BAG=../shared/data/g1_ep29.bag plays a real bag instead).
