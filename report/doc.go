@@ -5,7 +5,12 @@
 // their times, and, for each cloud annotation given, a second timeline row
 // with its scores against the FSM ground truth (package score: tau_k,
 // tau_zeta with the encoder named, segment F1, end-to-end F1 with the
-// judge named).
+// judge named), and the matching that explains those F1 scores: for
+// every annotation segment and every FSM segment, its best IoU (linked to
+// the other side's segment), its one-to-one match at IoU >= 0.75 or
+// "unmatched", the judge's verdict on the matched pair and its end-to-end
+// match. The matching is score.Report.Matching as score computed it,
+// the same one `edged score` prints, never recomputed here.
 //
 // Self-contained means the page makes no request at all: sheets are
 // inlined as data: URIs, CSS and the small script (image load check,

@@ -123,7 +123,8 @@ func (p *page) segments() {
 }
 
 func (p *page) annotations() {
-	for _, a := range p.Annotations {
+	for k, a := range p.Annotations {
+		p.matchRows(k, a)
 		if !a.Placed {
 			if a.Err == "" {
 				a.Err = "segments in steps: not placed on the seconds timeline"

@@ -180,6 +180,10 @@ type Annotation struct {
 	Bars   []bar
 	Rows   []annRow
 	Placed bool // the segments are in seconds and shown on the timeline
+	// PredRows and TruthRows show Score.Matching: per annotation and per
+	// FSM segment, its best IoU, its match at IoU >= 0.75 or
+	// "unmatched", the judge's verdict and the end-to-end match.
+	PredRows, TruthRows []matchRow
 }
 
 type annRow struct {

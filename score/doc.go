@@ -13,6 +13,16 @@
 //     end-to-end variant with a label judge, recall by duration bucket and
 //     the fixed-length baseline.
 //
+// Score also returns a Matching (built by Explain from the F1 results
+// themselves, so it cannot disagree with them): for every truth and
+// every predicted segment, its best IoU and with which segment, its
+// one-to-one match at IoU >= 0.75 or none, the judge's verdict on the
+// matched pair and its end-to-end match. `edged score` (text and JSON)
+// and `edged report` show this one matching. Mixed units without a
+// usable step rate return a *UnitError naming each side's unit and the
+// flag that fixes it. The open-ended duration bucket (>=20s) has no
+// MaxSec (nil, no max_sec in JSON).
+//
 // Labels are encoded by a pluggable Encoder; the built-in one,
 // HashedNGram, needs no model: it is a hashed character-n-gram plus word
 // bag-of-features embedding compared by cosine similarity, and reports

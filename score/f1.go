@@ -1,6 +1,7 @@
 package score
 
 import (
+	"fmt"
 	"math"
 	"sort"
 )
@@ -95,37 +96,55 @@ func SegmentF1(ref, pred Segmentation, threshold float64, agree func(pred, ref s
 	return res, nil
 }
 
-// Bucket is the recall of the reference segments in one duration range.
+// Bucket is the recall of the reference segments in one duration range
+// [MinSec, MaxSec). The last bucket is open-ended: MaxSec is nil (no
+// max_sec key in JSON, which has no infinity) and Name says ">=20s".
 type Bucket struct {
-	Name      string  `json:"name"`
-	MinSec    float64 `json:"min_sec"`
-	MaxSec    float64 `json:"max_sec"` // +Inf is written as 0 in JSON: see Name
-	Reference int     `json:"reference"`
-	Matched   int     `json:"matched"`
-	Recall    float64 `json:"recall"`
+	Name      string   `json:"name"`
+	MinSec    float64  `json:"min_sec"`
+	MaxSec    *float64 `json:"max_sec,omitempty"`
+	Reference int      `json:"reference"`
+	Matched   int      `json:"matched"`
+	Recall    float64  `json:"recall"`
 }
 
-// durationBuckets of SCORING.md, in seconds.
-var durationBuckets = []struct {
-	name     string
-	min, max float64
-}{{"<2s", 0, 2}, {"2-5s", 2, 5}, {"5-10s", 5, 10}, {"10-20s", 10, 20}, {">=20s", 20, math.Inf(1)}}
+// durationBounds of SCORING.md in seconds: bucket k is [b[k], b[k+1]),
+// the last one [b[len-1], +Inf).
+var durationBounds = []float64{0, 2, 5, 10, 20}
+
+// bucketName is the bucket's range as SCORING.md writes it ("<2s",
+// "2-5s", ">=20s"), derived from the bounds so name and bounds agree.
+func bucketName(lo float64, hi *float64) string {
+	switch {
+	case hi == nil:
+		return fmt.Sprintf(">=%gs", lo)
+	case lo == 0:
+		return fmt.Sprintf("<%gs", *hi)
+	}
+	return fmt.Sprintf("%g-%gs", lo, *hi)
+}
+
+func (b Bucket) contains(d float64) bool {
+	return d >= b.MinSec && (b.MaxSec == nil || d < *b.MaxSec)
+}
 
 // RecallByDuration buckets the reference segments of a seconds
 // segmentation by duration and reports the recall of each bucket from
 // f1.Matched. Empty buckets have recall 0 and Reference 0.
 func RecallByDuration(ref Segmentation, f1 F1) []Bucket {
-	out := make([]Bucket, len(durationBuckets))
-	for k, b := range durationBuckets {
-		out[k] = Bucket{Name: b.name, MinSec: b.min, MaxSec: b.max}
-		if math.IsInf(b.max, 1) {
-			out[k].MaxSec = 0
+	out := make([]Bucket, len(durationBounds))
+	for k, lo := range durationBounds {
+		out[k].MinSec = lo
+		if k+1 < len(durationBounds) {
+			hi := durationBounds[k+1]
+			out[k].MaxSec = &hi
 		}
+		out[k].Name = bucketName(lo, out[k].MaxSec)
 	}
 	for j, g := range ref.Segments {
 		d := g.End - g.Start
-		for k, b := range durationBuckets {
-			if d >= b.min && d < b.max {
+		for k := range out {
+			if out[k].contains(d) {
 				out[k].Reference++
 				if j < len(f1.Matched) && f1.Matched[j] >= 0 {
 					out[k].Matched++

@@ -43,6 +43,8 @@ type Report struct {
 	BucketsNote    string     `json:"recall_by_duration_note,omitempty"`
 	Baseline       F1         `json:"baseline_f1"`
 	BaselineLength float64    `json:"baseline_segment_length"`
+	// Matching explains SegmentF1 and EndToEndF1 segment by segment.
+	Matching Matching `json:"matching"`
 }
 
 // Score validates both inputs and computes every metric. An invalid
@@ -65,12 +67,12 @@ func Score(truth, pred Segmentation, o Options) (*Report, error) {
 	}
 	var err error
 	if truth.Unit != pred.Unit {
-		if truth, err = truth.ToSeconds(o.Rate); err == nil {
-			pred, err = pred.ToSeconds(o.Rate)
+		ts, terr := truth.ToSeconds(o.Rate)
+		ps, perr := pred.ToSeconds(o.Rate)
+		if terr != nil || perr != nil {
+			return nil, &UnitError{Truth: truth.Unit, Pred: pred.Unit, Rate: o.Rate}
 		}
-		if err != nil {
-			return nil, fmt.Errorf("truth is in %s and prediction in %s: %w", truth.Unit, pred.Unit, err)
-		}
+		truth, pred = ts, ps
 	}
 	r := &Report{Unit: truth.Unit.String(), TruthSegments: len(truth.Segments), PredSegments: len(pred.Segments),
 		Judge: o.Judge.Name()}
@@ -90,6 +92,7 @@ func Score(truth, pred Segmentation, o Options) (*Report, error) {
 	if r.Baseline, err = SegmentF1(truth, base, MatchIoU, nil); err != nil {
 		return nil, err
 	}
+	r.Matching = Explain(truth, pred, r.SegmentF1, r.EndToEndF1, o.Judge)
 	secs, err := truth.ToSeconds(o.Rate)
 	if err != nil {
 		r.BucketsNote = "truth is in steps: give a step rate (--rate HZ) for recall by duration"
@@ -97,6 +100,33 @@ func Score(truth, pred Segmentation, o Options) (*Report, error) {
 		r.Buckets = RecallByDuration(secs, r.SegmentF1)
 	}
 	return r, nil
+}
+
+// UnitError is returned by Score when one input is in steps and the
+// other in seconds and no usable step rate converts the steps.
+type UnitError struct {
+	Truth, Pred Unit
+	Rate        float64 // the rate given (0: none)
+}
+
+func (e *UnitError) Error() string {
+	stepSide := "truth"
+	if e.Pred == Steps {
+		stepSide = "prediction"
+	}
+	msg := fmt.Sprintf("truth is in %s and prediction in %s: give the %s's step rate with --rate HZ (steps per second) "+
+		"to convert its steps to seconds", describeUnit(e.Truth), describeUnit(e.Pred), stepSide)
+	if e.Rate != 0 {
+		msg += fmt.Sprintf(" (--rate %g is not a finite number > 0)", e.Rate)
+	}
+	return msg
+}
+
+func describeUnit(u Unit) string {
+	if u == Steps {
+		return "integer steps ([start, end, \"label\"] triples)"
+	}
+	return "seconds"
 }
 
 // WriteText renders the report for a terminal.
@@ -123,6 +153,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  %-7s %s  (%d of %d)\n", k.Name, rec, k.Matched, k.Reference)
 		}
 	}
+	r.Matching.writeText(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -20,7 +20,16 @@ func newInspectCmd() *cobra.Command {
 		Short: "List recorded episodes, or show one episode's timeline",
 		Long: "inspect lists the episodes in DIR (a data_dir or its episodes/ directory; default the config's\n" +
 			"data_dir, else " + config.DefaultDataDir + "), or shows one EPISODE (an id, a unique id prefix or an\n" +
-			"episode directory): start, end, duration, label and outcome of every segment. It never writes.",
+			"episode directory): start, end, duration, label and outcome of every segment. It never writes.\n\n" +
+			"--json prints snake_case keys only. The list is an array of manifests, each exactly as the\n" +
+			"episode's manifest.json holds it (id, robot, start, end, closed, outcome, segments, ...). One\n" +
+			"episode is an object whose keys are:\n" +
+			"  manifest     the same manifest\n" +
+			"  dir          the episode directory\n" +
+			"  segments     the closed segments as recorded (index, start_sec, end_sec, label, outcome, ...)\n" +
+			"  transitions  the raw FSM transitions as recorded (seq, stamp, sec, kind, from, to, ...)\n" +
+			"  problems     what reading found wrong (corrupt records, a torn tail), as sentences\n" +
+			"Lists are [] when empty, never null.",
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, ref, err := inspectArgs(cfgFile, args)
@@ -48,7 +57,7 @@ func newInspectCmd() *cobra.Command {
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				return enc.Encode(e)
+				return enc.Encode(newInspectEpisode(e))
 			}
 			return episode.WriteTimeline(out, e)
 		},
@@ -56,6 +65,32 @@ func newInspectCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
 	cmd.Flags().StringVar(&cfgFile, "config", "", "take the data_dir from this config file")
 	return cmd
+}
+
+// inspectEpisode is the JSON of `edged inspect --json EPISODE`. episode.Episode
+// has no JSON tags (it is an in-memory type; its Manifest is the on-disk
+// format and is not changed here), so it would print Go field names
+// (Manifest, Dir) beside the manifest's snake_case. Every field of
+// episode.Episode must appear here (a test checks it).
+type inspectEpisode struct {
+	Manifest    episode.Manifest     `json:"manifest"`
+	Dir         string               `json:"dir"`
+	Segments    []episode.Segment    `json:"segments"`
+	Transitions []episode.Transition `json:"transitions"`
+	Problems    []string             `json:"problems"`
+}
+
+func newInspectEpisode(e *episode.Episode) inspectEpisode {
+	return inspectEpisode{Manifest: e.Manifest, Dir: e.Dir, Segments: nonNil(e.Segments),
+		Transitions: nonNil(e.Transitions), Problems: nonNil(e.Problems)}
+}
+
+// nonNil makes an empty list print as [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // inspectArgs sorts out [DIR] [EPISODE]: a single argument is an episode

@@ -24,8 +24,11 @@ func newScoreCmd() *cobra.Command {
 			"directory (its recorded FSM segments), a JSON {\"segments\":[{start_sec,end_sec,subtask}]} file\n" +
 			"(seconds) or a JSON list of [start, end, \"label\"] triples (integer steps; --rate converts them\n" +
 			"to seconds). tau_zeta uses the built-in offline hashed n-gram encoder; end-to-end F1 uses the\n" +
-			"offline lexical judge unless --verdicts gives an external judge's decisions. An invalid input is\n" +
-			"reported with the reason and not scored (exit status 1).",
+			"offline lexical judge unless --verdicts gives an external judge's decisions. The output ends with\n" +
+			"the matching that explains the F1 scores: each truth segment's match at IoU >= 0.75 (with the\n" +
+			"judge's verdict) or its best IoU when unmatched, then each unmatched prediction; --json has it\n" +
+			"whole under \"matching\" (keys in docs/SCORING.md). An invalid input, or one in steps against\n" +
+			"one in seconds without --rate, is reported with the reason and not scored (exit status 1).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			t, err := episode.ReadSegmentation(truth)
@@ -67,7 +70,7 @@ func newScoreCmd() *cobra.Command {
 	cmd.Flags().StringVar(&truth, "truth", "", "reference: episode directory or JSON file (required)")
 	cmd.Flags().StringVar(&pred, "pred", "", "prediction: episode directory or JSON file (required)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
-	cmd.Flags().Float64Var(&rate, "rate", 0, "steps per second, to compare step triples with seconds")
+	cmd.Flags().Float64Var(&rate, "rate", 0, "steps per second of the step triples: needed to compare them with seconds, and for recall by duration")
 	cmd.Flags().StringVar(&verdicts, "verdicts", "", "an external judge's label verdicts for end-to-end F1 (JSON)")
 	cmd.Flags().Float64Var(&overlap, "lexical-overlap", 0.5, "content-word overlap the offline lexical judge needs")
 	_ = cmd.MarkFlagRequired("truth")

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/edged-robotics/edged/episode"
+)
+
+// `edged inspect --json` speaks one snake_case schema: the list and one
+// episode alike (one episode used to print Go field names, Manifest and
+// Dir, beside the manifest's snake_case keys).
+func TestInspectJSONIsSnakeCase(t *testing.T) {
+	data, epDir := recordEpisode(t, []segSpec{{"reach", 0, 3}, {"grasp", 3, 4.5}})
+	id := filepath.Base(epDir)
+	empty := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		list bool
+	}{
+		{"list", []string{"inspect", data, "--json"}, true},
+		{"empty list", []string{"inspect", empty, "--json"}, true},
+		{"episode directory", []string{"inspect", epDir, "--json"}, false},
+		{"episode id", []string{"inspect", data, id, "--json"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := edged(t, true, tc.args...)
+			var v any
+			if err := json.Unmarshal([]byte(out), &v); err != nil {
+				t.Fatalf("not JSON: %v\n%s", err, out)
+			}
+			if bad := nonSnakeKeys(v, ""); len(bad) > 0 {
+				t.Errorf("keys that are not snake_case: %v\n%s", bad, out)
+			}
+			if tc.list {
+				if _, ok := v.([]any); !ok {
+					t.Errorf("the list is not a JSON array: %s", out)
+				}
+				return
+			}
+			obj, _ := v.(map[string]any)
+			var keys []string
+			for k := range obj {
+				keys = append(keys, k)
+			}
+			if len(keys) != 5 || obj["dir"] != epDir {
+				t.Errorf("episode keys %v (dir %v), want manifest, dir, segments, transitions, problems", keys, obj["dir"])
+			}
+			for _, k := range []string{"segments", "transitions", "problems"} {
+				if _, ok := obj[k].([]any); !ok {
+					t.Errorf("%s is %v, want a list ([] when empty)", k, obj[k])
+				}
+			}
+			if segs, _ := obj["segments"].([]any); len(segs) != 2 {
+				t.Errorf("%d segments, want 2", len(segs))
+			}
+			// the manifest is the on-disk manifest.json, unchanged
+			b, err := os.ReadFile(filepath.Join(epDir, "manifest.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var disk map[string]any
+			if err := json.Unmarshal(b, &disk); err != nil {
+				t.Fatal(err)
+			}
+			disk["id"] = id // Load names the episode by its directory
+			if !reflect.DeepEqual(obj["manifest"], disk) {
+				t.Errorf("manifest %v\nis not manifest.json %v", obj["manifest"], disk)
+			}
+		})
+	}
+	if out := edged(t, true, "inspect", empty, "--json"); strings.TrimSpace(out) != "[]" {
+		t.Errorf("empty store: %q, want []", out)
+	}
+}
+
+// Every field of episode.Episode reaches the JSON: a field added there
+// must be added to inspectEpisode (with a snake_case key) too.
+func TestInspectEpisodeCoversEpisode(t *testing.T) {
+	have := map[string]bool{}
+	mine, theirs := reflect.TypeFor[inspectEpisode](), reflect.TypeFor[episode.Episode]()
+	for i := range mine.NumField() {
+		have[mine.Field(i).Name] = true
+	}
+	for i := range theirs.NumField() {
+		if f := theirs.Field(i); f.IsExported() && !have[f.Name] {
+			t.Errorf("episode.Episode.%s is not in inspectEpisode (cmd/edged/inspect.go): inspect --json would drop it", f.Name)
+		}
+	}
+}
