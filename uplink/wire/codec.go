@@ -169,3 +169,24 @@ func Split(e *Envelope, maxPayload int) ([][]byte, error) {
 	}
 	return out, nil
 }
+
+// MaxAck caps an acknowledgement payload.
+const MaxAck = 4096
+
+// DecodeAck parses an acknowledgement payload and checks its names.
+func DecodeAck(b []byte) (*Ack, error) {
+	if len(b) > MaxAck {
+		return nil, fmt.Errorf("wire: ack of %d bytes exceeds the cap of %d", len(b), MaxAck)
+	}
+	if err := checkShape(b); err != nil {
+		return nil, err
+	}
+	var a Ack
+	if _, err := a.UnmarshalMsg(b); err != nil {
+		return nil, fmt.Errorf("wire: ack: %w", err)
+	}
+	if !SafeName(a.Robot) || !SafeName(a.Episode) {
+		return nil, fmt.Errorf("wire: ack: bad robot %.140q or episode %.140q", a.Robot, a.Episode)
+	}
+	return &a, nil
+}
