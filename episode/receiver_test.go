@@ -36,7 +36,6 @@ func TestIsComplete(t *testing.T) {
 
 const rid = "arm-01-20231114T221320.000Z" // an id of arm-01
 
-
 func rseg(i int, label string) Segment {
 	return Segment{Index: i, Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i+1) * time.Second),
 		StartSec: float64(i), EndSec: float64(i + 1), Label: label, Source: "/task", Kind: "string", Outcome: Completed}

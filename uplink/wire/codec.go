@@ -114,11 +114,11 @@ func (e *Envelope) Validate() error {
 	return nil
 }
 
-// ReservedEpisodeNames are names an episode id must not take: the
-// receiver writes OUT/ROBOT/EPISODE/ and keeps its own files beside the
-// episode directories (OUT/ROBOT/status.json). Names starting with '.'
-// (temporary files, OUT/.sink) are refused by SafeName already. The
-// robot checks this rule before sending (Validate), the sink on receipt.
+// ReservedEpisodeNames are names an episode id must never take. The
+// receiver now keeps episodes apart from its own files (OUT/episodes/ID,
+// OUT/robots/ROBOT/status.json) and takes only ids of the sending robot
+// (episode.CheckID), which none of these is; the list stays as a second
+// line. Names starting with '.' are refused by SafeName already.
 var ReservedEpisodeNames = []string{"status.json"}
 
 // SafeName reports whether s can name a robot, an episode, an id or a
