@@ -41,6 +41,7 @@ type Options struct {
 type counters struct {
 	sheets, sheetBytes, sheetErrors, labelSheets atomic.Uint64
 	episodes, segments                           atomic.Uint64
+	uploaded                                     atomic.Uint64 // episodes the receiver acknowledged
 }
 
 // Daemon is one `edged run`. New validates and prepares; Run does the
@@ -237,7 +238,7 @@ func (d *Daemon) openStore() error {
 	if minFree == 0 {
 		minFree = -1 // episode.min_free_bytes: 0 is no floor
 	}
-	d.store, err = episode.Open(filepath.Join(d.cfg.DataDir, "episodes"),
+	d.store, err = episode.Open(filepath.Join(d.cfg.DataDir, episode.EpisodesDir),
 		episode.Options{MaxBytes: int64(d.cfg.Episode.KeepBytes), MaxEpisodes: d.cfg.Episode.KeepEpisodes,
 			MinFreeBytes: minFree, Logger: d.log})
 	if err != nil {
@@ -276,10 +277,10 @@ func (d *Daemon) openUplink() error {
 	if err != nil {
 		return err
 	}
-	if d.up, err = uplink.New(ucfg, uplink.Options{Logger: d.log}); err != nil {
+	if d.up, err = uplink.New(ucfg, uplink.Options{Logger: d.log, OnUploaded: d.markUploaded}); err != nil {
 		return err
 	}
-	d.out = uplinkShipper{d.up}
+	d.out = newUplinkShipper(d.up)
 	d.joints.snippets = d.out
 	return nil
 }

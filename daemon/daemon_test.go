@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,6 +102,12 @@ uplink: {broker: %q, max_payload: 32KiB}
 		ms, err := episode.List(store)
 		return err == nil && len(ms) == 1 && ms[0].Closed
 	})
+	// The sink holds the episode complete and acknowledges it: the
+	// robot's store marks it uploaded.
+	rostest.WaitFor(t, 30*time.Second, "the episode marked uploaded", func() bool {
+		ms, err := episode.List(store)
+		return err == nil && len(ms) == 1 && ms[0].Uploaded
+	})
 	base := "http://127.0.0.1:" + fmt.Sprint(port)
 	checkHTTP(t, base)
 	checkStatusPageInBrowser(t, base)
@@ -118,7 +125,7 @@ uplink: {broker: %q, max_payload: 32KiB}
 
 	ep := checkRecorded(t, store, truthPath)
 	sheetDir := filepath.Join(store, ep.Manifest.ID, "sheets", "top")
-	checkUploaded(t, filepath.Join(sinkOut, "sim-01", ep.Manifest.ID), sheetDir, ep)
+	checkUploaded(t, sinkOut, filepath.Join(store, ep.Manifest.ID), ep)
 
 	// edged replay of the same bag makes the same sheets.
 	replayOut := filepath.Join(tmp, "replay")
@@ -225,41 +232,64 @@ func startSink(t *testing.T, broker, out string) {
 	rostest.WaitFor(t, 10*time.Second, "sink connected", func() bool { return s.Stats().Connects > 0 })
 }
 
-// checkUploaded: the sink received the episode byte for byte: manifest
-// closed, every segment, every sheet with its snippet, every labeling
-// sheet (chunked, since max_payload is smaller than a sheet).
-func checkUploaded(t *testing.T, dir, sheetDir string, ep *episode.Episode) {
+// checkUploaded: the sink's output is a data_dir holding the episode in
+// the robot's own format: the commands' readers (inspect's List and Load,
+// export, score) find it and agree with the robot's store; it is
+// complete; every sheet, labeling sheet and snippet arrived byte for byte
+// (chunked, since max_payload is smaller than a sheet).
+func checkUploaded(t *testing.T, sinkOut, epDir string, ep *episode.Episode) {
 	t.Helper()
-	rostest.WaitFor(t, 20*time.Second, "the episode at the sink", func() bool {
-		var m episode.Manifest
-		b, _ := os.ReadFile(filepath.Join(dir, "manifest.json"))
-		return json.Unmarshal(b, &m) == nil && m.Closed
-	})
-	segs, _ := filepath.Glob(filepath.Join(dir, "segments", "*.json"))
-	if len(segs) != len(ep.Segments) {
-		t.Errorf("sink has %d segments, want %d", len(segs), len(ep.Segments))
+	store := episode.StoreDir(sinkOut)
+	ms, err := episode.List(store)
+	if err != nil || len(ms) != 1 || ms[0].ID != ep.Manifest.ID {
+		t.Fatalf("edged inspect %s lists %+v, %v; want the robot's episode %s", sinkOut, ms, err, ep.Manifest.ID)
 	}
-	local, _ := filepath.Glob(filepath.Join(sheetDir, "*.jpg"))
-	for _, p := range local {
-		name := filepath.Base(p)
-		kind := "sheets"
-		if strings.HasPrefix(name, "label-") {
-			kind = "labels"
+	got, err := episode.Load(store, ep.Manifest.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := got.Manifest
+	if !m.Complete || !m.Closed || m.Segments != ep.Manifest.Segments || m.Outcome != ep.Manifest.Outcome ||
+		!m.Start.Equal(ep.Manifest.Start) || !m.End.Equal(ep.Manifest.End) || len(got.Problems) != 0 {
+		t.Errorf("sink manifest %+v (held %+v, problems %v), robot's %+v", m, m.Held, got.Problems, ep.Manifest)
+	}
+	if !reflect.DeepEqual(got.Segmentation(), ep.Segmentation()) {
+		t.Errorf("score's segments differ:\nsink  %+v\nrobot %+v", got.Segmentation(), ep.Segmentation())
+	}
+	r, err := score.Score(ep.Segmentation(), got.Segmentation(), score.Options{Judge: score.LexicalJudge{MinOverlap: 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b strings.Builder
+	if err := episode.Export(&a, ep, episode.FormatWGO, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := episode.Export(&b, got, episode.FormatWGO, 10); err != nil || a.String() != b.String() {
+		t.Errorf("export differs (%v):\nsink  %s\nrobot %s", err, b.String(), a.String())
+	}
+	for _, sub := range []string{episode.SheetsDir, episode.LabelsDir} {
+		local, _ := filepath.Glob(filepath.Join(epDir, sub, "*", "*.jpg"))
+		if len(local) == 0 {
+			t.Errorf("no %s at the robot", sub)
 		}
-		got, _ := filepath.Glob(filepath.Join(dir, kind, "*", name))
-		want, _ := os.ReadFile(p)
-		if len(got) != 1 {
-			t.Errorf("sink lacks %s/%s", kind, name)
-			continue
-		}
-		if b, _ := os.ReadFile(got[0]); string(b) != string(want) {
-			t.Errorf("%s differs at the sink", name)
+		for _, p := range local {
+			name := filepath.Base(p)
+			remote, _ := filepath.Glob(filepath.Join(got.Dir, sub, "*", name))
+			want, _ := os.ReadFile(p)
+			if len(remote) != 1 {
+				t.Errorf("sink lacks %s/%s", sub, name)
+				continue
+			}
+			if b, _ := os.ReadFile(remote[0]); string(b) != string(want) {
+				t.Errorf("%s differs at the sink", name)
+			}
 		}
 	}
-	snips, _ := filepath.Glob(filepath.Join(dir, "snippets", "*", "*.msgpack.zst"))
+	snips, _ := filepath.Glob(filepath.Join(got.Dir, episode.SnippetsDir, "*", "*"+episode.SnippetExt))
 	if len(snips) != 2 {
 		t.Errorf("sink has %d snippets, want one per sheet (2)", len(snips))
 	}
+	t.Logf("sink manifest: complete %v, held %+v, produced %+v; score F1 %v", m.Complete, m.Held, m.Produced, r)
 }
 
 // checkRecorded loads the one episode of store and checks its segments
@@ -279,7 +309,7 @@ func checkRecorded(t *testing.T, store, truthPath string) *episode.Episode {
 		t.Fatal(err)
 	}
 	checkSegments(t, ep, truth)
-	checkSheets(t, filepath.Join(store, ms[0].ID, "sheets", "top"), ep)
+	checkSheets(t, filepath.Join(store, ms[0].ID), ep)
 	return ep
 }
 
@@ -303,8 +333,9 @@ func checkSheets(t *testing.T, dir string, ep *episode.Episode) {
 	t.Helper()
 	// 14.5 s of episode at 0.5 s per tile, 20 tiles per sheet: 2 sheets;
 	// one labeling sheet per segment.
+	labels, _ := filepath.Glob(filepath.Join(episode.LabelDir(dir, "top"), "label-*.jpg"))
+	dir = episode.SheetDir(dir, "top")
 	sheets, _ := filepath.Glob(filepath.Join(dir, "sheet-*.jpg"))
-	labels, _ := filepath.Glob(filepath.Join(dir, "label-*.jpg"))
 	if len(sheets) != 2 || len(labels) != len(ep.Segments) {
 		t.Fatalf("%d sheets and %d labeling sheets in %s, want 2 and %d", len(sheets), len(labels), dir, len(ep.Segments))
 	}

@@ -146,7 +146,8 @@ func (r *sheetRunner) drain() {
 // tick advances the open session to now (the capture clock).
 func (r *sheetRunner) tick(now time.Time) {
 	if r.cur == nil && r.session && len(r.d.topo.Load().cams) > 0 {
-		id := "session-" + now.UTC().Format("20060102T150405Z")
+		// An id of the robot's episode form, so the receiver takes it.
+		id := episode.NewID(r.d.cfg.RobotID, now, episode.SessionName)
 		r.open(id, filepath.Join(r.d.cfg.DataDir, "sessions", id), now)
 	}
 	if r.cur != nil {

@@ -33,6 +33,7 @@ var (
 	labelSheets       = desc("label_sheets_total", "Labeling sheets written (one per camera per segment).")
 	episodesTotal     = desc("episodes_started_total", "Episodes begun.")
 	segmentsTotal     = desc("segments_total", "Segments closed and stored.")
+	episodesUploaded  = desc("episodes_uploaded_total", "Episodes the receiver acknowledged holding complete, marked uploaded.")
 	episodeOpen       = desc("episode_open", "1 while an episode is being recorded.")
 	fsmEvents         = desc("fsm_events_total", "FSM source events handled.")
 	fsmDropped        = desc("fsm_dropped_total", "FSM events dropped because the fsm queue was full.")
@@ -75,7 +76,7 @@ func newSheetBuildHistogram() prometheus.Histogram {
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{topicMessages, topicBytes, topicDrops, topicDecodeErrors, topicUnknown,
 		topicReconnects, topicPublishers, ringFill, ringCap, ringFrames, ringOverwritten, ringSpan, ringDropped,
-		sheetsTotal, sheetBytes, sheetErrors, labelSheets, episodesTotal, segmentsTotal, episodeOpen, fsmEvents,
+		sheetsTotal, sheetBytes, sheetErrors, labelSheets, episodesTotal, segmentsTotal, episodesUploaded, episodeOpen, fsmEvents,
 		fsmDropped, fsmBad, fsmStoreErrors, fsmTruncated, storeErrors, storeWritable, storeLost, storeDeleted, storeFree, jointSamples, masterUp, outboxPending, outboxPendingB, outboxDisk,
 		outboxEvicted, outboxQuarantined, uplinkEnqueued, uplinkErrors, mqttConnected, mqttPublished, mqttBytes,
 		mqttResent, mqttConnectErrors, outboxOldest, mqttLastAck} {
@@ -119,6 +120,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	counter(labelSheets, st.labelSheets.Load())
 	counter(episodesTotal, st.episodes.Load())
 	counter(segmentsTotal, st.segments.Load())
+	counter(episodesUploaded, st.uploaded.Load())
 	gauge(episodeOpen, b2f(d.status.episodeOpen()))
 	if m := d.machine; m != nil {
 		f := m.Stats()

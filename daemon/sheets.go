@@ -3,10 +3,9 @@ package daemon
 import (
 	"fmt"
 	"log/slog"
-	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/ringbuf"
 	"github.com/edged-robotics/edged/sheet"
 )
@@ -35,6 +34,9 @@ type sheetSession struct {
 	spent    []time.Duration // per builder: work since its last sheet
 	emitted  bool            // a sheet was emitted during the current call
 	observe  func(seconds float64)
+
+	// labelWriters: per builder, the camera's labeling sheet directory.
+	labelWriters []*sheet.DirWriter
 }
 
 type labelRequest struct {
@@ -46,11 +48,17 @@ func newSheetSession(id, dir string, start time.Time, r sheet.Recipe, cams []cam
 	onSheet func(camera string, index int, jpeg []byte), up shipper, observe func(float64)) (*sheetSession, error) {
 	s := &sheetSession{id: id, start: start, recipe: r, log: log, stats: st, onSheet: onSheet, up: up, observe: observe}
 	for _, c := range cams {
-		w, err := sheet.NewDirWriter(filepath.Join(dir, "sheets", c.name))
+		w, err := sheet.NewDirWriter(episode.SheetDir(dir, c.name))
 		if err != nil {
 			s.close()
 			return nil, fmt.Errorf("sheets of %s: %w", id, err)
 		}
+		lw, err := sheet.NewDirWriter(episode.LabelDir(dir, c.name))
+		if err != nil {
+			s.close()
+			return nil, fmt.Errorf("labeling sheets of %s: %w", id, err)
+		}
+		s.labelWriters = append(s.labelWriters, lw)
 		b, err := sheet.NewBuilder(sheet.BuilderConfig{Camera: c.topic, Recipe: r, Start: start, Source: c.ring,
 			Emit: s.emitTo(w), Logger: log})
 		if err != nil {
@@ -128,7 +136,7 @@ func (s *sheetSession) label(p labelRequest) {
 	for i, b := range s.builders {
 		sh, err := b.LabelSheet(seg)
 		if err == nil {
-			err = s.writers[i].Write(sh)
+			err = s.labelWriters[i].Write(sh)
 		}
 		if err == nil {
 			err = s.up.LabelSheet(s.id, p.index, sh)
@@ -162,16 +170,6 @@ func (s *sheetSession) close() {
 	s.builders = nil
 }
 
-// fileName turns a topic into a name safe for a path segment.
-func fileName(topic string) string {
-	n := strings.Trim(strings.Map(func(r rune) rune {
-		if r == '-' || r == '.' || r == '_' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') {
-			return r
-		}
-		return '_'
-	}, topic), "_.")
-	if n == "" {
-		return "camera"
-	}
-	return n
-}
+// fileName turns a topic into a name safe for a path segment: the
+// episode layout's camera directory rule.
+func fileName(topic string) string { return episode.CameraDir(topic) }

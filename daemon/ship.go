@@ -1,6 +1,10 @@
 package daemon
 
 import (
+	"errors"
+	"io/fs"
+	"sync"
+
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/sheet"
@@ -20,10 +24,56 @@ type shipper interface {
 	capture.JointSink
 }
 
-// uplinkShipper ships through an *uplink.Uplink.
-type uplinkShipper struct{ *uplink.Uplink }
+// uplinkShipper ships through an *uplink.Uplink. It counts, per
+// episode and camera, the sheets, labeling sheets and snippets it was
+// given, and announces them in the episode's end manifest (which the
+// runner ships after the episode's last sheets), so the receiver can
+// tell when it holds everything.
+type uplinkShipper struct {
+	*uplink.Uplink
+	mu       sync.Mutex
+	produced map[string]map[string]episode.CameraCounts // episode id -> camera dir -> counts
+}
 
-func (u uplinkShipper) PutJoints(s capture.JointSample) { u.Snippets().PutJoints(s) }
+func newUplinkShipper(u *uplink.Uplink) *uplinkShipper {
+	return &uplinkShipper{Uplink: u, produced: map[string]map[string]episode.CameraCounts{}}
+}
+
+func (u *uplinkShipper) count(episodeID, camera string, add func(*episode.CameraCounts)) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	cams := u.produced[episodeID]
+	if cams == nil {
+		cams = map[string]episode.CameraCounts{}
+		u.produced[episodeID] = cams
+	}
+	c := cams[episode.CameraDir(camera)]
+	add(&c)
+	cams[episode.CameraDir(camera)] = c
+}
+
+// Sheet ships a contact sheet with its snippet, and counts both.
+func (u *uplinkShipper) Sheet(episodeID string, s *sheet.Sheet) error {
+	u.count(episodeID, s.Meta.Camera, func(c *episode.CameraCounts) { c.Sheets++; c.Snippets++ })
+	return u.Uplink.Sheet(episodeID, s)
+}
+
+// LabelSheet ships a labeling sheet and counts it.
+func (u *uplinkShipper) LabelSheet(episodeID string, segment int, s *sheet.Sheet) error {
+	u.count(episodeID, s.Meta.Camera, func(c *episode.CameraCounts) { c.LabelSheets++ })
+	return u.Uplink.LabelSheet(episodeID, segment, s)
+}
+
+// EpisodeEnded ships the end manifest with what was produced.
+func (u *uplinkShipper) EpisodeEnded(m episode.Manifest) error {
+	u.mu.Lock()
+	m.Produced = u.produced[m.ID]
+	delete(u.produced, m.ID)
+	u.mu.Unlock()
+	return u.Uplink.EpisodeEnded(m)
+}
+
+func (u *uplinkShipper) PutJoints(s capture.JointSample) { u.Snippets().PutJoints(s) }
 
 // shipRecovered ships the episodes closed by crash recovery like any
 // other: their segments (those shipped before the crash again, which the
@@ -76,3 +126,20 @@ func (noShipper) Segment(episode.Manifest, episode.Segment) error { return nil }
 func (noShipper) Sheet(string, *sheet.Sheet) error                { return nil }
 func (noShipper) LabelSheet(string, int, *sheet.Sheet) error      { return nil }
 func (noShipper) PutJoints(capture.JointSample)                   {}
+
+// markUploaded is the uplink's OnUploaded: the receiver holds the
+// episode complete, so it is the first the store's retention deletes.
+// An episode already deleted, or a session (no manifest in the store),
+// has nothing to mark.
+func (d *Daemon) markUploaded(id string) {
+	err := d.store.MarkUploaded(id)
+	switch {
+	case err == nil:
+		d.stats.uploaded.Add(1)
+		d.log.Info("daemon: episode uploaded (the receiver holds it complete)", "episode", id)
+	case errors.Is(err, fs.ErrNotExist):
+		d.log.Debug("daemon: acknowledged episode is not in the store", "episode", id)
+	default:
+		d.log.Warn("daemon: episode not marked uploaded", "episode", id, "err", err)
+	}
+}

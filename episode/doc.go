@@ -6,6 +6,23 @@
 //	segments.rec     closed segments, append-only records
 //	transitions.rec  raw FSM transitions and heartbeats, append-only
 //	quarantine/      bytes cut out by recovery, kept for a human to read
+//	sheets/CAMERA/   contact sheets sheet-NNNN.jpg and .json
+//	labels/CAMERA/   labeling sheets NAME.jpg and .json
+//	snippets/CAMERA/ state snippets sheet-NNNN.msgpack.zst (at a receiver)
+//
+// layout.go names every one of these paths and the camera directory rule
+// (CameraDir); the robot's daemon and the sink take their paths from it.
+// Episode ids are ROBOT-YYYYMMDDThhmmss.mmmZ[-NAME] (NewID); CheckID is
+// the rule a shipped id must follow: it belongs to the robot sending it.
+//
+// One format, two writers of it: Store and Writer on the robot, and
+// Receiver (receiver.go) at the sink, which writes what robots ship into
+// OUT/episodes in exactly this format, keeps the robot's segment index
+// (one record per index, never another one), writes every other file
+// once, and keeps its manifest (the robot's fields plus Held and
+// Complete: closed, and everything the end manifest announced in
+// Produced is held) current with an atomic replace. So every reader
+// below reads a sink's output as a robot's data_dir.
 //
 // A record is a little-endian uint32 payload length, the CRC32C
 // (Castagnoli) of the payload, then the payload (JSON, at most

@@ -188,16 +188,7 @@ func (s *Store) Begin(b Begin) (*Writer, error) {
 	if s.active != nil {
 		return nil, fmt.Errorf("episode: %s is still open: close it before beginning another", s.active.m.ID)
 	}
-	base := b.Start.UTC().Format("20060102T150405.000Z")
-	if r := unsafeChars.ReplaceAllString(b.Robot, "_"); r != "" {
-		base = r + "-" + base
-	}
-	if n := unsafeChars.ReplaceAllString(b.Name, "_"); n != "" {
-		base += "-" + strings.Trim(n, "._")
-	}
-	if len(base) > 120 {
-		base = base[:120]
-	}
+	base := NewID(b.Robot, b.Start, b.Name)
 	s.makeRoom()
 	id := base
 	for i := 2; ; i++ {

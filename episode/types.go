@@ -45,6 +45,30 @@ type Manifest struct {
 	// Problem is set by readers, never stored: the manifest was corrupt
 	// or missing and this one is rebuilt from the records.
 	Problem string `json:"problem,omitempty"`
+	// Produced is what the robot made of the episode, per camera
+	// directory (CameraDir): set in the manifest it ships at the end
+	// (episode_end), so a receiver can tell when it holds everything.
+	Produced map[string]CameraCounts `json:"produced,omitempty"`
+	// Held is what a receiver (edged sink) holds of the episode; only
+	// its manifests have it.
+	Held *Held `json:"held,omitempty"`
+	// Complete: a receiver holds the closed episode (its end arrived) and
+	// everything it announced: Segments segments and, per camera, the
+	// Produced sheets, labeling sheets and snippets.
+	Complete bool `json:"complete,omitempty"`
+}
+
+// CameraCounts counts one camera's files of an episode.
+type CameraCounts struct {
+	Sheets      int `json:"sheets"`       // contact sheets
+	LabelSheets int `json:"label_sheets"` // labeling sheets
+	Snippets    int `json:"snippets"`     // state snippets
+}
+
+// Held is what a receiver holds of an episode.
+type Held struct {
+	Segments int                     `json:"segments"`
+	Cameras  map[string]CameraCounts `json:"cameras,omitempty"`
 }
 
 // Duration of a closed episode (0 while open).

@@ -144,7 +144,7 @@ func build(e *episode.Episode, o Options) (*page, error) {
 	for _, s := range e.Segments {
 		p.colors.of(s.Label)
 	}
-	cams, notes := readCameras(filepath.Join(e.Dir, "sheets"), o)
+	cams, notes := readCameras(filepath.Join(e.Dir, episode.SheetsDir), o)
 	p.Notes = append(p.Notes, notes...)
 	p.Cameras = cams
 	truth := e.Segmentation()

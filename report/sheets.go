@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/sheet"
 )
 
@@ -105,18 +106,28 @@ func readCamera(dir string, o Options, budget int64) (*camera, []string) {
 		note("%v", err)
 		return c, notes
 	}
+	// Labeling sheets are in labels/CAMERA (episode.LabelDir); older
+	// episodes kept them beside the contact sheets.
+	lDir := filepath.Join(filepath.Dir(filepath.Dir(dir)), episode.LabelsDir, filepath.Base(dir))
+	nSheets := len(ents)
+	lents, _ := os.ReadDir(lDir)
+	ents = append(ents, lents...)
 	if len(ents) > MaxSheetFiles {
 		note("%d files, only the first %d considered", len(ents), MaxSheetFiles)
 		ents = ents[:MaxSheetFiles]
 	}
 	var labels []*sheetView
-	for _, e := range ents {
+	for i, e := range ents {
 		name := e.Name()
 		isSheet, isLabel := sheetName.MatchString(name), labelName.MatchString(name)
 		if !isSheet && !isLabel {
 			continue
 		}
-		v, err := readMeta(dir, name)
+		from := dir
+		if i >= nSheets {
+			from, isSheet = lDir, false
+		}
+		v, err := readMeta(from, name)
 		if err != nil {
 			note("%s not shown: %v", name, err)
 			continue

@@ -31,7 +31,7 @@ func BenchmarkPublishSheets(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s.Meta.Index = i + 1
-		if err := u.Sheet("ep-bench", s); err != nil {
+		if err := u.Sheet(epID("bench"), s); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -68,7 +68,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 					br.Start()
 				}
 				t0 := time.Now()
-				if err := u.Segment(manifest("ep-lat", false), segment(i+1)); err != nil {
+				if err := u.Segment(manifest(epID("lat"), false), segment(i+1)); err != nil {
 					b.Fatal(err)
 				}
 				for seq := range got {

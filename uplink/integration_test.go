@@ -130,6 +130,10 @@ func newUplink(t testing.TB, dir, broker string, auth mqttconn.Auth, mod func(*C
 
 var epStart = time.Unix(1700000000, 0)
 
+// epID is an id of robot's episode named name (episode.NewID's form,
+// which the uplink and the sink require).
+func epID(name string) string { return episode.NewID(robot, epStart, name) }
+
 func manifest(id string, closed bool) episode.Manifest {
 	m := episode.Manifest{Format: 1, ID: id, Robot: robot, Start: epStart, Created: epStart, Instruction: "stack the cups"}
 	if closed {
@@ -174,7 +178,7 @@ func TestNormalFlow(t *testing.T) {
 	r := startSink(t, b.URL, mqttconn.Auth{}, out)
 	u := newUplink(t, t.TempDir(), b.URL, mqttconn.Auth{}, nil)
 	defer u.Close()
-	ep := "20231114T221320.000Z"
+	ep := epID("")
 	mustNil(t, u.EpisodeStarted(manifest(ep, false)))
 	var sheets []*sheet.Sheet
 	for i := 1; i <= 3; i++ {
@@ -193,7 +197,7 @@ func TestNormalFlow(t *testing.T) {
 	if !u.Flush(5 * time.Second) {
 		t.Fatal("outbox not empty after delivery")
 	}
-	dir := filepath.Join(out, robot, ep)
+	dir := filepath.Join(out, episode.EpisodesDir, ep)
 	for _, s := range sheets {
 		base := filepath.Join(dir, "sheets", "camera_color", sheet.Name(s))
 		jpg, _ := os.ReadFile(base + ".jpg")
@@ -221,12 +225,11 @@ func TestNormalFlow(t *testing.T) {
 	if json.Unmarshal(mb, &m); !m.Closed || m.Instruction != "stack the cups" {
 		t.Errorf("manifest.json: %s", mb)
 	}
-	segs, _ := filepath.Glob(filepath.Join(dir, "segments", "*.json"))
-	if len(segs) != 3 {
-		t.Errorf("%d segment files", len(segs))
+	if e, err := episode.Load("", dir); err != nil || len(e.Segments) != 3 || e.Segments[0].Index != 1 {
+		t.Errorf("segments at the sink: %+v, %v", e, err)
 	}
 	waitFor(t, 5*time.Second, "status", func() bool {
-		b, _ := os.ReadFile(filepath.Join(out, robot, "status.json"))
+		b, _ := os.ReadFile(sink.StatusPath(out, robot))
 		return bytes.Contains(b, []byte(`"online"`))
 	})
 	if s := u.Stats(); s.Publisher.Chunks <= total || s.Publisher.Published != total {
@@ -241,7 +244,7 @@ func TestBrokerRestart(t *testing.T) {
 	r := startSink(t, b.URL, mqttconn.Auth{}, t.TempDir())
 	u := newUplink(t, t.TempDir(), b.URL, mqttconn.Auth{}, nil)
 	defer u.Close()
-	ep := "ep-restart"
+	ep := epID("restart")
 	mustNil(t, u.EpisodeStarted(manifest(ep, false)))
 	n := 0
 	send := func(k int) {
@@ -284,7 +287,7 @@ func TestHelperPublisher(t *testing.T) {
 	dir, broker, _ := strings.Cut(spec, "|")
 	u := newUplink(t, dir, broker, mqttconn.Auth{}, nil)
 	for i := 1; ; i++ {
-		mustNil(t, u.Sheet("ep-kill", fakeSheet(i, 30_000)))
+		mustNil(t, u.Sheet(epID("kill"), fakeSheet(i, 30_000)))
 		fmt.Printf("enqueued %d\n", i)
 	}
 }
@@ -346,7 +349,7 @@ func TestSIGKILLWhilePublishing(t *testing.T) {
 func TestOutboxFullEvictsSheets(t *testing.T) {
 	dir := t.TempDir()
 	u := newUplink(t, dir, "", mqttconn.Auth{}, func(c *Config) { c.OutboxBytes = 1 << 20 })
-	ep := "ep-full"
+	ep := epID("full")
 	mustNil(t, u.EpisodeStarted(manifest(ep, false)))
 	for i := 1; i <= 40; i++ {
 		mustNil(t, u.Segment(manifest(ep, false), segment(i)))

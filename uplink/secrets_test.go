@@ -79,7 +79,7 @@ func TestSecretsNeverReachLogsOrStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustNil(t, u.Segment(manifest("ep-secret", false), segment(1)))
+	mustNil(t, u.Segment(manifest(epID("secret"), false), segment(1)))
 	waitFor(t, 10*time.Second, "refused connects", func() bool { return u.Stats().Publisher.ConnectErrors >= 2 })
 	check("stats", u.Stats())
 	u.Close()
@@ -96,7 +96,7 @@ func TestSecretsNeverReachLogsOrStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustNil(t, u.Segment(manifest("ep-secret", false), segment(2)))
+	mustNil(t, u.Segment(manifest(epID("secret"), false), segment(2)))
 	waitFor(t, 10*time.Second, "delivery", func() bool { return s.Stats().Delivered >= 1 })
 	check("stats", u.Stats())
 	check("sink stats", s.Stats())

@@ -14,8 +14,8 @@ import (
 func sendSome(t *testing.T, dir, broker string, auth mqttconn.Auth) *Uplink {
 	t.Helper()
 	u := newUplink(t, dir, broker, auth, nil)
-	mustNil(t, u.Segment(manifest("ep-tls", false), segment(1)))
-	mustNil(t, u.Sheet("ep-tls", fakeSheet(1, 40_000)))
+	mustNil(t, u.Segment(manifest(epID("tls"), false), segment(1)))
+	mustNil(t, u.Sheet(epID("tls"), fakeSheet(1, 40_000)))
 	return u
 }
 

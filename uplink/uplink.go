@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,6 +23,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the wall clock for envelope creation times. Default time.Now.
 	Now func() time.Time
+	// OnUploaded, when set and a broker is configured, is called with
+	// the id of each episode the receiver acknowledged holding complete
+	// (from the acknowledgement goroutine; the daemon marks the episode
+	// uploaded). It may be called again for the same episode.
+	OnUploaded func(episodeID string)
 }
 
 // Stats for /metrics.
@@ -31,6 +38,8 @@ type Stats struct {
 	Dropped   uint64 // sheets refused by a full outbox
 	Errors    uint64 // enqueue failures (disk errors)
 	Snippets  uint64
+	Acks      uint64 // acknowledgements of complete episodes received
+	BadAcks   uint64 // acknowledgements dropped (not for this robot)
 }
 
 // Uplink is the running uplink; create it with New.
@@ -41,6 +50,7 @@ type Uplink struct {
 	ob    *outbox.Outbox
 	pub   *publish.Publisher
 	snips *snippet.Recorder
+	acks  *ackListener
 
 	mu                                  sync.Mutex
 	closed                              bool
@@ -77,6 +87,9 @@ func New(cfg Config, opts Options) (*Uplink, error) {
 			ob.Close()
 			return nil, err
 		}
+		if opts.OnUploaded != nil {
+			u.acks = startAcks(cfg, opts.OnUploaded, opts.Logger)
+		}
 	}
 	return u, nil
 }
@@ -112,7 +125,22 @@ func (u *Uplink) manifest(kind string, seq uint64, m episode.Manifest) error {
 func ManifestBody(m episode.Manifest) *wire.Manifest {
 	return &wire.Manifest{ID: m.ID, Robot: m.Robot, Name: m.Name, Instruction: m.Instruction,
 		Start: unixNano(m.Start), End: unixNano(m.End), Closed: m.Closed, Outcome: m.Outcome,
-		EndReason: m.EndReason, Segments: int64(m.Segments), Transitions: int64(m.Transitions), Created: unixNano(m.Created)}
+		EndReason: m.EndReason, Segments: int64(m.Segments), Transitions: int64(m.Transitions), Created: unixNano(m.Created),
+		Produced: produced(m.Produced)}
+}
+
+// produced lists the per-camera counts in camera order.
+func produced(p map[string]episode.CameraCounts) []wire.CameraCount {
+	out := make([]wire.CameraCount, 0, len(p))
+	for cam, c := range p {
+		out = append(out, wire.CameraCount{Camera: cam, Sheets: int64(c.Sheets), LabelSheets: int64(c.LabelSheets),
+			Snippets: int64(c.Snippets)})
+	}
+	slices.SortFunc(out, func(a, b wire.CameraCount) int { return strings.Compare(a.Camera, b.Camera) })
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // Segment enqueues a closed segment of episode m.
@@ -185,6 +213,12 @@ func (u *Uplink) putEnvs(prios []outbox.Priority, envs []*wire.Envelope) error {
 		if err := e.Validate(); err != nil {
 			return fmt.Errorf("uplink: %s: %w", e.Kind, err)
 		}
+		// The receiver takes only ids of this robot (the rule episode
+		// ids are made by): refuse now rather than ship a message it
+		// would drop.
+		if err := episode.CheckID(u.cfg.Robot, e.Episode); err != nil {
+			return fmt.Errorf("uplink: %s not queued: %w", e.Kind, err)
+		}
 		b, err := e.MarshalMsg(nil)
 		if err != nil {
 			return err
@@ -211,6 +245,9 @@ func (u *Uplink) Stats() Stats {
 	s := Stats{Outbox: u.ob.Stats()}
 	if u.pub != nil {
 		s.Publisher = u.pub.Stats()
+	}
+	if u.acks != nil {
+		s.Acks, s.BadAcks = u.acks.stats()
 	}
 	u.mu.Lock()
 	s.Enqueued, s.Dropped, s.Errors, s.Snippets = u.enqueued, u.dropped, u.errors, u.snippets
@@ -244,6 +281,9 @@ func (u *Uplink) Close() error {
 	}
 	u.closed = true
 	u.mu.Unlock()
+	if u.acks != nil {
+		u.acks.close()
+	}
 	if u.pub != nil {
 		u.pub.Close()
 	}

@@ -21,8 +21,10 @@ func newSinkCmd() *cobra.Command {
 		Short: "Receive what robots upload over MQTT and write each episode as a directory",
 		Long: `sink subscribes to PREFIX/+/+ (with --group: $share/NAME/PREFIX/+/+), validates
 every message, drops duplicates by id (also across restarts), reassembles
-chunks and writes OUT/ROBOT/EPISODE/{manifest.json, segments/, sheets/,
-snippets/, labels/} atomically. See docs/wire.md.`,
+chunks and writes each episode into OUT/episodes/EPISODE in the robot's own
+format, so edged inspect, score, export and report work on OUT as on a
+robot's data_dir; OUT/robots/ROBOT/status.json holds each robot's status.
+It acknowledges every complete episode to its robot. See docs/wire.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if passwordFile != "" {

@@ -3,9 +3,6 @@ package sink
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -59,7 +56,7 @@ func publishRaw(t *testing.T, url, clientID, topic string, payloads ...[]byte) {
 func chunkedSegment(t *testing.T, idx int64) [][]byte {
 	t.Helper()
 	b, _ := (&wire.Segment{Index: idx, Label: string(bytes.Repeat([]byte("L"), 5000))}).MarshalMsg(nil)
-	p, err := wire.Split(wire.New(wire.NewID(), "arm-01", "ep1", wire.KindSegment, uint64(idx), 1, b), 1100)
+	p, err := wire.Split(wire.New(wire.NewID(), "arm-01", testEp, wire.KindSegment, uint64(idx), 1, b), 1100)
 	if err != nil || len(p) < 4 {
 		t.Fatalf("%d chunks, %v", len(p), err)
 	}
@@ -79,30 +76,28 @@ func TestWriteFailureIsRedelivered(t *testing.T) {
 	var full atomic.Bool
 	var failures atomic.Int64
 	full.Store(true)
-	s.writeFn = func(path string, data []byte) error {
+	failWrites(s, func() bool {
 		if full.Load() {
 			failures.Add(1)
-			return fmt.Errorf("write %s: %w", path, syscall.ENOSPC)
+			return true
 		}
-		return writeFile(path, data)
-	}
+		return false
+	}, syscall.ENOSPC)
 	runSink(t, s)
 
 	publishRaw(t, b.URL, "robot", topicSeg, enc(t, segEnv(t, 7)))
 	publishRaw(t, b.URL, "robot", topicSeg, chunkedSegment(t, 8)...)
 	waitUntil(t, 10*time.Second, "failed writes", func() bool { return failures.Load() >= 2 })
-	seg := func(i int) string {
-		return filepath.Join(out, "arm-01", "ep1", "segments", fmt.Sprintf("segment-%04d.json", i))
-	}
-	if _, err := os.Stat(seg(7)); err == nil {
-		t.Fatal("a file was written while the disk was full")
+	if len(heldSegments(t, out)) != 0 {
+		t.Fatal("a segment was written while the disk was full")
 	}
 
 	full.Store(false)
 	waitUntil(t, 30*time.Second, "redelivery once the disk has room", func() bool {
-		_, e7 := os.Stat(seg(7))
-		_, e8 := os.Stat(seg(8))
-		return e7 == nil && e8 == nil && s.Stats().Delivered == 2
+		h := heldSegments(t, out)
+		_, ok7 := h[7]
+		_, ok8 := h[8]
+		return ok7 && ok8 && s.Stats().Delivered == 2
 	})
 	if st := s.Stats(); st.Retried < 2 || st.Rejected != 0 {
 		t.Errorf("stats %+v", st)

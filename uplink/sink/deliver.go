@@ -1,69 +1,78 @@
 package sink
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/fsutil"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
-// deliver writes one whole message's files.
+// deliver hands one whole message to the episode receiver, which writes
+// it in the robot's own format (episode.Receiver); the sink only decodes
+// the wire bodies. An episode that this message made complete is queued
+// for acknowledgement to its robot.
 func (s *Sink) deliver(e *wire.Envelope, body []byte) error {
-	ep := filepath.Join(s.cfg.Out, e.Robot, e.Episode)
+	completed, err := s.receive(e, body)
+	switch {
+	case errors.Is(err, episode.ErrConflict):
+		return fmt.Errorf("%w: %w", errConflict, err)
+	case errors.Is(err, episode.ErrRefused):
+		return err
+	case err != nil:
+		return retry(err)
+	}
+	if completed {
+		s.completed(e.Robot, e.Episode)
+	}
+	return nil
+}
+
+func (s *Sink) receive(e *wire.Envelope, body []byte) (bool, error) {
+	r := s.recv
 	switch e.Kind {
 	case wire.KindEpisodeStart, wire.KindEpisodeEnd:
 		var m wire.Manifest
 		if err := unmarshalAll(&m, body); err != nil {
-			return fmt.Errorf("sink: manifest: %w", err)
+			return false, fmt.Errorf("%w: manifest: %w", episode.ErrRefused, err)
 		}
-		return s.writeManifest(filepath.Join(ep, "manifest.json"), e.Kind, &m)
+		if m.ID != e.Episode || m.Closed != (e.Kind == wire.KindEpisodeEnd) {
+			return false, fmt.Errorf("%w: %s manifest of %.140q (closed %v) in a message of episode %s",
+				episode.ErrRefused, e.Kind, m.ID, m.Closed, e.Episode)
+		}
+		return r.Manifest(e.Robot, ManifestOf(&m))
 	case wire.KindSegment:
 		var sg wire.Segment
 		if err := unmarshalAll(&sg, body); err != nil {
-			return fmt.Errorf("sink: segment: %w", err)
+			return false, fmt.Errorf("%w: segment: %w", episode.ErrRefused, err)
 		}
-		return s.putJSON(filepath.Join(ep, "segments", fmt.Sprintf("segment-%04d.json", sg.Index)), segmentJSON(&sg))
+		return r.Segment(e.Robot, e.Episode, SegmentOf(&sg))
 	case wire.KindSnippet:
 		sn, err := wire.DecodeSnippet(body)
 		if err != nil {
-			return err
+			return false, fmt.Errorf("%w: %w", episode.ErrRefused, err)
 		}
-		cam, err := cameraDir(sn.Camera)
-		if err != nil {
-			return err
+		if sn.Episode != e.Episode || sn.SheetIndex != int64(e.Seq) {
+			return false, fmt.Errorf("%w: snippet of %.140q sheet %d in a message of %s seq %d",
+				episode.ErrRefused, sn.Episode, sn.SheetIndex, e.Episode, e.Seq)
 		}
-		return s.put(filepath.Join(ep, "snippets", cam, fmt.Sprintf("sheet-%04d.msgpack.zst", sn.SheetIndex)), body)
+		return r.Snippet(e.Robot, e.Episode, sn.Camera, int(sn.SheetIndex), body)
 	case wire.KindSheet, wire.KindLabelSheet:
 		var sb wire.SheetBody
 		if err := unmarshalAll(&sb, body); err != nil {
-			return fmt.Errorf("sink: sheet: %w", err)
+			return false, fmt.Errorf("%w: sheet: %w", episode.ErrRefused, err)
 		}
-		cam, err := cameraDir(sb.Camera)
-		if err != nil {
-			return err
+		if !json.Valid(sb.Meta) || len(sb.JPEG) < 4 || sb.JPEG[0] != 0xff || sb.JPEG[1] != 0xd8 {
+			return false, fmt.Errorf("%w: sheet: bad metadata or JPEG", episode.ErrRefused)
 		}
-		if !wire.SafeName(sb.Name) || !json.Valid(sb.Meta) || len(sb.JPEG) < 4 || sb.JPEG[0] != 0xff || sb.JPEG[1] != 0xd8 {
-			return errors.New("sink: sheet: bad name, metadata or JPEG")
-		}
-		dir := "sheets"
-		if e.Kind == wire.KindLabelSheet {
-			dir = "labels"
-		}
-		base := filepath.Join(ep, dir, cam, sb.Name)
-		if err := s.put(base+".jpg", sb.JPEG); err != nil {
-			return err
-		}
-		return s.put(base+".json", sb.Meta)
+		return r.Sheet(e.Robot, e.Episode, sb.Camera, sb.Name, e.Kind == wire.KindLabelSheet, sb.JPEG, sb.Meta)
 	}
-	return fmt.Errorf("sink: kind %s has no writer", e.Kind)
+	return false, fmt.Errorf("%w: kind %s has no writer", episode.ErrRefused, e.Kind)
 }
 
 type unmarshaler interface {
@@ -78,15 +87,6 @@ func unmarshalAll(v unmarshaler, b []byte) error {
 	return err
 }
 
-// cameraDir turns a camera topic into one directory name.
-func cameraDir(camera string) (string, error) {
-	d := strings.ReplaceAll(strings.Trim(camera, "/"), "/", "_")
-	if !wire.SafeName(d) {
-		return "", fmt.Errorf("sink: bad camera name %.140q", camera)
-	}
-	return d, nil
-}
-
 // writeFile is the default Sink.writeFn: directories, then an atomic
 // write (temp file, fsync, rename, fsync of the directory).
 func writeFile(path string, b []byte) error {
@@ -96,125 +96,57 @@ func writeFile(path string, b []byte) error {
 	return fsutil.WriteFileAtomic(path, b)
 }
 
-// errConflict: a file exists with another content. Such a message is
-// refused (acknowledged, counted in Stats.Conflicts, logged): a file once
-// written is never replaced by a different one, so a forged message
-// cannot overwrite a robot's data.
-var errConflict = errors.New("sink: a file with a different content exists already; not overwritten")
-
-// put writes path once: absent, it is written; present with the same
-// content (a redelivery whose id was forgotten), nothing happens;
-// present with another content, errConflict. Write and read failures
-// wrap ErrRetry.
-func (s *Sink) put(path string, b []byte) error {
-	same, err := sameContent(path, b)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if err := s.writeFn(path, b); err != nil {
-			return retry(err)
-		}
-		return nil
-	case err != nil:
-		return retry(err)
-	case !same:
-		return fmt.Errorf("%w: %s", errConflict, path)
+// appendFile is the default Sink.appendFn: append and fsync.
+func appendFile(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("sink: %w", err)
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sink: append to %s: %w", path, err)
 	}
 	return nil
 }
 
-// sameContent reports whether path holds exactly b, reading at most
-// len(b) bytes of it.
-func sameContent(path string, b []byte) (bool, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return false, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() != int64(len(b)) {
-		return false, nil
-	}
-	old, err := fsutil.ReadFileCapped(path, int64(len(b)))
-	if err != nil {
-		return false, err
-	}
-	return bytes.Equal(old, b), nil
-}
+// errConflict: what arrived differs from what the sink holds (a file
+// with another content, another record for a segment index, another end
+// manifest). Such a message is refused (acknowledged, counted in
+// Stats.Conflicts, logged): nothing once written is replaced, so a
+// forged message cannot overwrite a robot's data.
+var errConflict = errors.New("sink: different content is held already; not replaced")
 
-func (s *Sink) putJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("sink: %w", err)
-	}
-	return s.put(path, append(b, '\n'))
-}
-
-// writeManifest: episode_start is written when there is no manifest yet;
-// episode_end replaces an open manifest (closed false) and is otherwise
-// written once like every other file.
-func (s *Sink) writeManifest(path, kind string, m *wire.Manifest) error {
-	b, err := json.MarshalIndent(manifestJSON(m), "", "  ")
-	if err != nil {
-		return fmt.Errorf("sink: %w", err)
-	}
-	b = append(b, '\n')
-	old, err := fsutil.ReadFileCapped(path, 1<<20)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return s.put(path, b)
-	case err != nil:
-		return retry(err)
-	case kind == wire.KindEpisodeStart:
-		return nil // a manifest is there already, maybe the end one
-	}
-	var prev struct {
-		Closed bool `json:"closed"`
-	}
-	if json.Unmarshal(old, &prev) == nil && !prev.Closed {
-		if err := s.writeFn(path, b); err != nil {
-			return retry(err)
-		}
-		return nil
-	}
-	return s.put(path, b)
-}
-
-func ts(ns int64) *time.Time {
+func tm(ns int64) time.Time {
 	if ns == 0 {
-		return nil
+		return time.Time{}
 	}
-	t := time.Unix(0, ns).UTC()
-	return &t
+	return time.Unix(0, ns).UTC()
 }
 
-func manifestJSON(m *wire.Manifest) any {
-	return struct {
-		ID          string     `json:"id"`
-		Robot       string     `json:"robot"`
-		Name        string     `json:"name,omitempty"`
-		Instruction string     `json:"instruction,omitempty"`
-		Start       *time.Time `json:"start,omitempty"`
-		End         *time.Time `json:"end,omitempty"`
-		Closed      bool       `json:"closed"`
-		Outcome     string     `json:"outcome,omitempty"`
-		EndReason   string     `json:"end_reason,omitempty"`
-		Segments    int64      `json:"segments"`
-		Transitions int64      `json:"transitions"`
-		Created     *time.Time `json:"created,omitempty"`
-	}{m.ID, m.Robot, m.Name, m.Instruction, ts(m.Start), ts(m.End), m.Closed, m.Outcome, m.EndReason,
-		m.Segments, m.Transitions, ts(m.Created)}
+// ManifestOf converts a wire manifest to the episode manifest it
+// describes (the inverse of uplink.ManifestBody).
+func ManifestOf(m *wire.Manifest) episode.Manifest {
+	out := episode.Manifest{Format: episode.ManifestFormat, ID: m.ID, Robot: m.Robot, Name: m.Name,
+		Instruction: m.Instruction, Start: tm(m.Start), End: tm(m.End), Closed: m.Closed, Outcome: m.Outcome,
+		EndReason: m.EndReason, Segments: int(m.Segments), Transitions: int(m.Transitions), Created: tm(m.Created)}
+	for _, c := range m.Produced {
+		if out.Produced == nil {
+			out.Produced = map[string]episode.CameraCounts{}
+		}
+		out.Produced[episode.CameraDir(c.Camera)] = episode.CameraCounts{Sheets: int(c.Sheets),
+			LabelSheets: int(c.LabelSheets), Snippets: int(c.Snippets)}
+	}
+	return out
 }
 
-func segmentJSON(s *wire.Segment) any {
-	return struct {
-		Index    int64      `json:"index"`
-		Start    *time.Time `json:"start,omitempty"`
-		End      *time.Time `json:"end,omitempty"`
-		StartSec float64    `json:"start_sec"`
-		EndSec   float64    `json:"end_sec"`
-		Label    string     `json:"label"`
-		Path     string     `json:"path,omitempty"`
-		Source   string     `json:"source"`
-		Kind     string     `json:"kind"`
-		Outcome  string     `json:"outcome"`
-		GoalID   string     `json:"goal_id,omitempty"`
-	}{s.Index, ts(s.Start), ts(s.End), s.StartSec, s.EndSec, s.Label, s.Path, s.Source, s.Kind, s.Outcome, s.GoalID}
+// SegmentOf converts a wire segment to the episode segment.
+func SegmentOf(s *wire.Segment) episode.Segment {
+	return episode.Segment{Index: int(s.Index), Start: tm(s.Start), End: tm(s.End), StartSec: s.StartSec,
+		EndSec: s.EndSec, Label: s.Label, Path: s.Path, Source: s.Source, Kind: s.Kind, Outcome: s.Outcome, GoalID: s.GoalID}
 }

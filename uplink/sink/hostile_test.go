@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
@@ -42,7 +43,7 @@ func TestIncompleteSlotsArePerRobot(t *testing.T) {
 	const evilTopic = "edged/evil/segment"
 	refused := 0
 	for i := range 300 {
-		m := wire.New(wire.NewID(), "evil", "ep1", wire.KindSegment, uint64(i), 1, bytes.Repeat([]byte("x"), 3000))
+		m := wire.New(wire.NewID(), "evil", testEp, wire.KindSegment, uint64(i), 1, bytes.Repeat([]byte("x"), 3000))
 		p, _ := wire.Split(m, 1200)
 		if err := s.Handle(evilTopic, p[0]); err != nil {
 			if !errors.Is(err, ErrRetry) {
@@ -101,9 +102,8 @@ func TestForgedChunksDoNotPoison(t *testing.T) {
 func TestFilesAreNeverOverwritten(t *testing.T) {
 	out := t.TempDir()
 	s := newTestSink(t, Config{Out: out})
-	path := filepath.Join(out, "arm-01", "ep1", "segments", "segment-0007.json")
 	mustHandle(t, s, topicSeg, enc(t, segEnv(t, 7)))
-	orig, _ := os.ReadFile(path)
+	orig := heldSegments(t, out)[7]
 
 	mustHandle(t, s, topicSeg, enc(t, segEnv(t, 7))) // same content, new id: fine
 	forged := segEnv(t, 7)
@@ -112,8 +112,8 @@ func TestFilesAreNeverOverwritten(t *testing.T) {
 	if err := s.Handle(topicSeg, enc(t, forged)); err == nil {
 		t.Error("a forged segment replaced an existing one")
 	}
-	if now, _ := os.ReadFile(path); !bytes.Equal(now, orig) {
-		t.Fatalf("segment overwritten:\n%s", now)
+	if now := heldSegments(t, out); len(now) != 1 || now[7].Label != orig.Label || orig.Label != "PICK" {
+		t.Fatalf("segment 7 overwritten or duplicated: %+v", now)
 	}
 	if st := s.Stats(); st.Conflicts != 1 {
 		t.Errorf("conflicts %d, want 1", st.Conflicts)
@@ -121,8 +121,8 @@ func TestFilesAreNeverOverwritten(t *testing.T) {
 
 	// Manifests: episode_end replaces episode_start, never another end.
 	man := func(kind string, closed bool, outcome string) []byte {
-		b, _ := (&wire.Manifest{ID: "ep1", Robot: "arm-01", Closed: closed, Outcome: outcome}).MarshalMsg(nil)
-		return enc(t, wire.New(wire.NewID(), "arm-01", "ep1", kind, 0, 1, b))
+		b, _ := (&wire.Manifest{ID: testEp, Robot: "arm-01", Start: 1, Closed: closed, Outcome: outcome}).MarshalMsg(nil)
+		return enc(t, wire.New(wire.NewID(), "arm-01", testEp, kind, 0, 1, b))
 	}
 	mustHandle(t, s, "edged/arm-01/episode_start", man(wire.KindEpisodeStart, false, ""))
 	mustHandle(t, s, "edged/arm-01/episode_end", man(wire.KindEpisodeEnd, true, "completed"))
@@ -131,7 +131,7 @@ func TestFilesAreNeverOverwritten(t *testing.T) {
 		t.Error("a second, different episode_end replaced the first")
 	}
 	mustHandle(t, s, "edged/arm-01/episode_start", man(wire.KindEpisodeStart, false, ""))
-	m, _ := os.ReadFile(filepath.Join(out, "arm-01", "ep1", "manifest.json"))
+	m, _ := os.ReadFile(filepath.Join(out, episode.EpisodesDir, testEp, episode.ManifestFile))
 	if !bytes.Contains(m, []byte(`"outcome": "completed"`)) || !bytes.Contains(m, []byte(`"closed": true`)) {
 		t.Errorf("manifest:\n%s", m)
 	}
@@ -153,7 +153,7 @@ func TestNamesCannotCollideWithTheSinksFiles(t *testing.T) {
 	}
 	body, _ := (&wire.Status{State: "online"}).MarshalMsg(nil)
 	mustHandle(t, s, "edged/arm-01/status", enc(t, wire.New(wire.NewID(), "arm-01", "", wire.KindStatus, 0, 1, body)))
-	if b, err := os.ReadFile(filepath.Join(out, "arm-01", "status.json")); err != nil || !bytes.Contains(b, []byte("online")) {
+	if b, err := os.ReadFile(StatusPath(out, "arm-01")); err != nil || !bytes.Contains(b, []byte("online")) {
 		t.Fatalf("status.json: %v %s", err, b)
 	}
 }
@@ -167,12 +167,7 @@ func TestFailedWriteIsNotAcknowledged(t *testing.T) {
 		out := t.TempDir()
 		s := newTestSink(t, Config{Out: out})
 		failing := true
-		s.writeFn = func(path string, b []byte) error {
-			if failing {
-				return &os.PathError{Op: "write", Path: path, Err: fault}
-			}
-			return writeFile(path, b)
-		}
+		failWrites(s, func() bool { return failing }, fault)
 		whole := enc(t, segEnv(t, 7))
 		chunks := chunkedSegment(t, 8)
 		body, _ := (&wire.Status{State: "online"}).MarshalMsg(nil)

@@ -2,29 +2,43 @@
 // it subscribes to PREFIX/+/+ (or $share/GROUP/PREFIX/+/+), validates
 // every envelope, drops duplicates by id (also across restarts: a
 // persistent id log), reassembles chunks under caps and a timeout, and
-// writes each episode as a directory:
+// hands each whole message to episode.Receiver, which writes it in the
+// robot's own on-disk format. OUT is laid out like a robot's data_dir,
+// so every edged command (inspect, score, export, report) works on it:
 //
-//	OUT/ROBOT/status.json                    the latest retained status
-//	OUT/ROBOT/EPISODE/manifest.json          episode_start, replaced by episode_end
-//	OUT/ROBOT/EPISODE/segments/segment-NNNN.json
-//	OUT/ROBOT/EPISODE/sheets/CAMERA/sheet-NNNN.jpg and .json
-//	OUT/ROBOT/EPISODE/snippets/CAMERA/sheet-NNNN.msgpack.zst
-//	OUT/ROBOT/EPISODE/labels/CAMERA/label-TTTTTT-TTTTTT.jpg and .json
+//	OUT/episodes/EPISODE/            one episode of any robot, exactly as
+//	                                 in a robot's DATA_DIR/episodes (see
+//	                                 episode/layout.go): manifest.json,
+//	                                 segments.rec, sheets/, labels/,
+//	                                 snippets/; the manifest also says what
+//	                                 is held and whether it is complete
+//	OUT/robots/ROBOT/status.json     the robot's latest retained status
+//	OUT/.sink/ids.log                the sink's own state (dedupe)
+//
+// The sink moves bytes; the layout is episode's. An episode id must
+// belong to the robot that sends it (episode.CheckID), so robots cannot
+// collide with each other or with the sink's files.
 //
 // Every file is written atomically (temp file, fsync, rename, fsync of
-// the directory) before the message's id is logged, and the MQTT message
-// is acknowledged (paho manual acknowledgement) only after both: a
-// message whose write failed, or that a cap on incomplete messages
-// refuses, is left unacknowledged and the session restarts so the broker
-// redelivers it (Handle returns an error wrapping ErrRetry).
+// the directory; segments are appended and fsynced) before the message's
+// id is logged, and the MQTT message is acknowledged (paho manual
+// acknowledgement) only after both: a message whose write failed, or
+// that a cap on incomplete messages refuses, is left unacknowledged and
+// the session restarts so the broker redelivers it (Handle returns an
+// error wrapping ErrRetry).
+//
+// When a message makes an episode complete (its end manifest arrived and
+// everything it announced is held), the sink publishes a wire.Ack on
+// PREFIX/ROBOT/ack/uploaded (QoS 1), and the robot marks the episode
+// uploaded. Acknowledgements not yet published wait in memory and are
+// retried every second; one lost to a sink crash is not resent.
 //
 // Hostile publishers: the topic's robot must be the envelope's (the
-// broker's ACL vouches for the topic, see docs/deploy.md); episode ids
-// follow wire.Validate, which reserves the sink's own file names; a file
-// once written is never replaced by a different content (counted in
-// Stats.Conflicts); chunks are grouped by all their shared fields, so a
-// forged chunk cannot poison a real message, and incomplete messages are
-// capped per robot as well as in all.
+// broker's ACL vouches for the topic, see docs/deploy.md); nothing once
+// held is replaced by a different content (a file, a segment index, an
+// end manifest; counted in Stats.Conflicts); chunks are grouped by all
+// their shared fields, so a forged chunk cannot poison a real message,
+// and incomplete messages are capped per robot as well as in all.
 //
 // Concurrency: Handle is serialized by a mutex; Run owns the connection
 // loop and returns when its context ends.
@@ -45,6 +59,7 @@ import (
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
@@ -88,6 +103,10 @@ type Config struct {
 	// OnDeliver, when set, is called after a whole message's files are
 	// written (in Handle's goroutine; keep it short).
 	OnDeliver func(e *wire.Envelope)
+	// OnComplete, when set, is called when a message made an episode
+	// complete, before its acknowledgement is published (in Handle's
+	// goroutine; keep it short).
+	OnComplete func(robot, episode string)
 }
 
 func (c Config) withDefaults() Config {
@@ -140,6 +159,8 @@ type Stats struct {
 	Expired    uint64 // incomplete messages dropped after ChunkTimeout
 	Statuses   uint64
 	Connects   uint64
+	Completed  uint64 // episodes made complete
+	Acked      uint64 // acknowledgements the broker took
 }
 
 // Sink is one receiver.
@@ -149,14 +170,18 @@ type Sink struct {
 
 	mu       sync.Mutex
 	ids      *idLog
+	recv     *episode.Receiver
+	acks     []wire.Ack // to publish, oldest first (under mu)
 	partials map[partKey]*partial
 	robots   map[string]*robotUse
 	pbytes   int64
 
 	received, delivered, duplicates, rejected, chunks, expired, statuses, connects atomic.Uint64
-	retried, conflicts                                                             atomic.Uint64
+	retried, conflicts, completes, acked                                           atomic.Uint64
 	now                                                                            func() time.Time
 	writeFn                                                                        func(path string, b []byte) error
+	appendFn                                                                       func(path string, b []byte) error
+	ackNotify                                                                      chan struct{}
 }
 
 // New validates cfg and opens the output directory and id log.
@@ -183,22 +208,38 @@ func New(cfg Config, log *slog.Logger) (*Sink, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Sink{cfg: cfg, log: log, ids: ids, partials: map[partKey]*partial{},
-		robots: map[string]*robotUse{}, now: time.Now, writeFn: writeFile}, nil
+	s := &Sink{cfg: cfg, log: log, ids: ids, partials: map[partKey]*partial{},
+		robots: map[string]*robotUse{}, now: time.Now, writeFn: writeFile, appendFn: appendFile,
+		ackNotify: make(chan struct{}, 1)}
+	// The hooks read s's fields on every call, so tests can swap them.
+	s.recv, err = episode.OpenReceiver(filepath.Join(cfg.Out, episode.EpisodesDir), episode.ReceiverOptions{
+		WriteFile:  func(p string, b []byte) error { return s.writeFn(p, b) },
+		AppendFile: func(p string, b []byte) error { return s.appendFn(p, b) },
+	})
+	if err != nil {
+		ids.close()
+		return nil, fmt.Errorf("sink: %w", err)
+	}
+	return s, nil
 }
 
 // Stats returns a snapshot.
 func (s *Sink) Stats() Stats {
 	return Stats{Received: s.received.Load(), Delivered: s.delivered.Load(), Duplicates: s.duplicates.Load(),
 		Rejected: s.rejected.Load(), Chunks: s.chunks.Load(), Expired: s.expired.Load(), Statuses: s.statuses.Load(),
-		Connects: s.connects.Load(), Retried: s.retried.Load(), Conflicts: s.conflicts.Load()}
+		Connects: s.connects.Load(), Retried: s.retried.Load(), Conflicts: s.conflicts.Load(),
+		Completed: s.completes.Load(), Acked: s.acked.Load()}
 }
 
-// Close closes the id log.
+// Close closes the id log and the episode store.
 func (s *Sink) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.ids.close()
+	err := s.ids.close()
+	if rerr := s.recv.Close(); err == nil {
+		err = rerr
+	}
+	return err
 }
 
 // Filter is the subscription topic filter.
@@ -299,6 +340,9 @@ func (s *Sink) session(ctx context.Context) error {
 			s.mu.Lock()
 			s.expire()
 			s.mu.Unlock()
+			s.publishAcks(ctx, c)
+		case <-s.ackNotify:
+			s.publishAcks(ctx, c)
 		}
 	}
 }
@@ -387,12 +431,19 @@ func (s *Sink) writeStatus(e *wire.Envelope) error {
 	}
 	b, _ := json.MarshalIndent(statusJSON{Robot: e.Robot, State: st.State, Version: st.Version, Backlog: st.Backlog,
 		BacklogBytes: st.BacklogBytes, Evicted: st.Evicted, Time: time.Unix(0, st.Time).UTC()}, "", "  ")
-	dir := filepath.Join(s.cfg.Out, e.Robot)
-	if err := s.writeFn(filepath.Join(dir, "status.json"), append(b, '\n')); err != nil {
+	if err := s.writeFn(StatusPath(s.cfg.Out, e.Robot), append(b, '\n')); err != nil {
 		return retry(err)
 	}
 	s.statuses.Add(1)
 	return nil
+}
+
+// RobotsDir holds one directory per robot under the sink's output.
+const RobotsDir = "robots"
+
+// StatusPath is where the retained status of robot is kept.
+func StatusPath(out, robot string) string {
+	return filepath.Join(out, RobotsDir, robot, "status.json")
 }
 
 type statusJSON struct {

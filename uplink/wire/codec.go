@@ -114,11 +114,11 @@ func (e *Envelope) Validate() error {
 	return nil
 }
 
-// ReservedEpisodeNames are names an episode id must not take: the
-// receiver writes OUT/ROBOT/EPISODE/ and keeps its own files beside the
-// episode directories (OUT/ROBOT/status.json). Names starting with '.'
-// (temporary files, OUT/.sink) are refused by SafeName already. The
-// robot checks this rule before sending (Validate), the sink on receipt.
+// ReservedEpisodeNames are names an episode id must never take. The
+// receiver now keeps episodes apart from its own files (OUT/episodes/ID,
+// OUT/robots/ROBOT/status.json) and takes only ids of the sending robot
+// (episode.CheckID), which none of these is; the list stays as a second
+// line. Names starting with '.' are refused by SafeName already.
 var ReservedEpisodeNames = []string{"status.json"}
 
 // SafeName reports whether s can name a robot, an episode, an id or a
@@ -168,4 +168,25 @@ func Split(e *Envelope, maxPayload int) ([][]byte, error) {
 		out = append(out, b)
 	}
 	return out, nil
+}
+
+// MaxAck caps an acknowledgement payload.
+const MaxAck = 4096
+
+// DecodeAck parses an acknowledgement payload and checks its names.
+func DecodeAck(b []byte) (*Ack, error) {
+	if len(b) > MaxAck {
+		return nil, fmt.Errorf("wire: ack of %d bytes exceeds the cap of %d", len(b), MaxAck)
+	}
+	if err := checkShape(b); err != nil {
+		return nil, err
+	}
+	var a Ack
+	if _, err := a.UnmarshalMsg(b); err != nil {
+		return nil, fmt.Errorf("wire: ack: %w", err)
+	}
+	if !SafeName(a.Robot) || !SafeName(a.Episode) {
+		return nil, fmt.Errorf("wire: ack: bad robot %.140q or episode %.140q", a.Robot, a.Episode)
+	}
+	return &a, nil
 }

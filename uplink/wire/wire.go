@@ -56,6 +56,19 @@ type Manifest struct {
 	Segments    int64  `msg:"segments"`
 	Transitions int64  `msg:"transitions"`
 	Created     int64  `msg:"created"` // wall clock
+	// Produced is what the robot made of the episode per camera, sent
+	// in episode_end (empty in episode_start and from older robots): a
+	// receiver holding all of it, and every segment, holds the episode
+	// complete.
+	Produced []CameraCount `msg:"produced,limit=1024"`
+}
+
+// CameraCount is what the robot made of an episode for one camera.
+type CameraCount struct {
+	Camera      string `msg:"camera"` // the camera's directory name (episode.CameraDir of its topic)
+	Sheets      int64  `msg:"sheets"`
+	LabelSheets int64  `msg:"label_sheets"`
+	Snippets    int64  `msg:"snippets"`
 }
 
 // Segment is the body of a segment message: one closed subtask.
@@ -120,4 +133,21 @@ type Status struct {
 	BacklogBytes int64  `msg:"backlog_bytes"` // bytes in the outbox
 	Evicted      int64  `msg:"evicted"`       // sheets evicted since start
 	Time         int64  `msg:"time"`          // unix ns
+}
+
+// AckUploaded ends the topic PREFIX/ROBOT/ack/uploaded on which a
+// receiver acknowledges (QoS 1, not retained) each episode it holds
+// complete; the robot then marks it uploaded. A receiver's subscription
+// PREFIX/+/+ does not match it.
+const AckUploaded = "ack/uploaded"
+
+// AckTopic is the topic of robot's acknowledgements.
+func AckTopic(prefix, robot string) string { return prefix + "/" + robot + "/" + AckUploaded }
+
+// Ack is the payload of an acknowledgement: this episode of this robot
+// is held complete by the receiver.
+type Ack struct {
+	Robot   string `msg:"robot"`
+	Episode string `msg:"episode"`
+	Time    int64  `msg:"time"` // receiver wall clock, unix ns
 }

@@ -13,6 +13,353 @@ const (
 )
 
 // DecodeMsg implements msgp.Decodable
+func (z *Ack) DecodeMsg(dc *msgp.Reader) (err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, err = dc.ReadMapHeader()
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z5817a858limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, err = dc.ReadMapKeyPtr()
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "robot":
+			z.Robot, err = dc.ReadString()
+			if err != nil {
+				err = msgp.WrapError(err, "Robot")
+				return
+			}
+		case "episode":
+			z.Episode, err = dc.ReadString()
+			if err != nil {
+				err = msgp.WrapError(err, "Episode")
+				return
+			}
+		case "time":
+			z.Time, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "Time")
+				return
+			}
+		default:
+			err = dc.Skip()
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	return
+}
+
+// EncodeMsg implements msgp.Encodable
+func (z Ack) EncodeMsg(en *msgp.Writer) (err error) {
+	// map header, size 3
+	// write "robot"
+	err = en.Append(0x83, 0xa5, 0x72, 0x6f, 0x62, 0x6f, 0x74)
+	if err != nil {
+		return
+	}
+	err = en.WriteString(z.Robot)
+	if err != nil {
+		err = msgp.WrapError(err, "Robot")
+		return
+	}
+	// write "episode"
+	err = en.Append(0xa7, 0x65, 0x70, 0x69, 0x73, 0x6f, 0x64, 0x65)
+	if err != nil {
+		return
+	}
+	err = en.WriteString(z.Episode)
+	if err != nil {
+		err = msgp.WrapError(err, "Episode")
+		return
+	}
+	// write "time"
+	err = en.Append(0xa4, 0x74, 0x69, 0x6d, 0x65)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.Time)
+	if err != nil {
+		err = msgp.WrapError(err, "Time")
+		return
+	}
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z Ack) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// map header, size 3
+	// string "robot"
+	o = append(o, 0x83, 0xa5, 0x72, 0x6f, 0x62, 0x6f, 0x74)
+	o = msgp.AppendString(o, z.Robot)
+	// string "episode"
+	o = append(o, 0xa7, 0x65, 0x70, 0x69, 0x73, 0x6f, 0x64, 0x65)
+	o = msgp.AppendString(o, z.Episode)
+	// string "time"
+	o = append(o, 0xa4, 0x74, 0x69, 0x6d, 0x65)
+	o = msgp.AppendInt64(o, z.Time)
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *Ack) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z5817a858limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = msgp.ReadMapKeyZC(bts)
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "robot":
+			z.Robot, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Robot")
+				return
+			}
+		case "episode":
+			z.Episode, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Episode")
+				return
+			}
+		case "time":
+			z.Time, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Time")
+				return
+			}
+		default:
+			bts, err = msgp.Skip(bts)
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z Ack) Msgsize() (s int) {
+	s = 1 + 6 + msgp.StringPrefixSize + len(z.Robot) + 8 + msgp.StringPrefixSize + len(z.Episode) + 5 + msgp.Int64Size
+	return
+}
+
+// DecodeMsg implements msgp.Decodable
+func (z *CameraCount) DecodeMsg(dc *msgp.Reader) (err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, err = dc.ReadMapHeader()
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z5817a858limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, err = dc.ReadMapKeyPtr()
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "camera":
+			z.Camera, err = dc.ReadString()
+			if err != nil {
+				err = msgp.WrapError(err, "Camera")
+				return
+			}
+		case "sheets":
+			z.Sheets, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "Sheets")
+				return
+			}
+		case "label_sheets":
+			z.LabelSheets, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "LabelSheets")
+				return
+			}
+		case "snippets":
+			z.Snippets, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "Snippets")
+				return
+			}
+		default:
+			err = dc.Skip()
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	return
+}
+
+// EncodeMsg implements msgp.Encodable
+func (z *CameraCount) EncodeMsg(en *msgp.Writer) (err error) {
+	// map header, size 4
+	// write "camera"
+	err = en.Append(0x84, 0xa6, 0x63, 0x61, 0x6d, 0x65, 0x72, 0x61)
+	if err != nil {
+		return
+	}
+	err = en.WriteString(z.Camera)
+	if err != nil {
+		err = msgp.WrapError(err, "Camera")
+		return
+	}
+	// write "sheets"
+	err = en.Append(0xa6, 0x73, 0x68, 0x65, 0x65, 0x74, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.Sheets)
+	if err != nil {
+		err = msgp.WrapError(err, "Sheets")
+		return
+	}
+	// write "label_sheets"
+	err = en.Append(0xac, 0x6c, 0x61, 0x62, 0x65, 0x6c, 0x5f, 0x73, 0x68, 0x65, 0x65, 0x74, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.LabelSheets)
+	if err != nil {
+		err = msgp.WrapError(err, "LabelSheets")
+		return
+	}
+	// write "snippets"
+	err = en.Append(0xa8, 0x73, 0x6e, 0x69, 0x70, 0x70, 0x65, 0x74, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.Snippets)
+	if err != nil {
+		err = msgp.WrapError(err, "Snippets")
+		return
+	}
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z *CameraCount) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// map header, size 4
+	// string "camera"
+	o = append(o, 0x84, 0xa6, 0x63, 0x61, 0x6d, 0x65, 0x72, 0x61)
+	o = msgp.AppendString(o, z.Camera)
+	// string "sheets"
+	o = append(o, 0xa6, 0x73, 0x68, 0x65, 0x65, 0x74, 0x73)
+	o = msgp.AppendInt64(o, z.Sheets)
+	// string "label_sheets"
+	o = append(o, 0xac, 0x6c, 0x61, 0x62, 0x65, 0x6c, 0x5f, 0x73, 0x68, 0x65, 0x65, 0x74, 0x73)
+	o = msgp.AppendInt64(o, z.LabelSheets)
+	// string "snippets"
+	o = append(o, 0xa8, 0x73, 0x6e, 0x69, 0x70, 0x70, 0x65, 0x74, 0x73)
+	o = msgp.AppendInt64(o, z.Snippets)
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *CameraCount) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z5817a858limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = msgp.ReadMapKeyZC(bts)
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "camera":
+			z.Camera, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Camera")
+				return
+			}
+		case "sheets":
+			z.Sheets, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Sheets")
+				return
+			}
+		case "label_sheets":
+			z.LabelSheets, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "LabelSheets")
+				return
+			}
+		case "snippets":
+			z.Snippets, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Snippets")
+				return
+			}
+		default:
+			bts, err = msgp.Skip(bts)
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *CameraCount) Msgsize() (s int) {
+	s = 1 + 7 + msgp.StringPrefixSize + len(z.Camera) + 7 + msgp.Int64Size + 13 + msgp.Int64Size + 9 + msgp.Int64Size
+	return
+}
+
+// DecodeMsg implements msgp.Decodable
 func (z *Envelope) DecodeMsg(dc *msgp.Reader) (err error) {
 	var field []byte
 	_ = field
@@ -879,6 +1226,29 @@ func (z *Manifest) DecodeMsg(dc *msgp.Reader) (err error) {
 				err = msgp.WrapError(err, "Created")
 				return
 			}
+		case "produced":
+			var zb0002 uint32
+			zb0002, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "Produced")
+				return
+			}
+			if zb0002 > 1024 {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Produced) >= int(zb0002) {
+				z.Produced = (z.Produced)[:zb0002]
+			} else {
+				z.Produced = make([]CameraCount, zb0002)
+			}
+			for za0001 := range z.Produced {
+				err = z.Produced[za0001].DecodeMsg(dc)
+				if err != nil {
+					err = msgp.WrapError(err, "Produced", za0001)
+					return
+				}
+			}
 		default:
 			err = dc.Skip()
 			if err != nil {
@@ -892,9 +1262,9 @@ func (z *Manifest) DecodeMsg(dc *msgp.Reader) (err error) {
 
 // EncodeMsg implements msgp.Encodable
 func (z *Manifest) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 12
+	// map header, size 13
 	// write "id"
-	err = en.Append(0x8c, 0xa2, 0x69, 0x64)
+	err = en.Append(0x8d, 0xa2, 0x69, 0x64)
 	if err != nil {
 		return
 	}
@@ -1013,15 +1383,32 @@ func (z *Manifest) EncodeMsg(en *msgp.Writer) (err error) {
 		err = msgp.WrapError(err, "Created")
 		return
 	}
+	// write "produced"
+	err = en.Append(0xa8, 0x70, 0x72, 0x6f, 0x64, 0x75, 0x63, 0x65, 0x64)
+	if err != nil {
+		return
+	}
+	err = en.WriteArrayHeader(uint32(len(z.Produced)))
+	if err != nil {
+		err = msgp.WrapError(err, "Produced")
+		return
+	}
+	for za0001 := range z.Produced {
+		err = z.Produced[za0001].EncodeMsg(en)
+		if err != nil {
+			err = msgp.WrapError(err, "Produced", za0001)
+			return
+		}
+	}
 	return
 }
 
 // MarshalMsg implements msgp.Marshaler
 func (z *Manifest) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
-	// map header, size 12
+	// map header, size 13
 	// string "id"
-	o = append(o, 0x8c, 0xa2, 0x69, 0x64)
+	o = append(o, 0x8d, 0xa2, 0x69, 0x64)
 	o = msgp.AppendString(o, z.ID)
 	// string "robot"
 	o = append(o, 0xa5, 0x72, 0x6f, 0x62, 0x6f, 0x74)
@@ -1056,6 +1443,16 @@ func (z *Manifest) MarshalMsg(b []byte) (o []byte, err error) {
 	// string "created"
 	o = append(o, 0xa7, 0x63, 0x72, 0x65, 0x61, 0x74, 0x65, 0x64)
 	o = msgp.AppendInt64(o, z.Created)
+	// string "produced"
+	o = append(o, 0xa8, 0x70, 0x72, 0x6f, 0x64, 0x75, 0x63, 0x65, 0x64)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.Produced)))
+	for za0001 := range z.Produced {
+		o, err = z.Produced[za0001].MarshalMsg(o)
+		if err != nil {
+			err = msgp.WrapError(err, "Produced", za0001)
+			return
+		}
+	}
 	return
 }
 
@@ -1153,6 +1550,29 @@ func (z *Manifest) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = msgp.WrapError(err, "Created")
 				return
 			}
+		case "produced":
+			var zb0002 uint32
+			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Produced")
+				return
+			}
+			if zb0002 > 1024 {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Produced) >= int(zb0002) {
+				z.Produced = (z.Produced)[:zb0002]
+			} else {
+				z.Produced = make([]CameraCount, zb0002)
+			}
+			for za0001 := range z.Produced {
+				bts, err = z.Produced[za0001].UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Produced", za0001)
+					return
+				}
+			}
 		default:
 			bts, err = msgp.Skip(bts)
 			if err != nil {
@@ -1167,7 +1587,10 @@ func (z *Manifest) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Manifest) Msgsize() (s int) {
-	s = 1 + 3 + msgp.StringPrefixSize + len(z.ID) + 6 + msgp.StringPrefixSize + len(z.Robot) + 5 + msgp.StringPrefixSize + len(z.Name) + 12 + msgp.StringPrefixSize + len(z.Instruction) + 6 + msgp.Int64Size + 4 + msgp.Int64Size + 7 + msgp.BoolSize + 8 + msgp.StringPrefixSize + len(z.Outcome) + 11 + msgp.StringPrefixSize + len(z.EndReason) + 9 + msgp.Int64Size + 12 + msgp.Int64Size + 8 + msgp.Int64Size
+	s = 1 + 3 + msgp.StringPrefixSize + len(z.ID) + 6 + msgp.StringPrefixSize + len(z.Robot) + 5 + msgp.StringPrefixSize + len(z.Name) + 12 + msgp.StringPrefixSize + len(z.Instruction) + 6 + msgp.Int64Size + 4 + msgp.Int64Size + 7 + msgp.BoolSize + 8 + msgp.StringPrefixSize + len(z.Outcome) + 11 + msgp.StringPrefixSize + len(z.EndReason) + 9 + msgp.Int64Size + 12 + msgp.Int64Size + 8 + msgp.Int64Size + 9 + msgp.ArrayHeaderSize
+	for za0001 := range z.Produced {
+		s += z.Produced[za0001].Msgsize()
+	}
 	return
 }
 

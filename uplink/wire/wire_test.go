@@ -43,3 +43,25 @@ func TestSplitAndValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeAck(t *testing.T) {
+	good, _ := (&Ack{Robot: "arm-01", Episode: "arm-01-20231114T221320.000Z", Time: 1}).MarshalMsg(nil)
+	if a, err := DecodeAck(good); err != nil || a.Episode != "arm-01-20231114T221320.000Z" {
+		t.Fatalf("%+v, %v", a, err)
+	}
+	if AckTopic("edged", "arm-01") != "edged/arm-01/ack/uploaded" {
+		t.Error(AckTopic("edged", "arm-01"))
+	}
+	badName, _ := (&Ack{Robot: "arm-01", Episode: "../x"}).MarshalMsg(nil)
+	for name, b := range map[string][]byte{
+		"garbage":   []byte("nope"),
+		"bad name":  badName,
+		"too large": make([]byte, MaxAck+1),
+		"trailing":  append(append([]byte(nil), good...), 0xc0),
+		"huge str":  {0x81, 0xa5, 'r', 'o', 'b', 'o', 't', 0xdb, 0x7f, 0xff, 0xff, 0xff},
+	} {
+		if _, err := DecodeAck(b); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}

@@ -1,0 +1,142 @@
+package episode
+
+import (
+	"fmt"
+	"hash/crc32"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// The layout of a data_dir and of an episode directory. It is the same
+// on the robot (edged run, edged replay) and at the receiver (edged
+// sink): the robot's daemon and the sink take every path from here, and
+// every reader (inspect, score, export, report) reads one format.
+//
+//	DATA_DIR/episodes/ID/                  one episode (EpisodesDir)
+//	  manifest.json                         ManifestFile
+//	  segments.rec, transitions.rec         SegmentsFile, TransitionsFile
+//	  quarantine/                           QuarantineDir
+//	  sheets/CAMERA/sheet-NNNN.jpg, .json   SheetDir, SheetName
+//	  labels/CAMERA/NAME.jpg, .json         LabelDir (labeling sheets)
+//	  snippets/CAMERA/sheet-NNNN.msgpack.zst SnippetPath
+const (
+	EpisodesDir     = "episodes"
+	ManifestFile    = manifestName
+	SegmentsFile    = segmentsName
+	TransitionsFile = transitionsName
+	QuarantineDir   = quarantineName
+	SheetsDir       = "sheets"
+	LabelsDir       = "labels"
+	SnippetsDir     = "snippets"
+	// SnippetExt ends a snippet file: the zstd-compressed msgpack body.
+	SnippetExt = ".msgpack.zst"
+)
+
+// maxCameraDir bounds a camera directory name; longer topics keep a
+// prefix and a checksum of the whole topic, so two cameras never share
+// a directory.
+const maxCameraDir = 96
+
+// CameraDir is the directory name of a camera (its topic, or the
+// configured camera name): every character outside [A-Za-z0-9._-]
+// becomes '_', leading and trailing '_' and '.' are cut ("camera" when
+// nothing is left). The robot names its sheet directories with it and
+// the sink the directories of what it receives, so both agree.
+func CameraDir(topic string) string {
+	n := strings.Trim(strings.Map(func(r rune) rune {
+		if r == '-' || r == '.' || r == '_' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') {
+			return r
+		}
+		return '_'
+	}, topic), "_.")
+	if n == "" {
+		return "camera"
+	}
+	if len(n) > maxCameraDir {
+		n = fmt.Sprintf("%s-%08x", n[:maxCameraDir-9], crc32.ChecksumIEEE([]byte(topic)))
+	}
+	return n
+}
+
+// SheetDir is where the contact sheets of camera (a topic or name) are.
+func SheetDir(epDir, camera string) string {
+	return filepath.Join(epDir, SheetsDir, CameraDir(camera))
+}
+
+// LabelDir is where the labeling sheets of camera are.
+func LabelDir(epDir, camera string) string {
+	return filepath.Join(epDir, LabelsDir, CameraDir(camera))
+}
+
+// SheetName is the base name (no extension) of contact sheet index.
+func SheetName(index int) string { return fmt.Sprintf("sheet-%04d", index) }
+
+// SnippetPath is the file of the state snippet of contact sheet index.
+func SnippetPath(epDir, camera string, index int) string {
+	return filepath.Join(epDir, SnippetsDir, CameraDir(camera), SheetName(index)+SnippetExt)
+}
+
+// idTime is the time part of an episode id (ROS time of its start, UTC).
+const idTime = "20060102T150405.000Z"
+
+var idTimeRe = regexp.MustCompile(`-[0-9]{8}T[0-9]{6}\.[0-9]{3}Z(-|$)`)
+
+// MaxIDLen bounds an episode id (the wire's name limit is 128).
+const MaxIDLen = 120
+
+// NewID is the id of an episode of robot starting at start, named name
+// (optional): ROBOT-YYYYMMDDThhmmss.mmmZ[-NAME], every character of the
+// name outside [A-Za-z0-9._-] replaced by '_', at most MaxIDLen bytes.
+// Store.Begin adds -2, -3... when the id is taken. The robot part is
+// empty only for a store without a robot id (tests, tools); such ids
+// are never accepted by a receiver.
+func NewID(robot string, start time.Time, name string) string {
+	base := start.UTC().Format(idTime)
+	if r := unsafeChars.ReplaceAllString(robot, "_"); r != "" {
+		base = r + "-" + base
+	}
+	if n := strings.Trim(unsafeChars.ReplaceAllString(name, "_"), "._"); n != "" {
+		base += "-" + n
+	}
+	if len(base) > MaxIDLen {
+		base = base[:MaxIDLen]
+	}
+	return base
+}
+
+// SessionName is the name part of the id of a session: the sheets of a
+// robot that has no FSM, shipped like an episode's.
+const SessionName = "session"
+
+// RobotOf returns the robot an episode id belongs to: the part before
+// the first "-YYYYMMDDThhmmss.mmmZ" that ends the id or is followed by
+// '-'. ok is false for an id that does not have that form or uses a
+// character outside [A-Za-z0-9._-].
+func RobotOf(id string) (robot string, ok bool) {
+	if id == "" || len(id) > MaxIDLen+8 || unsafeChars.MatchString(id) || id[0] == '.' {
+		return "", false
+	}
+	loc := idTimeRe.FindStringIndex(id)
+	if loc == nil || loc[0] == 0 {
+		return "", false
+	}
+	return id[:loc[0]], true
+}
+
+// CheckID is the rule every shipped episode id follows: it is one that
+// NewID makes for robot (RobotOf(id) == robot). The robot's uplink
+// checks it before sending, the sink on receipt: so episodes of two
+// robots can never share a directory, and an id can never name one of
+// the sink's own files.
+func CheckID(robot, id string) error {
+	owner, ok := RobotOf(id)
+	switch {
+	case !ok:
+		return fmt.Errorf("episode: id %.140q is not of the form ROBOT-%s[-NAME]", id, "YYYYMMDDThhmmss.mmmZ")
+	case owner != robot:
+		return fmt.Errorf("episode: id %.140q belongs to robot %.140q, not %.140q", id, owner, robot)
+	}
+	return nil
+}

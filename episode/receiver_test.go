@@ -1,0 +1,194 @@
+package episode
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestIsComplete(t *testing.T) {
+	has3 := func(i int) bool { return i < 3 }
+	cams := map[string]CameraCounts{"cam": {Sheets: 2, LabelSheets: 3, Snippets: 2}}
+	for _, tc := range []struct {
+		name string
+		m    Manifest
+		want bool
+	}{
+		{"open", Manifest{Segments: 3, Held: &Held{Segments: 3}}, false},
+		{"closed, all segments, nothing announced", Manifest{Closed: true, Segments: 3, Held: &Held{Segments: 3}}, true},
+		{"a segment missing", Manifest{Closed: true, Segments: 4, Held: &Held{Segments: 3}}, false},
+		{"other indexes held", Manifest{Closed: true, Segments: 4, Held: &Held{Segments: 4}}, false},
+		{"all announced held", Manifest{Closed: true, Segments: 3, Produced: cams, Held: &Held{Segments: 3, Cameras: cams}}, true},
+		{"a labeling sheet missing", Manifest{Closed: true, Segments: 3, Produced: cams,
+			Held: &Held{Segments: 3, Cameras: map[string]CameraCounts{"cam": {Sheets: 2, LabelSheets: 2, Snippets: 2}}}}, false},
+		{"a camera missing", Manifest{Closed: true, Segments: 3, Produced: cams, Held: &Held{Segments: 3}}, false},
+		{"huge announced count", Manifest{Closed: true, Segments: 1 << 60, Held: &Held{Segments: 3}}, false},
+		{"no holdings", Manifest{Closed: true}, false},
+	} {
+		if got := IsComplete(&tc.m, has3); got != tc.want {
+			t.Errorf("%s: complete %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+const rid = "arm-01-20231114T221320.000Z" // an id of arm-01
+
+func rseg(i int, label string) Segment {
+	return Segment{Index: i, Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i+1) * time.Second),
+		StartSec: float64(i), EndSec: float64(i + 1), Label: label, Source: "/task", Kind: "string", Outcome: Completed}
+}
+
+func openRecv(t *testing.T, dir string) *Receiver {
+	t.Helper()
+	r, err := OpenReceiver(dir, ReceiverOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// TestReceiverKeepsSegmentIndexes: segments arriving in any order keep
+// the robot's index; the same index again is a no-op with the same
+// record and a conflict with another, also after a restart; a torn
+// tail left by a crash is cut before the next append.
+func TestReceiverKeepsSegmentIndexes(t *testing.T) {
+	dir := t.TempDir()
+	r := openRecv(t, dir)
+	for _, i := range []int{2, 0, 1, 1} {
+		if _, err := r.Segment("arm-01", rid, rseg(i, "S"+string(rune('A'+i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.Segment("arm-01", rid, rseg(1, "FORGED")); !errors.Is(err, ErrConflict) {
+		t.Errorf("another record for index 1: %v, want ErrConflict", err)
+	}
+	if _, err := OpenReceiver(dir, ReceiverOptions{}); !errors.Is(err, ErrLocked) {
+		t.Errorf("a second receiver on the same directory: %v, want ErrLocked", err)
+	}
+	r.Close()
+
+	f, _ := os.OpenFile(filepath.Join(dir, rid, SegmentsFile), os.O_WRONLY|os.O_APPEND, 0)
+	f.Write([]byte{40, 0, 0, 0, 1, 2}) // a record cut by a crash
+	f.Close()
+	r = openRecv(t, dir)
+	if _, err := r.Segment("arm-01", rid, rseg(1, "FORGED")); !errors.Is(err, ErrConflict) {
+		t.Errorf("after a restart, another record for index 1: %v, want ErrConflict", err)
+	}
+	if _, err := r.Segment("arm-01", rid, rseg(3, "SD")); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Load(dir, rid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range e.Segments {
+		got = append(got, s.Label+string(rune('0'+s.Index)))
+	}
+	if !reflect.DeepEqual(got, []string{"SA0", "SB1", "SC2", "SD3"}) || len(e.Problems) != 0 {
+		t.Errorf("segments %v, problems %v", got, e.Problems)
+	}
+	if e.Manifest.Format != ManifestFormat || e.Manifest.Held == nil || e.Manifest.Held.Segments != 4 {
+		t.Errorf("manifest %+v", e.Manifest)
+	}
+}
+
+// TestReceiverMatchesTheStore: an episode recorded by a robot's store
+// and received by a Receiver read back the same (one format, one
+// reader), and the receiver's manifest says when it is complete.
+func TestReceiverMatchesTheStore(t *testing.T) {
+	st, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	w, err := st.Begin(Begin{Robot: "arm-01", Start: t0, Instruction: "stack"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := w.Manifest()
+	for i := range 3 {
+		if err := w.Segment(rseg(i, "PICK")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(t0.Add(3*time.Second), Completed, EndIdle); err != nil {
+		t.Fatal(err)
+	}
+	robot, err := Load(st.Dir(), w.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := robot.Manifest
+	end.Produced = map[string]CameraCounts{"cam": {Sheets: 1, LabelSheets: 0, Snippets: 1}}
+
+	dir := t.TempDir()
+	r := openRecv(t, dir)
+	step := func(what string, f func() (bool, error), wantComplete bool) {
+		t.Helper()
+		done, err := f()
+		if err != nil || done != wantComplete {
+			t.Fatalf("%s: completed %v, %v; want %v", what, done, err, wantComplete)
+		}
+	}
+	step("start", func() (bool, error) { return r.Manifest("arm-01", start) }, false)
+	step("segment 2", func() (bool, error) { return r.Segment("arm-01", w.ID(), robot.Segments[2]) }, false)
+	step("end", func() (bool, error) { return r.Manifest("arm-01", end) }, false)
+	step("start after end", func() (bool, error) { return r.Manifest("arm-01", start) }, false)
+	step("segment 0", func() (bool, error) { return r.Segment("arm-01", w.ID(), robot.Segments[0]) }, false)
+	step("segment 1", func() (bool, error) { return r.Segment("arm-01", w.ID(), robot.Segments[1]) }, false)
+	step("sheet", func() (bool, error) {
+		return r.Sheet("arm-01", w.ID(), "/cam", "sheet-0001", false, []byte{0xff, 0xd8, 1}, []byte(`{}`))
+	}, false)
+	step("snippet", func() (bool, error) { return r.Snippet("arm-01", w.ID(), "/cam", 1, []byte("z")) }, true)
+	step("snippet again", func() (bool, error) { return r.Snippet("arm-01", w.ID(), "/cam", 1, []byte("z")) }, false)
+
+	other := end
+	other.Outcome = Aborted
+	if _, err := r.Manifest("arm-01", other); !errors.Is(err, ErrConflict) {
+		t.Errorf("another end manifest: %v, want ErrConflict", err)
+	}
+	ms, err := List(dir)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("List: %v, %v", ms, err)
+	}
+	got, err := Load(dir, w.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Segmentation(), robot.Segmentation()) {
+		t.Errorf("segments differ:\n%+v\n%+v", got.Segmentation(), robot.Segmentation())
+	}
+	m := got.Manifest
+	if !m.Complete || !m.Closed || m.Segments != 3 || m.Instruction != "stack" || m.Outcome != Completed ||
+		m.Held.Cameras["cam"] != (CameraCounts{Sheets: 1, Snippets: 1}) {
+		t.Errorf("receiver manifest %+v held %+v", m, m.Held)
+	}
+	if _, err := os.Stat(filepath.Join(SheetDir(got.Dir, "/cam"), "sheet-0001.jpg")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestReceiverRefuses(t *testing.T) {
+	r := openRecv(t, t.TempDir())
+	for name, f := range map[string]func() (bool, error){
+		"foreign id":      func() (bool, error) { return r.Segment("arm-02", rid, rseg(0, "X")) },
+		"unformed id":     func() (bool, error) { return r.Segment("arm-01", "ep1", rseg(0, "X")) },
+		"negative index":  func() (bool, error) { return r.Segment("arm-01", rid, rseg(-1, "X")) },
+		"sheet name":      func() (bool, error) { return r.Sheet("arm-01", rid, "/c", "../x", false, nil, nil) },
+		"label as sheet":  func() (bool, error) { return r.Sheet("arm-01", rid, "/c", "label-0001", false, nil, nil) },
+		"sheet as label":  func() (bool, error) { return r.Sheet("arm-01", rid, "/c", "sheet-0001", true, nil, nil) },
+		"manifest robot":  func() (bool, error) { return r.Manifest("arm-01", Manifest{ID: rid, Robot: "arm-02"}) },
+		"snippet index":   func() (bool, error) { return r.Snippet("arm-01", rid, "/c", -2, nil) },
+		"reserved name":   func() (bool, error) { return r.Segment("arm-01", "status.json", rseg(0, "X")) },
+		"sink state name": func() (bool, error) { return r.Segment("arm-01", ".sink", rseg(0, "X")) },
+	} {
+		if _, err := f(); !errors.Is(err, ErrRefused) {
+			t.Errorf("%s: %v, want ErrRefused", name, err)
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package uplink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	mqtt "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/uplink/mqttconn"
+	"github.com/edged-robotics/edged/uplink/wire"
+)
+
+// ackListener receives the receiver's acknowledgements (wire.Ack on
+// PREFIX/ROBOT/ack/uploaded) and reports each episode the cloud holds
+// complete. It has its own connection with a persistent session (client
+// id CLIENTID-ack), so the broker queues acknowledgements while the
+// robot is offline; the publisher's session is clean on purpose (the
+// outbox is where its messages wait).
+type ackListener struct {
+	cfg        Config
+	log        *slog.Logger
+	onUploaded func(episodeID string)
+	cancel     context.CancelFunc
+	done       chan struct{}
+
+	mu       sync.Mutex
+	received uint64
+	rejected uint64
+}
+
+func startAcks(cfg Config, onUploaded func(string), log *slog.Logger) *ackListener {
+	ctx, cancel := context.WithCancel(context.Background())
+	a := &ackListener{cfg: cfg, log: log, onUploaded: onUploaded, cancel: cancel, done: make(chan struct{})}
+	go a.run(ctx)
+	return a
+}
+
+func (a *ackListener) close() {
+	a.cancel()
+	<-a.done
+}
+
+func (a *ackListener) stats() (received, rejected uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.received, a.rejected
+}
+
+func (a *ackListener) run(ctx context.Context) {
+	defer close(a.done)
+	bo := mqttconn.Backoff{Min: a.cfg.MinBackoff, Max: a.cfg.MaxBackoff}
+	for ctx.Err() == nil {
+		connected, err := a.session(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if connected {
+			bo.Reset()
+		}
+		wait := bo.Next()
+		a.log.Warn("uplink: acknowledgements: disconnected; retrying", "err", err, "retry_in", wait.Round(time.Millisecond))
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+func (a *ackListener) session(ctx context.Context) (connected bool, err error) {
+	o, err := mqttconn.ClientOptions(a.cfg.Broker, a.cfg.ClientID+"-ack", a.cfg.Auth, true)
+	if err != nil {
+		return false, err
+	}
+	lost := make(chan error, 1)
+	o.SetConnectionLostHandler(func(_ mqtt.Client, err error) {
+		select {
+		case lost <- err:
+		default:
+		}
+	})
+	// A persistent session gets what the broker queued right after
+	// CONNACK, before Subscribe returns: the default handler takes it.
+	o.SetDefaultPublishHandler(a.handle)
+	c := mqtt.NewClient(o)
+	t := c.Connect()
+	if !t.WaitTimeout(15*time.Second) || t.Error() != nil {
+		c.Disconnect(0)
+		err := t.Error()
+		if err == nil {
+			err = errors.New("connect timed out")
+		}
+		return false, mqttconn.Explain(a.cfg.Broker, a.cfg.Auth, err)
+	}
+	defer c.Disconnect(250)
+	topic := wire.AckTopic(a.cfg.TopicPrefix, a.cfg.Robot)
+	st := c.Subscribe(topic, 1, a.handle)
+	if !st.WaitTimeout(15*time.Second) || st.Error() != nil {
+		return true, fmt.Errorf("uplink: subscribe %s: %v (the broker's ACL must let a robot read its ack topic, see docs/deploy.md)", topic, st.Error())
+	}
+	select {
+	case <-ctx.Done():
+		return true, nil
+	case err := <-lost:
+		return true, err
+	}
+}
+
+// handle takes one acknowledgement; one that does not name an episode of
+// this robot is counted and dropped.
+func (a *ackListener) handle(_ mqtt.Client, m mqtt.Message) {
+	ack, err := wire.DecodeAck(m.Payload())
+	if err == nil && ack.Robot != a.cfg.Robot {
+		err = fmt.Errorf("uplink: ack for robot %q", ack.Robot)
+	}
+	if err == nil {
+		err = episode.CheckID(a.cfg.Robot, ack.Episode)
+	}
+	a.mu.Lock()
+	if err != nil {
+		a.rejected++
+	} else {
+		a.received++
+	}
+	a.mu.Unlock()
+	if err != nil {
+		a.log.Warn("uplink: acknowledgement dropped", "topic", m.Topic(), "err", err)
+		return
+	}
+	a.onUploaded(ack.Episode)
+}

@@ -1,0 +1,57 @@
+package sink
+
+import (
+	"context"
+	"time"
+
+	mqtt "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/edged-robotics/edged/uplink/wire"
+)
+
+// completed queues the acknowledgement of an episode that a message made
+// complete. Called under s.mu.
+func (s *Sink) completed(robot, episodeID string) {
+	s.completes.Add(1)
+	s.log.Info("sink: episode complete", "robot", robot, "episode", episodeID)
+	if s.cfg.OnComplete != nil {
+		s.cfg.OnComplete(robot, episodeID)
+	}
+	s.acks = append(s.acks, wire.Ack{Robot: robot, Episode: episodeID, Time: s.now().UnixNano()})
+	select {
+	case s.ackNotify <- struct{}{}:
+	default:
+	}
+}
+
+// publishAcks publishes the queued acknowledgements, oldest first, each
+// waiting for the broker's PUBACK; what fails stays queued for the next
+// try. It runs in the session loop, never in paho's message handler
+// (waiting for a PUBACK there would stall paho's ordered delivery).
+func (s *Sink) publishAcks(ctx context.Context, c mqtt.Client) {
+	for ctx.Err() == nil {
+		s.mu.Lock()
+		if len(s.acks) == 0 {
+			s.mu.Unlock()
+			return
+		}
+		a := s.acks[0]
+		s.mu.Unlock()
+		b, err := a.MarshalMsg(nil)
+		if err != nil {
+			s.log.Error("sink: ack not encoded", "err", err)
+			return
+		}
+		t := c.Publish(wire.AckTopic(s.cfg.Prefix, a.Robot), 1, false, b)
+		if !t.WaitTimeout(10*time.Second) || t.Error() != nil {
+			s.log.Warn("sink: ack not published; retrying", "robot", a.Robot, "episode", a.Episode, "err", t.Error())
+			return
+		}
+		s.mu.Lock()
+		if len(s.acks) > 0 && s.acks[0] == a {
+			s.acks = s.acks[1:]
+		}
+		s.mu.Unlock()
+		s.acked.Add(1)
+	}
+}
