@@ -19,6 +19,7 @@ var (
 	topicDrops        = desc("topic_drops_total", "Messages dropped per topic (slow consumer or no clock yet).", "topic", "role")
 	topicDecodeErrors = desc("topic_decode_errors_total", "Malformed messages per topic.", "topic", "role")
 	topicUnknown      = desc("topic_unknown_type_total", "Messages of a type the topic's role cannot use.", "topic", "role")
+	topicConnErrors   = desc("topic_connection_errors_total", "Publisher connections closed for a bad header, an oversized or stalled frame, per topic.", "topic", "role")
 	topicReconnects   = desc("topic_reconnects_total", "Publisher connections re-established per topic.", "topic", "role")
 	topicPublishers   = desc("topic_publishers", "Publishers connected now per topic.", "topic", "role")
 	ringFill          = desc("ring_fill_bytes", "Frame bytes held in a camera's ring.", "camera")
@@ -75,7 +76,7 @@ func newSheetBuildHistogram() prometheus.Histogram {
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{topicMessages, topicBytes, topicDrops, topicDecodeErrors, topicUnknown,
-		topicReconnects, topicPublishers, ringFill, ringCap, ringFrames, ringOverwritten, ringSpan, ringDropped,
+		topicConnErrors, topicReconnects, topicPublishers, ringFill, ringCap, ringFrames, ringOverwritten, ringSpan, ringDropped,
 		sheetsTotal, sheetBytes, sheetErrors, labelSheets, episodesTotal, segmentsTotal, episodesUploaded, episodeOpen, fsmEvents,
 		fsmDropped, fsmBad, fsmStoreErrors, fsmTruncated, storeErrors, storeWritable, storeLost, storeDeleted, storeFree, jointSamples, masterUp, outboxPending, outboxPendingB, outboxDisk,
 		outboxEvicted, outboxQuarantined, uplinkEnqueued, uplinkErrors, mqttConnected, mqttPublished, mqttBytes,
@@ -100,6 +101,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			counter(topicDrops, t.Drops, t.Topic, role)
 			counter(topicDecodeErrors, t.DecodeErrors, t.Topic, role)
 			counter(topicUnknown, t.UnknownType, t.Topic, role)
+			counter(topicConnErrors, t.Errors, t.Topic, role)
 			counter(topicReconnects, t.Reconnects, t.Topic, role)
 			gauge(topicPublishers, float64(t.Publishers), t.Topic, role)
 		}

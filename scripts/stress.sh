@@ -7,6 +7,9 @@
 # mosquitto (persistence on), and per scenario a fresh `bin/edged run` with
 # a generated config (and `edged sink` where the receiver is measured):
 #   flood     one publisher, 63 MiB std_msgs/String + JointState, flat out
+#             (over ros.max_state_message: refused and counted)
+#   floodcap  the same with 1000 KiB messages, under the cap: the queues'
+#             byte bounds hold and every drop is counted
 #   stall     12 publishers that send a 64 MiB frame but its last byte
 #   amplify   an array of an empty custom type, 60 MiB (edged run + echo)
 #   pubupdate publisherUpdate with 50,000 fake publisher URIs
@@ -19,7 +22,7 @@
 #
 # Env: STRESS_SCENARIOS (all six, in that order), STRESS_DIR (work
 # directory; default a new one under /tmp, kept and printed),
-# STRESS_RSS_CEILING_MIB, STRESS_FLOOD_MIB (63), STRESS_FLOOD_SECONDS (20),
+# STRESS_RSS_CEILING_MIB, STRESS_FLOOD_KIB (64512), STRESS_FLOOD_SECONDS (20),
 # STRESS_STALLED (12), STRESS_STALL_SECONDS (20), STRESS_AMP_SECONDS (12),
 # STRESS_URIS (50000), STRESS_PU_SECONDS (20), STRESS_FULL_SECONDS (15),
 # STRESS_KILLS (10).
@@ -28,9 +31,9 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 PY=/usr/bin/python3
 EDGED=$ROOT/bin/edged
-SCENARIOS=${STRESS_SCENARIOS:-flood stall amplify pubupdate diskfull sigkill}
+SCENARIOS=${STRESS_SCENARIOS:-flood floodcap stall amplify pubupdate diskfull sigkill}
 CEILING=${STRESS_RSS_CEILING_MIB:-3072}
-FLOOD_MIB=${STRESS_FLOOD_MIB:-63}
+FLOOD_KIB=${STRESS_FLOOD_KIB:-64512}
 FLOOD_SECONDS=${STRESS_FLOOD_SECONDS:-20}
 STALLED=${STRESS_STALLED:-12}
 STALL_SECONDS=${STRESS_STALL_SECONDS:-20}
@@ -40,7 +43,6 @@ PU_SECONDS=${STRESS_PU_SECONDS:-20}
 FULL_SECONDS=${STRESS_FULL_SECONDS:-15}
 KILLS=${STRESS_KILLS:-10}
 ROBOT=stress-robot
-export STRESS_FLOOD_MIB=$FLOOD_MIB
 
 die() { echo "stress: $*" >&2; exit 2; }
 for bin in rosmaster mosquitto curl; do
@@ -185,11 +187,17 @@ peer_wait() { # peer_wait NAME SECONDS: until the peer exits (or edged died)
 }
 check() { "$PY" stress/check.py "$1" "$D" || true; }
 
-s_flood() {
-  scenario 1-flood
-  local fsm=/s1/task_state joint=/s1/joint_states
-  config /s1/cam/image_raw/compressed "$joint" "  - {topic: $fsm, type: string, idle_states: [IDLE]}" ""
-  env_set FSM_TOPIC $fsm; env_set JOINT_TOPIC $joint; env_set FLOOD_MIB "$FLOOD_MIB"; env_set SECONDS "$FLOOD_SECONDS"
+s_flood() { flood_run 1-flood /s1 "$FLOOD_KIB"; }
+s_floodcap() { flood_run 1b-floodcap /s1b 1000; }
+
+# flood_run NAME NAMESPACE KIB: one publisher floods an FSM and a joint
+# topic with KIB-KiB messages.
+flood_run() {
+  scenario "$1"
+  local fsm=$2/task_state joint=$2/joint_states kib=$3
+  export STRESS_FLOOD_KIB=$kib
+  config "$2/cam/image_raw/compressed" "$joint" "  - {topic: $fsm, type: string, idle_states: [IDLE]}" ""
+  env_set FSM_TOPIC $fsm; env_set JOINT_TOPIC $joint; env_set FLOOD_KIB "$kib"; env_set SECONDS "$FLOOD_SECONDS"
   edged_start
   start peer "$D/logs/peer.log" "$PY" stress/peer.py flood "$ROS_MASTER_URI" $fsm $joint "$FLOOD_SECONDS" "$D/stats.json"
   peer_wait peer $((FLOOD_SECONDS + 30))
@@ -357,8 +365,8 @@ s_sigkill() {
 T0=$(date +%s)
 for s in $SCENARIOS; do
   case $s in
-  flood | stall | amplify | pubupdate | diskfull | sigkill) "s_$s" ;;
-  *) die "unknown scenario $s (flood stall amplify pubupdate diskfull sigkill)" ;;
+  flood | floodcap | stall | amplify | pubupdate | diskfull | sigkill) "s_$s" ;;
+  *) die "unknown scenario $s (flood floodcap stall amplify pubupdate diskfull sigkill)" ;;
   esac
 done
 say "done in $(($(date +%s) - T0)) s"

@@ -28,62 +28,64 @@ def read_env(work):
     return env
 
 
+def inspect(store):
+    """Every episode of a store (a robot's data_dir or the sink's output:
+    one format, one reader) as edged inspect --json reads it: {id:
+    {"closed", "segments": [index...], "files": [sheet and labeling sheet
+    JPEGs relative to the episode directory], "dir"}}."""
+    if not os.path.isdir(store):
+        return {}
+    eps = json.loads(subprocess.run([EDGED, "inspect", store, "--json"], check=True,
+                                    capture_output=True, text=True).stdout or "[]")
+    out = {}
+    for m in eps or []:
+        one = json.loads(subprocess.run([EDGED, "inspect", store, m["id"], "--json"], check=True,
+                                        capture_output=True, text=True).stdout)
+        d = one["dir"]
+        files = sorted(os.path.relpath(p, d) for sub in ("sheets", "labels")
+                       for p in glob.glob(os.path.join(d, sub, "*", "*.jpg")))
+        out[m["id"]] = {"closed": m["closed"], "segments": [s["index"] for s in one.get("segments") or []],
+                        "files": files, "dir": d}
+    return out
+
+
 def local_items(work):
     """What edged stored locally, cached in WORK/local.json (it no longer
-    changes once edged stopped): episodes with their segment indexes and
-    closed flag, and sheet files relative to the episode directory."""
+    changes once edged stopped)."""
     cache = os.path.join(work, "local.json")
     if os.path.exists(cache):
         with open(cache) as f:
             return json.load(f)
-    data = os.path.join(work, "data")
-    eps = json.loads(subprocess.run([EDGED, "inspect", data, "--json"], check=True,
-                                    capture_output=True, text=True).stdout or "[]")
-    out = {}
-    for m in eps or []:
-        one = json.loads(subprocess.run([EDGED, "inspect", data, m["id"], "--json"], check=True,
-                                        capture_output=True, text=True).stdout)
-        d = one["Dir"]
-        sheets = sorted(os.path.relpath(p, d) for p in glob.glob(os.path.join(d, "sheets", "*", "*.jpg")))
-        out[m["id"]] = {"closed": m["closed"], "segments": [s["index"] for s in one.get("Segments") or []],
-                        "sheets": sheets, "dir": d}
+    out = inspect(os.path.join(work, "data"))
     with open(cache, "w") as f:
         json.dump(out, f)
     return out
 
 
-def sink_path(work, robot, ep, rel):
-    """The sink's file for a local sheet: sheets/CAM/sheet-N.jpg stays,
-    sheets/CAM/label-*.jpg goes to labels/CAM/."""
-    parts = rel.split(os.sep)
-    if parts[-1].startswith("label-"):
-        parts[0] = "labels"
-    return os.path.join(work, "sink", robot, ep, *parts)
-
-
 def compare(work, robot):
-    """Local items missing at the sink: (segments, manifests, sheets, labels, totals)."""
+    """Local items missing at the sink: (segments, manifests, sheets, labels, totals).
+    The sink writes the robot's own format (OUT/episodes/ID/...), so both
+    sides are read by edged inspect and compared file for file."""
     loc = local_items(work)
+    sink = inspect(os.path.join(work, "sink"))
     miss = {"segments": [], "manifests": [], "sheets": [], "labels": []}
     tot = {"episodes": len(loc), "segments": 0, "sheets": 0, "labels": 0}
     for ep, e in loc.items():
-        sd = os.path.join(work, "sink", robot, ep)
-        try:
-            with open(os.path.join(sd, "manifest.json")) as f:
-                man = json.load(f)
-            if e["closed"] and not man.get("closed"):
-                miss["manifests"].append(ep + " (end manifest)")
-        except (OSError, ValueError):
+        got = sink.get(ep)
+        if got is None:
             miss["manifests"].append(ep)
+        elif e["closed"] and not got["closed"]:
+            miss["manifests"].append(ep + " (end manifest)")
+        held = set(got["segments"]) if got else set()
         for i in e["segments"]:
             tot["segments"] += 1
-            if not os.path.exists(os.path.join(sd, "segments", "segment-%04d.json" % i)):
+            if i not in held:
                 miss["segments"].append("%s #%d" % (ep, i))
-        for rel in e["sheets"]:
-            kind = "labels" if os.path.basename(rel).startswith("label-") else "sheets"
+        have = set(got["files"]) if got else set()
+        for rel in e["files"]:
+            kind = "labels" if rel.startswith("labels" + os.sep) else "sheets"
             tot[kind] += 1
-            p = sink_path(work, robot, ep, rel)
-            if not (os.path.exists(p) and os.path.exists(p[:-4] + ".json")):
+            if rel not in have:
                 miss[kind].append(ep + "/" + rel)
     return miss, tot
 
@@ -163,10 +165,10 @@ def latencies(work, robot, loc, grace, wins):
     edged) and the sink file's mtime (the later of .jpg and .json)."""
     rows = []
     for ep, e in loc.items():
-        for rel in e["sheets"]:
-            if os.path.basename(rel).startswith("label-"):
+        for rel in e["files"]:
+            if not rel.startswith("sheets" + os.sep):
                 continue
-            sp = sink_path(work, robot, ep, rel)
+            sp = os.path.join(work, "sink", "episodes", ep, rel)
             try:
                 with open(sp[:-4] + ".json") as f:
                     meta = json.load(f)
@@ -197,7 +199,7 @@ def report(work):
     evicted = fin.get("edged_outbox_evicted_total", {}).get("", 0)
     status_evicted = 0
     try:
-        with open(os.path.join(work, "sink", robot, "status.json")) as f:
+        with open(os.path.join(work, "sink", "robots", robot, "status.json")) as f:
             status_evicted = json.load(f).get("evicted", 0)
     except (OSError, ValueError):
         pass

@@ -198,7 +198,7 @@ class Window:
 
 
 def flood(master, fsm_topic, joint_topic, seconds, stats):
-    size = int(os.environ.get("STRESS_FLOOD_MIB", "63")) * MIB
+    size = int(os.environ.get("STRESS_FLOOD_KIB", "64512")) * 1024
     s = b"A" * size
     fsm_frame = u32(4 + size) + rstr(s)
     joint = stamp_header(0) + u32(1) + rstr(s) + u32(1) + struct.pack("<d", 0.0) + u32(0) + u32(0)
