@@ -2,11 +2,9 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -79,25 +77,19 @@ uplink: {broker: %q}
 	runErr := make(chan error, 1)
 	go func() { runErr <- d.Run(ctx) }()
 
-	epDir := filepath.Join(sinkOut, "arm-01", id)
-	rostest.WaitFor(t, 20*time.Second, "the recovered episode closed at the sink", func() bool {
-		var m episode.Manifest
-		b, _ := os.ReadFile(filepath.Join(epDir, "manifest.json"))
-		return json.Unmarshal(b, &m) == nil && m.Closed
+	// The sink's output is a store of the robot's own format: read it
+	// with the same reader.
+	sinkStore := episode.StoreDir(sinkOut)
+	var got *episode.Episode
+	rostest.WaitFor(t, 20*time.Second, "the recovered episode closed at the sink, with both segments", func() bool {
+		e, err := episode.Load(sinkStore, id)
+		got = e
+		return err == nil && e.Manifest.Closed && len(e.Segments) == 2
 	})
-	want := map[string]string{"segment-0000.json": "PICK completed 0.6", "segment-0001.json": "PLACE interrupted 1.8"}
-	for name, w := range want {
-		var sg struct {
-			Label   string  `json:"label"`
-			Outcome string  `json:"outcome"`
-			EndSec  float64 `json:"end_sec"`
-		}
-		b, err := os.ReadFile(filepath.Join(epDir, "segments", name))
-		if err != nil || json.Unmarshal(b, &sg) != nil {
-			t.Fatalf("sink: %s: %v %s", name, err, b)
-		}
-		if got := fmt.Sprintf("%s %s %g", sg.Label, sg.Outcome, sg.EndSec); got != w {
-			t.Errorf("sink: %s is %s, want %s", name, got, w)
+	want := []string{"0 PICK completed 0.6", "1 PLACE interrupted 1.8"}
+	for i, sg := range got.Segments {
+		if s := fmt.Sprintf("%d %s %s %g", sg.Index, sg.Label, sg.Outcome, sg.EndSec); s != want[i] {
+			t.Errorf("sink: segment %d is %s, want %s", i, s, want[i])
 		}
 	}
 	// Marked, so that the next start does not ship it again.

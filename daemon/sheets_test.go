@@ -63,7 +63,7 @@ uplink: {broker: %q, max_payload: 32KiB}
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkLabelSheets(t, filepath.Join(store, ep.Manifest.ID, "sheets", "top"), ep)
+	checkLabelSheets(t, episode.LabelDir(filepath.Join(store, ep.Manifest.ID), "top"), ep)
 
 	// At the sink: every snippet (one per contact sheet) and every
 	// labeling sheet, wherever the sink lays them out.
