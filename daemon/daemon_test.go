@@ -272,20 +272,22 @@ func checkUploaded(t *testing.T, sinkOut, epDir string, ep *episode.Episode) {
 		if len(local) == 0 {
 			t.Errorf("no %s at the robot", sub)
 		}
+		// The same path in the episode directory, camera directory
+		// included (the camera is named "top" in the config): one format.
 		for _, p := range local {
-			name := filepath.Base(p)
-			remote, _ := filepath.Glob(filepath.Join(got.Dir, sub, "*", name))
+			rel, _ := filepath.Rel(epDir, p)
 			want, _ := os.ReadFile(p)
-			if len(remote) != 1 {
-				t.Errorf("sink lacks %s/%s", sub, name)
+			b, err := os.ReadFile(filepath.Join(got.Dir, rel))
+			if err != nil {
+				t.Errorf("sink lacks %s: %v", rel, err)
 				continue
 			}
-			if b, _ := os.ReadFile(remote[0]); string(b) != string(want) {
-				t.Errorf("%s differs at the sink", name)
+			if string(b) != string(want) {
+				t.Errorf("%s differs at the sink", rel)
 			}
 		}
 	}
-	snips, _ := filepath.Glob(filepath.Join(got.Dir, episode.SnippetsDir, "*", "*"+episode.SnippetExt))
+	snips, _ := filepath.Glob(filepath.Join(got.Dir, episode.SnippetsDir, "top", "*"+episode.SnippetExt))
 	if len(snips) != 2 {
 		t.Errorf("sink has %d snippets, want one per sheet (2)", len(snips))
 	}

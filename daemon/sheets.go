@@ -17,6 +17,15 @@ type camera struct {
 	ring  *ringbuf.Ring
 }
 
+// configuredName is the camera's name when the config gave it one (it
+// then names the camera's directories, here and at the receiver), else "".
+func (c camera) configuredName() string {
+	if c.name == fileName(c.topic) {
+		return ""
+	}
+	return c.name
+}
+
 // sheetSession builds the sheets of one episode (or session): one Builder
 // per camera on the episode's grid, plus the labeling sheets of its
 // segments once their last tick is final. Owned by the daemon's run loop.
@@ -59,7 +68,7 @@ func newSheetSession(id, dir string, start time.Time, r sheet.Recipe, cams []cam
 			return nil, fmt.Errorf("labeling sheets of %s: %w", id, err)
 		}
 		s.labelWriters = append(s.labelWriters, lw)
-		b, err := sheet.NewBuilder(sheet.BuilderConfig{Camera: c.topic, Recipe: r, Start: start, Source: c.ring,
+		b, err := sheet.NewBuilder(sheet.BuilderConfig{Camera: c.topic, Name: c.configuredName(), Recipe: r, Start: start, Source: c.ring,
 			Emit: s.emitTo(w), Logger: log})
 		if err != nil {
 			s.close()

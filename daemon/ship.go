@@ -54,13 +54,13 @@ func (u *uplinkShipper) count(episodeID, camera string, add func(*episode.Camera
 
 // Sheet ships a contact sheet with its snippet, and counts both.
 func (u *uplinkShipper) Sheet(episodeID string, s *sheet.Sheet) error {
-	u.count(episodeID, s.Meta.Camera, func(c *episode.CameraCounts) { c.Sheets++; c.Snippets++ })
+	u.count(episodeID, s.Meta.CameraID(), func(c *episode.CameraCounts) { c.Sheets++; c.Snippets++ })
 	return u.Uplink.Sheet(episodeID, s)
 }
 
 // LabelSheet ships a labeling sheet and counts it.
 func (u *uplinkShipper) LabelSheet(episodeID string, segment int, s *sheet.Sheet) error {
-	u.count(episodeID, s.Meta.Camera, func(c *episode.CameraCounts) { c.LabelSheets++ })
+	u.count(episodeID, s.Meta.CameraID(), func(c *episode.CameraCounts) { c.LabelSheets++ })
 	return u.Uplink.LabelSheet(episodeID, segment, s)
 }
 

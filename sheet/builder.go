@@ -37,7 +37,9 @@ const maxTries = 3
 
 // BuilderConfig configures a Builder.
 type BuilderConfig struct {
-	Camera string             // camera name (topic) in the metadata
+	Camera string // the camera's topic, in the metadata
+	// Name is the camera's name (Meta.CameraName), if it has one.
+	Name   string
 	Recipe Recipe             // validated by NewBuilder
 	Start  time.Time          // episode start: tick 0
 	Source Source             // frames (usually the camera's ring)
@@ -394,7 +396,7 @@ func (b *Builder) closeSheet() error {
 	}
 	b.sheet.JPEG = b.jpeg
 	b.sheet.Meta = Meta{
-		Kind: "episode", Index: int(tiles[0].Tick/int64(b.r.TilesPerSheet())) + 1, Camera: b.cfg.Camera,
+		Kind: "episode", Index: int(tiles[0].Tick/int64(b.r.TilesPerSheet())) + 1, Camera: b.cfg.Camera, CameraName: b.cfg.Name,
 		EpisodeStart: ROSTimeOf(b.cfg.Start), IntervalSeconds: b.r.Interval.Seconds(),
 		Rows: rows, Columns: cols, TileWidth: b.r.TileWidth, TileHeight: b.tileH, Width: w, Height: h,
 		Quality: b.r.Quality, Bytes: len(b.jpeg), Tokens: VLMTokens(w, h), Tiles: tiles,

@@ -208,7 +208,7 @@ func (b *Builder) drawLabel(seg Segment, tiles []labelTile, tw, th int, note str
 	w, h := cols*tw, rows*th
 	canvas := make([]byte, w*h*3) // black where a row is not full
 	s := &Sheet{Meta: Meta{
-		Kind: "label", Index: seg.Index, Camera: b.cfg.Camera, EpisodeStart: ROSTimeOf(b.cfg.Start),
+		Kind: "label", Index: seg.Index, Camera: b.cfg.Camera, CameraName: b.cfg.Name, EpisodeStart: ROSTimeOf(b.cfg.Start),
 		IntervalSeconds: b.r.Interval.Seconds(), Rows: rows, Columns: cols, TileWidth: tw, TileHeight: th,
 		Width: w, Height: h, Quality: b.r.Quality, Note: note,
 		Segment: &SegmentMeta{Index: seg.Index, Start: ROSTimeOf(seg.Start), End: ROSTimeOf(seg.End),

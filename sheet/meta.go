@@ -44,6 +44,14 @@ type TileMeta struct {
 	Column int `json:"column"`
 }
 
+// CameraID is the camera's name, else its topic: what names its files.
+func (m *Meta) CameraID() string {
+	if m.CameraName != "" {
+		return m.CameraName
+	}
+	return m.Camera
+}
+
 // Meta is a sheet's metadata, usable by an offline VLM pipeline as is.
 type Meta struct {
 	// Kind is "episode" for the running contact sheets, "label" for a
@@ -52,8 +60,12 @@ type Meta struct {
 	// Index is the 1-based number of the sheet within the episode and
 	// camera (sheet-0001.jpg is Index 1); for a labeling sheet, the
 	// index of its segment (as Segment.Index).
-	Index           int        `json:"index"`
-	Camera          string     `json:"camera"`
+	Index  int    `json:"index"`
+	Camera string `json:"camera"` // the topic
+	// CameraName is the camera's name (config cameras[].name), which
+	// names its directory in an episode on the robot and at the
+	// receiver; empty: named by its topic.
+	CameraName      string     `json:"camera_name,omitempty"`
 	EpisodeStart    ROSTime    `json:"episode_start"`
 	IntervalSeconds float64    `json:"interval_seconds"`
 	Rows            int        `json:"rows"`

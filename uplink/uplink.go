@@ -198,7 +198,7 @@ func sheetBody(s *sheet.Sheet, segment int) ([]byte, error) {
 	if segment >= 0 {
 		idx = int64(segment)
 	}
-	return (&wire.SheetBody{Camera: s.Meta.Camera, Index: idx, Segment: int64(segment), Name: sheet.Name(s),
+	return (&wire.SheetBody{Camera: s.Meta.CameraID(), Index: idx, Segment: int64(segment), Name: sheet.Name(s),
 		Meta: meta, JPEG: s.JPEG}).MarshalMsg(nil)
 }
 

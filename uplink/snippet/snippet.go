@@ -81,7 +81,7 @@ func (r *Recorder) PutJoints(s capture.JointSample) {
 func (r *Recorder) ForSheet(episode string, m *sheet.Meta) *wire.Snippet {
 	interval := time.Duration(m.IntervalSeconds * float64(time.Second))
 	start := m.EpisodeStart.Time()
-	sn := &wire.Snippet{Episode: episode, Camera: m.Camera, SheetIndex: int64(m.Index),
+	sn := &wire.Snippet{Episode: episode, Camera: m.CameraID(), SheetIndex: int64(m.Index),
 		EpisodeStart: start.UnixNano(), Interval: int64(interval)}
 	if len(m.Tiles) == 0 {
 		return sn
