@@ -161,6 +161,10 @@ const (
 	hintServerCert = "TLS verification of the broker's certificate failed (check uplink.ca_file against the broker's certificate, and its host name)"
 	hintClientCert = "the broker rejected this client's certificate (check uplink.cert_file and uplink.key_file: issued by a CA the broker trusts, valid now, for client authentication)"
 	hintNoCert     = "the broker closed the TLS connection; it probably requires a client certificate (set uplink.cert_file and uplink.key_file)"
+	// With TLS 1.3 the client's handshake ends before the broker checks
+	// the client certificate: a rejection may reach the client as a
+	// reset or EOF on its first write instead of an alert.
+	hintCertHungUp = "the broker closed the TLS connection after the handshake; it most likely rejected this client's certificate (check uplink.cert_file and uplink.key_file: issued by a CA the broker trusts, valid now, for client authentication)"
 	hintHandshake  = "the broker aborted the TLS handshake (a client certificate it requires or rejects, or no common TLS version: check uplink.cert_file and uplink.key_file)"
 )
 
@@ -183,8 +187,11 @@ func tlsHint(broker string, a Auth, err error) string {
 	}
 	_, secure, _ := BrokerURL(broker)
 	hungUp := strings.Contains(s, "EOF") || strings.Contains(s, "reset by peer") || strings.Contains(s, "broken pipe")
-	if secure && hungUp && a.CertFile == "" && a.TLS == nil {
+	switch {
+	case secure && hungUp && a.CertFile == "" && a.TLS == nil:
 		return hintNoCert
+	case secure && hungUp && a.CertFile != "":
+		return hintCertHungUp
 	}
 	return ""
 }

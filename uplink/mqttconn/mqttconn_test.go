@@ -56,6 +56,7 @@ func TestExplainTLS(t *testing.T) {
 		{"server unknown CA", "ssl://h:8883", withCert, &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}, "uplink.ca_file", "uplink.cert_file"},
 		{"server host name", "ssl://h:8883", withCert, fmt.Errorf("network Error : %w", x509.HostnameError{Certificate: &x509.Certificate{}, Host: "h"}), "uplink.ca_file", "uplink.cert_file"},
 		{"no cert, hung up", "ssl://h:8883", Auth{CAFile: "ca.pem"}, errors.New("write: connection reset by peer"), "uplink.cert_file", "uplink.ca_file"},
+		{"cert rejected after a TLS 1.3 handshake", "ssl://h:8883", Auth{CAFile: "ca.pem", CertFile: "c.pem", KeyFile: "k.pem"}, errors.New("write: connection reset by peer"), "uplink.cert_file", "uplink.ca_file"},
 		{"plain, hung up", "tcp://h:1883", Auth{}, io.EOF, "closed the connection", "uplink.cert_file"},
 		{"password", "tcp://h:1883", Auth{}, errors.New("bad user name or password"), "uplink.password_file", "uplink.cert_file"},
 	} {
