@@ -10,6 +10,14 @@
 //	labels/CAMERA/   labeling sheets NAME.jpg and .json
 //	snippets/CAMERA/ state snippets sheet-NNNN.msgpack.zst (at a receiver)
 //
+// cost.go reads the cost line of an episode directory (ReadCost, also
+// Episode.Cost): bytes of contact sheets, labeling sheets, snippets and
+// the rest, VLM tokens to show every sheet once, per camera-hour of
+// episode time. One reader for both ends: at a sink it is what was
+// shipped, and a complete episode's manifest carries it (Manifest.Cost);
+// a robot's store holds no snippets (they are only shipped), so its line
+// counts none.
+//
 // layout.go names every one of these paths and the camera directory rule
 // (CameraDir); the robot's daemon and the sink take their paths from it.
 // Episode ids are ROBOT-YYYYMMDDThhmmss.mmmZ[-NAME] (NewID); CheckID is

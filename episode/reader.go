@@ -60,6 +60,8 @@ type Episode struct {
 	// Problems found while reading (corrupt records, a torn tail of an
 	// episode still being written); reading never modifies the store.
 	Problems []string
+	// Cost is the cost line of the directory's files (ReadCost).
+	Cost Cost
 }
 
 // Load reads one episode. ref is an episode directory, or an id (or a
@@ -77,6 +79,11 @@ func Load(dir, ref string) (*Episode, error) {
 	e := &Episode{Manifest: m, Dir: epDir}
 	if m.Problem != "" {
 		e.Problems = append(e.Problems, m.Problem)
+	}
+	if c, err := costOf(epDir, &m); err != nil {
+		e.Problems = append(e.Problems, fmt.Sprintf("cost line: %v", err))
+	} else {
+		e.Cost = c
 	}
 	segRecs := e.readRecords(segmentsName)
 	trRecs := e.readRecords(transitionsName)

@@ -69,6 +69,8 @@ type received struct {
 	segs map[int][]byte // segment index -> its record's payload
 	held Held
 	last []byte // the manifest as last written
+	// costKey is the manifest (without Cost) the cost was computed for.
+	costKey []byte
 }
 
 // OpenReceiver creates dir if needed and locks it.
@@ -136,16 +138,16 @@ func (r *Receiver) Manifest(robot string, m Manifest) (completed bool, err error
 	case !m.Closed && !e.m.Start.IsZero():
 		return false, fmt.Errorf("%w: %s has another start manifest", ErrConflict, m.ID)
 	}
-	held, complete := e.m.Held, e.m.Complete
+	held, complete, cost := e.m.Held, e.m.Complete, e.m.Cost
 	e.m = m
-	e.m.Format, e.m.ID, e.m.Held, e.m.Complete = ManifestFormat, filepath.Base(e.dir), held, complete
+	e.m.Format, e.m.ID, e.m.Held, e.m.Complete, e.m.Cost = ManifestFormat, filepath.Base(e.dir), held, complete, cost
 	e.m.Uploaded, e.m.Recovery = false, nil
 	return r.commit(e)
 }
 
 // robotFields is the part of a manifest the robot writes, encoded.
 func robotFields(m Manifest) []byte {
-	m.Format, m.Held, m.Complete, m.Uploaded, m.Recovery = 0, nil, false, false, nil
+	m.Format, m.Held, m.Complete, m.Uploaded, m.Recovery, m.Cost = 0, nil, false, false, nil, nil
 	b, _ := json.Marshal(m)
 	return b
 }
@@ -282,6 +284,22 @@ func (r *Receiver) commit(e *received) (completed bool, err error) {
 	h.Cameras = copyCounts(e.held.Cameras)
 	e.m.Held = &h
 	e.m.Complete = IsComplete(&e.m, func(i int) bool { _, ok := e.segs[i]; return ok })
+	if e.m.Complete {
+		// The cost line of what arrived, once all of it has: one walk of
+		// the directory per change to a complete episode (a duplicate
+		// of what is held changes nothing and walks nothing).
+		cost := e.m.Cost
+		e.m.Cost = nil
+		key, _ := json.Marshal(e.m)
+		if cost == nil || !bytes.Equal(key, e.costKey) {
+			c, err := costOf(e.dir, &e.m)
+			if err != nil {
+				return false, err
+			}
+			cost, e.costKey = &c, key
+		}
+		e.m.Cost = cost
+	}
 	b, err := json.MarshalIndent(e.m, "", "  ")
 	if err != nil {
 		return false, fmt.Errorf("episode: manifest: %w", err)

@@ -50,6 +50,7 @@ func WriteTimeline(w io.Writer, e *Episode) error {
 		fmt.Fprintf(w, "instruction  %s\n", m.Instruction)
 	}
 	fmt.Fprintf(w, "segments     %d    transitions %d\n", len(e.Segments), len(e.Transitions))
+	fmt.Fprintf(w, "cost         %s\n", e.Cost)
 	if m.Recovery != nil {
 		fmt.Fprintf(w, "recovered    after a crash: %d segments closed as interrupted, %d torn bytes cut, %d corrupt regions quarantined\n",
 			m.Recovery.Interrupted, m.Recovery.TornBytes, m.Recovery.Quarantined)

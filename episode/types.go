@@ -56,6 +56,9 @@ type Manifest struct {
 	// everything it announced: Segments segments and, per camera, the
 	// Produced sheets, labeling sheets and snippets.
 	Complete bool `json:"complete,omitempty"`
+	// Cost is a receiver's cost line of what it holds (ReadCost),
+	// written once the episode is complete; only its manifests have it.
+	Cost *Cost `json:"cost,omitempty"`
 }
 
 // CameraCounts counts one camera's files of an episode.

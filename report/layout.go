@@ -92,6 +92,7 @@ func (p *page) layout() {
 		{"Duration", duration(m)},
 		{"Segments", strconv.Itoa(len(e.Segments))},
 		{"Transitions", strconv.Itoa(len(e.Transitions))},
+		{"Cost", e.Cost.String()},
 	}
 	if m.Name != "" {
 		p.Header = append(p.Header, field{"Name", m.Name})

@@ -104,6 +104,10 @@ func TestReportShowsEpisode(t *testing.T) {
 			t.Errorf("score %.3f not shown", v)
 		}
 	}
+	// the header's cost line is the episode's (episode.ReadCost)
+	if !strings.Contains(html, "<dt>Cost</dt><dd>"+escaped(e.Cost.String())+"</dd>") {
+		t.Errorf("the header has no cost line %q", e.Cost.String())
+	}
 }
 
 // escaped escapes s the way html/template does in text.

@@ -112,8 +112,11 @@ kill -TERM "$EDGED_PID"
 wait "$EDGED_PID" || true
 
 EP=$("$EDGED" inspect "$OUT/data" --json | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
-# The sink has the episode once its closed manifest arrived.
-for _ in $(seq 100); do grep -qs '"closed": *true' "$OUT/sink/demo-robot/$EP/manifest.json" && break; sleep 0.1; done
+# The sink has the episode once it is complete (closed, and everything
+# the end manifest announced has arrived): its manifest then has the
+# cost line.
+SINK_EP=$OUT/sink/episodes/$EP
+for _ in $(seq 300); do grep -qs '"complete": *true' "$SINK_EP/manifest.json" && break; sleep 0.1; done
 kill -TERM "$SINK_PID" 2>/dev/null || true
 
 echo
@@ -129,25 +132,36 @@ fi
 
 echo
 echo "== summary"
+"$EDGED" inspect "$OUT/sink" "$EP" --json >"$OUT/sink-inspect.json" 2>/dev/null || echo '{}' >"$OUT/sink-inspect.json"
 $PY - "$OUT" "$EP" <<'PYEOF'
 import glob, json, os, re, sys
 out, ep = sys.argv[1], sys.argv[2]
 log = open(os.path.join(out, "edged.log")).read()
 m = re.findall(r'msg="daemon: summary" (.*)', log)
 s = dict(kv.split("=", 1) for kv in m[-1].split()) if m else {}
-metas = [json.load(open(p)) for p in glob.glob(os.path.join(out, "data/episodes", ep, "sheets/*/sheet-*.json"))]
-secs = sum(len(x["tiles"]) * x["interval_seconds"] for x in metas) or 1
-tok = sum(x["vlm_tokens"] for x in metas)
-sink = os.path.join(out, "sink/demo-robot", ep)
+sink = os.path.join(out, "sink/episodes", ep)
+# The cost line of the sink's copy (edged inspect: episode.ReadCost), so
+# what was shipped, per camera-hour of episode time.
+si = json.load(open(os.path.join(out, "sink-inspect.json")))
+c = si.get("cost") or {}
 got = lambda pat: len(glob.glob(os.path.join(sink, pat)))
 print(f"frames captured      {s.get('frames', '?')}  (joint samples {s.get('joint_samples', '?')})")
-print(f"segments             {s.get('segments', '?')} recorded, {got('segments/*.json')} at the sink")
+print(f"segments             {s.get('segments', '?')} recorded, {len(si.get('segments') or [])} at the sink")
 print(f"contact sheets       {s.get('sheets', '?')} ({int(s.get('sheet_bytes', 0))/1024:.0f} KiB), {got('sheets/*/*.jpg')} at the sink with {got('snippets/*/*')} state snippets")
 print(f"labeling sheets      {s.get('label_sheets', '?')}, {got('labels/*/*.jpg')} at the sink")
 print(f"sent over MQTT       {s.get('mqtt_messages', '?')} messages, {int(s.get('mqtt_bytes', 0))/1024:.0f} KiB")
-print(f"VLM input            {tok} tokens for {secs:.1f} s -> {tok*3600/secs:,.0f} tokens per hour per camera")
+if c:
+    mb = lambda n: n / 1e6
+    print(f"shipped (sink copy)  {mb(c['bytes']):.2f} MB: contact sheets {mb(c['contact_sheet_bytes']):.2f}, labeling sheets "
+          f"{mb(c['label_sheet_bytes']):.2f}, snippets {mb(c['snippet_bytes']):.2f}, other {mb(c['other_bytes']):.3f}")
+    print(f"VLM input            {c['vlm_tokens']} tokens (contact {c['contact_sheet_tokens']}, labeling {c['label_sheet_tokens']}) "
+          f"for {c['cameras']} camera(s) x {c['episode_seconds']:.1f} s")
+    print(f"per camera-hour      {mb(c['bytes_per_camera_hour']):.1f} MB shipped, {c['tokens_per_camera_hour']:,.0f} VLM tokens "
+          f"(budget: 65 MB and 265,000 tokens; low-cost preset 35 MB and 175,000)")
+else:
+    print("cost                 the sink has no complete copy of the episode (see sink.log)")
 PYEOF
 echo
 echo "episode (local):  $OUT/data/episodes/$EP"
-echo "episode (sink):   $OUT/sink/demo-robot/$EP"
+echo "episode (sink):   $SINK_EP"
 echo "report:           $OUT/report.html"

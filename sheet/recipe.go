@@ -40,7 +40,7 @@ func PresetRecipe(name string) (Recipe, error) { return recipe.Preset(name) }
 
 // VLMTile is the side of the square tile a VLM cuts a large image into
 // (VLMTokens).
-const VLMTile = 768
+const VLMTile = recipe.VLMTile
 
 // LabelGrid lays out a labeling sheet of up to n tiles of tw x th pixels
 // to fit one VLMTile x VLMTile tile, so that it costs 258 tokens: as few
@@ -59,15 +59,7 @@ func LabelGrid(n, tw, th int) (tiles, cols, rows int) {
 	return tiles, cols, rows
 }
 
-// VLMTokens is DESIGN.md's accounting rule: an image no larger than 384 px
-// on both sides counts 258 tokens; a larger one is cut into 768 x 768
-// tiles of 258 tokens each.
-func VLMTokens(w, h int) int {
-	if w <= 0 || h <= 0 {
-		return 0
-	}
-	if w <= 384 && h <= 384 {
-		return 258
-	}
-	return ((w + 767) / 768) * ((h + 767) / 768) * 258
-}
+// VLMTokens is DESIGN.md's accounting rule (recipe.VLMTokens): an image
+// no larger than 384 px on both sides counts 258 tokens; a larger one is
+// cut into 768 x 768 tiles of 258 tokens each.
+func VLMTokens(w, h int) int { return recipe.VLMTokens(w, h) }

@@ -29,6 +29,9 @@ func newInspectCmd() *cobra.Command {
 			"  segments     the closed segments as recorded (index, start_sec, end_sec, label, outcome, ...)\n" +
 			"  transitions  the raw FSM transitions as recorded (seq, stamp, sec, kind, from, to, ...)\n" +
 			"  problems     what reading found wrong (corrupt records, a torn tail), as sentences\n" +
+			"  cost         the cost line of the episode's files: bytes of contact sheets, labeling sheets,\n" +
+			"               snippets and the rest, VLM tokens to show every sheet once, and both per\n" +
+			"               camera-hour of episode time (contact_sheet_bytes, vlm_tokens, ...)\n" +
 			"Lists are [] when empty, never null.",
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -78,11 +81,12 @@ type inspectEpisode struct {
 	Segments    []episode.Segment    `json:"segments"`
 	Transitions []episode.Transition `json:"transitions"`
 	Problems    []string             `json:"problems"`
+	Cost        episode.Cost         `json:"cost"`
 }
 
 func newInspectEpisode(e *episode.Episode) inspectEpisode {
 	return inspectEpisode{Manifest: e.Manifest, Dir: e.Dir, Segments: nonNil(e.Segments),
-		Transitions: nonNil(e.Transitions), Problems: nonNil(e.Problems)}
+		Transitions: nonNil(e.Transitions), Problems: nonNil(e.Problems), Cost: e.Cost}
 }
 
 // nonNil makes an empty list print as [] rather than null.

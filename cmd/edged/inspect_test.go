@@ -48,8 +48,14 @@ func TestInspectJSONIsSnakeCase(t *testing.T) {
 			for k := range obj {
 				keys = append(keys, k)
 			}
-			if len(keys) != 5 || obj["dir"] != epDir {
-				t.Errorf("episode keys %v (dir %v), want manifest, dir, segments, transitions, problems", keys, obj["dir"])
+			if len(keys) != 6 || obj["dir"] != epDir {
+				t.Errorf("episode keys %v (dir %v), want manifest, dir, segments, transitions, problems, cost", keys, obj["dir"])
+			}
+			// the cost line: the manifest and records are other bytes,
+			// no camera, so nothing per camera-hour
+			if c, _ := obj["cost"].(map[string]any); c == nil || c["other_bytes"].(float64) <= 0 ||
+				c["bytes"] != c["other_bytes"] || c["vlm_tokens"].(float64) != 0 || c["tokens_per_camera_hour"].(float64) != 0 {
+				t.Errorf("cost %v", obj["cost"])
 			}
 			for _, k := range []string{"segments", "transitions", "problems"} {
 				if _, ok := obj[k].([]any); !ok {

@@ -1,0 +1,210 @@
+package episode
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sheetJSON is a sheet's metadata as the sheet package writes it (the
+// fields the cost reads): n tiles from tick first, 0.5 s apart.
+func sheetJSON(w, h, tokens int, first, n int) []byte {
+	type tile struct {
+		Seconds float64 `json:"seconds"`
+	}
+	m := struct {
+		Width    int     `json:"width"`
+		Height   int     `json:"height"`
+		Tokens   int     `json:"vlm_tokens,omitempty"`
+		Interval float64 `json:"interval_seconds"`
+		Tiles    []tile  `json:"tiles"`
+	}{Width: w, Height: h, Tokens: tokens, Interval: 0.5}
+	for k := range n {
+		m.Tiles = append(m.Tiles, tile{Seconds: float64(first+k) / 2})
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+func put(t *testing.T, path string, b []byte) int64 {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return int64(len(b))
+}
+
+// TestCost: every file of an episode directory counts in exactly one
+// kind; tokens come from vlm_tokens, else from the size rule; the time
+// is end - start when closed, else the end of the last contact-sheet
+// tile (a half-full last sheet counts the time it covers, not a whole
+// sheet's); temporary files of an atomic write do not count.
+func TestCost(t *testing.T) {
+	store := t.TempDir()
+	s, err := Open(store, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	w, err := s.Begin(Begin{Robot: "arm-01", Start: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := w.Dir()
+	var contact, label, snip int64
+	for cam, name := range []string{"/cam/front", "/cam/wrist"} {
+		_ = cam
+		contact += put(t, filepath.Join(SheetDir(dir, name), "sheet-0001.jpg"), make([]byte, 1000))
+		contact += put(t, filepath.Join(SheetDir(dir, name), "sheet-0001.json"), sheetJSON(1120, 504, 516, 0, 20))
+		// the half-full last sheet: 10 tiles, 5 s; no vlm_tokens (older
+		// metadata): the rule on 1120 x 252 gives 516
+		contact += put(t, filepath.Join(SheetDir(dir, name), "sheet-0002.jpg"), make([]byte, 600))
+		contact += put(t, filepath.Join(SheetDir(dir, name), "sheet-0002.json"), sheetJSON(1120, 252, 0, 20, 10))
+		label += put(t, filepath.Join(LabelDir(dir, name), "label-0000.jpg"), make([]byte, 300))
+		label += put(t, filepath.Join(LabelDir(dir, name), "label-0000.json"), sheetJSON(672, 252, 258, 0, 5))
+		snip += put(t, SnippetPath(dir, name, 1), make([]byte, 70))
+		snip += put(t, SnippetPath(dir, name, 2), make([]byte, 50))
+	}
+	put(t, filepath.Join(SheetDir(dir, "/cam/front"), ".sheet-0003.jpg.tmp123"), make([]byte, 5000))
+
+	c, err := ReadCost(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := dirSize(t, dir) - contact - label - snip - 5000
+	want := Cost{ContactBytes: contact, LabelBytes: label, SnippetBytes: snip, OtherBytes: other,
+		Bytes: contact + label + snip + other, ContactSheets: 4, LabelSheets: 2, Snippets: 4,
+		ContactTokens: 4 * 516, LabelTokens: 2 * 258, Tokens: 4*516 + 2*258, Cameras: 2, Seconds: 15}
+	want.BytesPerCameraHour = float64(want.Bytes) / (15 * 2 / 3600.0)
+	want.TokensPerCameraHour = float64(want.Tokens) / (15 * 2 / 3600.0)
+	if !costEqual(c, want) {
+		t.Errorf("open episode:\n got  %+v\n want %+v", c, want)
+	}
+	if other <= 0 {
+		t.Errorf("the manifest and records count as other: %d", other)
+	}
+
+	// Closed after 20 s: the episode time is end - start.
+	if err := w.Close(t0.Add(20*time.Second), Completed, EndIdle); err != nil {
+		t.Fatal(err)
+	}
+	c, err = ReadCost(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Seconds != 20 || math.Abs(c.TokensPerCameraHour-float64(want.Tokens)*3600/40) > 1e-6 {
+		t.Errorf("closed episode: %+v", c)
+	}
+	e, err := Load("", dir)
+	if err != nil || !costEqual(e.Cost, c) {
+		t.Errorf("Load's cost %+v, ReadCost %+v (%v)", e.Cost, c, err)
+	}
+	var sb strings.Builder
+	if err := WriteTimeline(&sb, e); err != nil || !strings.Contains(sb.String(), "cost         ") ||
+		!strings.Contains(sb.String(), fmt.Sprintf("%d VLM tokens", want.Tokens)) {
+		t.Errorf("timeline has no cost line:\n%s", sb.String())
+	}
+
+	// Unreadable sheet metadata is an error, not a silent 0.
+	put(t, filepath.Join(LabelDir(dir, "/cam/front"), "label-0001.json"), []byte("{not json"))
+	if _, err := ReadCost(dir); err == nil {
+		t.Error("corrupt sheet metadata: no error")
+	}
+	if e, _ := Load("", dir); len(e.Problems) == 0 {
+		t.Error("Load of a directory with corrupt sheet metadata reports no problem")
+	}
+}
+
+func costEqual(a, b Cost) bool {
+	close := func(x, y float64) bool { return math.Abs(x-y) < 1e-6*max(1, math.Abs(y)) }
+	ok := close(a.BytesPerCameraHour, b.BytesPerCameraHour) && close(a.TokensPerCameraHour, b.TokensPerCameraHour)
+	a.BytesPerCameraHour, a.TokensPerCameraHour, b.BytesPerCameraHour, b.TokensPerCameraHour = 0, 0, 0, 0
+	return ok && a == b
+}
+
+func dirSize(t *testing.T, dir string) int64 {
+	t.Helper()
+	var n int64
+	filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+		return nil
+	})
+	return n
+}
+
+// TestReceiverCost: a receiver's manifest carries the cost line of what
+// it holds once the episode is complete (not before), equal to what
+// ReadCost finds there but for the manifest's own growth.
+func TestReceiverCost(t *testing.T) {
+	dir := t.TempDir()
+	r := openRecv(t, dir)
+	m := Manifest{Format: 1, ID: rid, Robot: "arm-01", Start: t0}
+	if _, err := r.Manifest("arm-01", m); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Segment("arm-01", rid, rseg(0, "PICK")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Sheet("arm-01", rid, "/cam", "sheet-0001", false, []byte{0xff, 0xd8, 1, 2}, sheetJSON(1120, 504, 516, 0, 20)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Snippet("arm-01", rid, "/cam", 1, make([]byte, 40)); err != nil {
+		t.Fatal(err)
+	}
+	epDir := filepath.Join(dir, rid)
+	if got := readM(t, epDir); got.Cost != nil {
+		t.Errorf("incomplete episode has a cost line: %+v", got.Cost)
+	}
+	m.Closed, m.End, m.Segments, m.Outcome = true, t0.Add(10*time.Second), 1, Completed
+	m.Produced = map[string]CameraCounts{"cam": {Sheets: 1, Snippets: 1}}
+	completed, err := r.Manifest("arm-01", m)
+	if err != nil || !completed {
+		t.Fatalf("end manifest: completed %v, %v", completed, err)
+	}
+	got := readM(t, epDir)
+	if got.Cost == nil {
+		t.Fatal("complete episode has no cost line")
+	}
+	c, err := ReadCost(epDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The manifest read by the receiver's walk is the one before the
+	// cost was added: only other_bytes may differ, by the cost's size.
+	grew := c.OtherBytes - got.Cost.OtherBytes
+	c.OtherBytes, c.Bytes, c.BytesPerCameraHour = got.Cost.OtherBytes, got.Cost.Bytes, got.Cost.BytesPerCameraHour
+	if !costEqual(*got.Cost, c) || grew < 0 || grew > 2048 {
+		t.Errorf("manifest cost %+v\nReadCost      %+v (other bytes grew by %d)", *got.Cost, c, grew)
+	}
+	if got.Cost.ContactTokens != 516 || got.Cost.SnippetBytes != 40 || got.Cost.Seconds != 10 || got.Cost.Cameras != 1 {
+		t.Errorf("cost %+v", *got.Cost)
+	}
+	// The same end manifest again changes nothing (no rewrite).
+	before, _ := os.ReadFile(filepath.Join(epDir, ManifestFile))
+	if _, err := r.Manifest("arm-01", m); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(filepath.Join(epDir, ManifestFile))
+	if string(before) != string(after) {
+		t.Errorf("a duplicate end manifest rewrote the manifest:\n%s\n%s", before, after)
+	}
+}
+
+func readM(t *testing.T, dir string) Manifest {
+	t.Helper()
+	m, err := readManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

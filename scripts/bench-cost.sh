@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Cost per camera-hour against issue 9's budget: an episode with a
+# segment every 12 s, 10 minutes, built from the 1280x720 frames of
+# ../shared/data/pan720p.mp4 (30 fps, cycled) through the robot's
+# pipeline and received as the sink receives it; the cost line of the
+# sink's copy (bytes of contact sheets, labeling sheets, snippets and
+# the rest; VLM tokens to show every sheet once), for the published
+# recipe and the low-cost preset, printed next to the budget
+# (bench/cost). Env: COST_MINUTES (10).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+data=../shared/data/pan720p.mp4
+if [ ! -f "$data" ]; then
+  echo "bench-cost: $data absent (sample data next to the repository); skipped"
+  exit 0
+fi
+command -v ffmpeg >/dev/null || { echo "bench-cost: ffmpeg not installed (make deps); skipped"; exit 0; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/frames"
+ffmpeg -loglevel error -i "$data" -q:v 3 "$work/frames/f%04d.jpg"
+go build -o "$work/costbench" ./bench/cost
+"$work/costbench" -frames "$work/frames" -minutes "${COST_MINUTES:-10}"
