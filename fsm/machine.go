@@ -45,7 +45,7 @@ type Machine struct {
 
 	dropped atomic.Uint64
 	queued  atomic.Int64 // bytes of the events in the queue (StateEvent.Bytes)
-	mu      sync.Mutex // guards st
+	mu      sync.Mutex   // guards st
 	st      Stats
 
 	// Owned by the run loop.
