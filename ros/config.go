@@ -18,14 +18,22 @@ type Config struct {
 	// http://localhost:11311/.
 	MasterURI string
 	// NodeName is this node's name. A relative name is put in Namespace.
-	// Default: /edged.
+	// Default: edged (so /edged in the root namespace).
 	NodeName string
-	// Namespace for relative node and topic names. Default:
-	// $ROS_NAMESPACE, else /.
+	// Namespace for relative node and topic names; a relative one is made
+	// global ("robot1" is "/robot1"). Default: $ROS_NAMESPACE, else /.
 	Namespace string
+	// Remaps maps topic names to others (from:=to on the command line):
+	// both sides are resolved as the node resolves names, and every
+	// topic the node subscribes to or publishes is remapped.
+	Remaps map[string]string
+	// PrivateParams (_key:=value on the command line) are set on the
+	// master under the node's name each time it registers, as rospy does;
+	// a value that reads as a bool, an integer or a float is sent as one.
+	PrivateParams map[string]string
 	// Host is the name or address other nodes use to reach this one (it
-	// goes into the slave API URI). Default: $ROS_IP, else $ROS_HOSTNAME,
-	// else the machine's hostname.
+	// goes into the slave API and TCPROS URIs). Default, in ROS's order:
+	// $ROS_HOSTNAME, else $ROS_IP, else the machine's hostname.
 	Host string
 	// ListenAddr is where the slave API listens. Default: 127.0.0.1:0
 	// when Host is a loopback name or address, else :0 (all interfaces,
@@ -60,10 +68,6 @@ type Config struct {
 	MaxHeaderBytes int
 	// Logger receives connection events. Default slog.Default().
 	Logger *slog.Logger
-	// OnShutdown is called (on its own goroutine) when a peer calls the
-	// slave API's shutdown, e.g. because another node registered the same
-	// name. Default: log it and keep running.
-	OnShutdown func(reason string)
 }
 
 // withDefaults returns c with every unset field at its default. It reads
@@ -78,17 +82,15 @@ func (c Config) withDefaults() Config {
 	if c.Namespace == "" {
 		c.Namespace = os.Getenv("ROS_NAMESPACE")
 	}
-	if c.Namespace == "" {
-		c.Namespace = "/"
-	}
+	c.Namespace = globalNamespace(c.Namespace)
 	if c.NodeName == "" {
-		c.NodeName = "/edged"
-	}
-	if c.Host == "" {
-		c.Host = os.Getenv("ROS_IP")
+		c.NodeName = "edged"
 	}
 	if c.Host == "" {
 		c.Host = os.Getenv("ROS_HOSTNAME")
+	}
+	if c.Host == "" {
+		c.Host = os.Getenv("ROS_IP")
 	}
 	if c.Host == "" {
 		c.Host, _ = os.Hostname()
@@ -142,11 +144,13 @@ func (c Config) Validate() error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		errs = append(errs, fmt.Errorf("ros.master_uri: %q is not an http://host:port/ URI", c.MasterURI))
 	}
-	if !strings.HasPrefix(c.Namespace, "/") {
-		errs = append(errs, fmt.Errorf("ros.namespace: %q must start with /", c.Namespace))
+	if ns := globalNamespace(c.Namespace); ns != "/" {
+		if err := checkName(strings.TrimSuffix(ns, "/")); err != nil {
+			errs = append(errs, fmt.Errorf("ros.namespace: %w", err))
+		}
 	}
-	if err := checkName(resolveName(c.Namespace, c.NodeName)); err != nil {
-		errs = append(errs, fmt.Errorf("ros.node_name: %w", err))
+	if _, err := newNames(c.Namespace, c.NodeName, c.Remaps); err != nil {
+		errs = append(errs, err)
 	}
 	if strings.ContainsAny(c.Host, "/ ") {
 		errs = append(errs, fmt.Errorf("ros.host: %q is not a host name or address", c.Host))
@@ -174,32 +178,4 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("ros.max_header_bytes: must be > 0"))
 	}
 	return errors.Join(errs...)
-}
-
-// resolveName makes name global: a relative name goes into namespace.
-func resolveName(namespace, name string) string {
-	if strings.HasPrefix(name, "/") {
-		return name
-	}
-	return strings.TrimSuffix(namespace, "/") + "/" + name
-}
-
-// checkName accepts ROS graph resource names: /a/b_1, no empty parts,
-// each part starting with a letter.
-func checkName(name string) error {
-	if !strings.HasPrefix(name, "/") || name == "/" || strings.HasSuffix(name, "/") {
-		return fmt.Errorf("%q is not a valid ROS name", name)
-	}
-	for _, part := range strings.Split(name[1:], "/") {
-		if part == "" {
-			return fmt.Errorf("%q has an empty part", name)
-		}
-		for i, r := range part {
-			letter := (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
-			if !(letter || (i > 0 && (r == '_' || (r >= '0' && r <= '9')))) {
-				return fmt.Errorf("%q: part %q must start with a letter and hold letters, digits and _", name, part)
-			}
-		}
-	}
-	return nil
 }

@@ -26,7 +26,9 @@ type Node struct {
 	master *master.Client
 	pool   *tcpros.Pool
 
-	ln     net.Listener
+	names  names
+	ln     net.Listener // slave API
+	tln    net.Listener // TCPROS server for publications
 	http   *http.Server
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -34,9 +36,17 @@ type Node struct {
 	once   sync.Once
 	connID atomic.Int64
 
+	handshakes  chan struct{} // a slot per subscriber handshake under way
+	refusedSubs logLimiter
+
+	shutdownOnce   sync.Once
+	shutdownCh     chan struct{} // closed when the graph asked the node to end
+	shutdownReason atomic.Pointer[string]
+
 	masterUp   atomic.Bool
 	mu         sync.Mutex // guards everything below
 	subs       map[string]*Subscription
+	pubs       map[string]*Publication
 	params     map[string]*paramWatch
 	masterPid  int
 	lastErr    string
@@ -64,36 +74,90 @@ func NewNode(ctx context.Context, cfg Config) (*Node, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	nm, err := newNames(cfg.Namespace, cfg.NodeName, cfg.Remaps)
+	if err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
 		return nil, fmt.Errorf("ros: slave API cannot listen on %s (set ros ListenAddr): %w", cfg.ListenAddr, err)
 	}
-	name := resolveName(cfg.Namespace, cfg.NodeName)
+	tln, err := net.Listen("tcp", tcprosAddr(ln))
+	if err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("ros: TCPROS server cannot listen beside the slave API: %w", err)
+	}
+	name := nm.node
 	port := ln.Addr().(*net.TCPAddr).Port
 	nctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	n := &Node{
-		cfg:    cfg,
-		name:   name,
-		uri:    "http://" + net.JoinHostPort(cfg.Host, strconv.Itoa(port)) + "/",
-		log:    cfg.Logger.With("node", name),
-		master: master.New(cfg.MasterURI, name, cfg.CallTimeout),
-		pool:   tcpros.NewPool(),
-		ln:     ln,
-		ctx:    nctx,
-		cancel: cancel,
-		subs:   map[string]*Subscription{},
-		params: map[string]*paramWatch{},
+		cfg:        cfg,
+		name:       name,
+		names:      nm,
+		uri:        "http://" + net.JoinHostPort(cfg.Host, strconv.Itoa(port)) + "/",
+		log:        cfg.Logger.With("node", name),
+		master:     master.New(cfg.MasterURI, name, cfg.CallTimeout),
+		pool:       tcpros.NewPool(),
+		ln:         ln,
+		tln:        tln,
+		ctx:        nctx,
+		cancel:     cancel,
+		handshakes: make(chan struct{}, maxHandshakes),
+		shutdownCh: make(chan struct{}),
+		subs:       map[string]*Subscription{},
+		pubs:       map[string]*Publication{},
+		params:     map[string]*paramWatch{},
 	}
 	n.http = &http.Server{Handler: n.slaveAPI(), ReadHeaderTimeout: cfg.CallTimeout}
-	n.wg.Add(2)
+	n.wg.Add(3)
 	go func() {
 		defer n.wg.Done()
 		if err := n.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			n.log.Error("ros: slave API stopped", "err", err)
 		}
 	}()
+	go n.serveTCPROS()
 	go n.watchMaster()
 	return n, nil
+}
+
+// tcprosAddr is the TCPROS server's listen address: the slave API's
+// interface, any free port.
+func tcprosAddr(slave net.Listener) string {
+	return net.JoinHostPort(slave.Addr().(*net.TCPAddr).IP.String(), "0")
+}
+
+// Shutdown is closed when the ROS graph asks the node to end: a
+// shutdown call on the slave API (rosnode kill, or the master because
+// a newer node registered the same name), or the master listing
+// another node under this name. The node then stops registering; its
+// owner should Close it and exit, as roscpp and rospy nodes do.
+func (n *Node) Shutdown() <-chan struct{} { return n.shutdownCh }
+
+// ShutdownReason says who asked the node to end and why ("" before).
+func (n *Node) ShutdownReason() string {
+	if r := n.shutdownReason.Load(); r != nil {
+		return *r
+	}
+	return ""
+}
+
+// requestShutdown records the first reason and closes Shutdown().
+func (n *Node) requestShutdown(reason string) {
+	n.shutdownOnce.Do(func() {
+		n.shutdownReason.Store(&reason)
+		n.log.Warn("ros: the ROS graph asked this node to shut down", "reason", reason)
+		close(n.shutdownCh)
+	})
+}
+
+func (n *Node) shuttingDown() bool {
+	select {
+	case <-n.shutdownCh:
+		return true
+	default:
+		return false
+	}
 }
 
 // Name is the node's global name, e.g. /edged.
@@ -119,17 +183,13 @@ func (n *Node) Status() Status {
 // GetParam reads a parameter from the master; a relative key is put in
 // the node's namespace. master.IsNotFound(err) when it is not set.
 func (n *Node) GetParam(ctx context.Context, key string) (any, error) {
-	return n.master.GetParam(ctx, resolveName(n.cfg.Namespace, key))
+	return n.master.GetParam(ctx, n.names.resolve(key))
 }
 
-// ResolveTopic makes a topic name global: relative names go into the
-// namespace, private names (~x) under the node's name.
-func (n *Node) ResolveTopic(topic string) string {
-	if rest, ok := strings.CutPrefix(topic, "~"); ok {
-		return n.name + "/" + strings.TrimPrefix(rest, "/")
-	}
-	return resolveName(n.cfg.Namespace, topic)
-}
+// ResolveTopic makes a topic name global as roscpp does: relative names
+// go into the namespace, private names (~x) under the node's name; then
+// the remappings apply.
+func (n *Node) ResolveTopic(topic string) string { return n.names.resolve(topic) }
 
 // Close unsubscribes everything (telling the master when it is up), stops
 // the slave API and waits for every goroutine.
@@ -141,13 +201,21 @@ func (n *Node) Close() error {
 		for _, s := range n.subs {
 			subs = append(subs, s)
 		}
+		pubs := make([]*Publication, 0, len(n.pubs))
+		for _, p := range n.pubs {
+			pubs = append(pubs, p)
+		}
 		n.mu.Unlock()
 		for _, s := range subs {
 			_ = s.Close()
 		}
+		for _, p := range pubs {
+			_ = p.Close()
+		}
 		n.unsubscribeParams()
 		n.cancel()
 		_ = n.http.Close()
+		_ = n.tln.Close()
 		n.wg.Wait()
 	})
 	return nil
@@ -199,7 +267,10 @@ func (n *Node) pollMaster() {
 	if restarted {
 		n.log.Info("ros: master is up; registering", "master", n.cfg.MasterURI, "pid", pid)
 	}
-	if !due {
+	if !due || n.shuttingDown() {
+		return
+	}
+	if !restarted && n.nameTaken(ctx) {
 		return
 	}
 	err = n.registerAll()
@@ -215,23 +286,71 @@ func (n *Node) pollMaster() {
 	n.lastErr = ""
 }
 
-// registerAll registers every subscription and parameter watch with the
-// master (both are idempotent on the master's side).
+// nameTaken reports (and acts on) the master listing another node under
+// this node's name: a newer node of the same name wins, as in ROS, so
+// this one must not take the name back by registering again. A master
+// that does not know the name (nothing registered yet) is no conflict.
+func (n *Node) nameTaken(ctx context.Context) bool {
+	uri, err := n.master.LookupNode(ctx, n.name)
+	if err != nil || uri == "" || sameURI(uri, n.uri) {
+		return false
+	}
+	n.requestShutdown(fmt.Sprintf("the master lists another node as %s (%s): a newer node took the name", n.name, uri))
+	return true
+}
+
+// sameURI compares slave URIs, ignoring a trailing slash.
+func sameURI(a, b string) bool { return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/") }
+
+// registerAll registers every publication, subscription, parameter watch
+// and private parameter with the master (all idempotent on its side).
 func (n *Node) registerAll() error {
 	n.mu.Lock()
 	subs := make([]*Subscription, 0, len(n.subs))
 	for _, s := range n.subs {
 		subs = append(subs, s)
 	}
+	pubs := make([]*Publication, 0, len(n.pubs))
+	for _, p := range n.pubs {
+		pubs = append(pubs, p)
+	}
 	n.mu.Unlock()
 	var errs []error
+	errs = append(errs, n.setPrivateParams())
+	for _, p := range pubs {
+		errs = append(errs, p.register(n.ctx))
+	}
 	for _, s := range subs {
-		if err := s.register(n.ctx); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, s.register(n.ctx))
 	}
 	errs = append(errs, n.resubscribeParams())
 	return errors.Join(errs...)
+}
+
+// setPrivateParams sets the _key:=value parameters under the node's name.
+func (n *Node) setPrivateParams() error {
+	var errs []error
+	for k, v := range n.cfg.PrivateParams {
+		ctx, cancel := context.WithTimeout(n.ctx, n.cfg.CallTimeout)
+		errs = append(errs, n.master.SetParam(ctx, n.names.resolve("~"+k), paramValue(v)))
+		cancel()
+	}
+	return errors.Join(errs...)
+}
+
+// paramValue reads a command-line parameter as rospy reads its YAML
+// scalars: a bool, an integer, a float, else the string.
+func paramValue(s string) any {
+	if b, err := strconv.ParseBool(s); err == nil && (s == "true" || s == "false") {
+		return b
+	}
+	if i, err := strconv.ParseInt(s, 10, 32); err == nil {
+		return int(i)
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return f
+	}
+	return s
 }
 
 // Subscribe subscribes to a topic. The subscription registers with the
@@ -274,6 +393,30 @@ func (n *Node) Subscribe(ctx context.Context, opts SubscribeOptions) (*Subscript
 		}
 	}
 	return s, nil
+}
+
+func (n *Node) removePub(p *Publication) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.pubs[p.topic] == p {
+		delete(n.pubs, p.topic)
+	}
+}
+
+func (n *Node) publication(topic string) *Publication {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.pubs[topic]
+}
+
+func (n *Node) publications() []*Publication {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := make([]*Publication, 0, len(n.pubs))
+	for _, p := range n.pubs {
+		out = append(out, p)
+	}
+	return out
 }
 
 func (n *Node) removeSub(s *Subscription) {

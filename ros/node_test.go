@@ -233,8 +233,18 @@ func TestSlaveAPI(t *testing.T) {
 	if v, err := n.GetParam(ctx, "use_sim_time"); err != nil || v != true {
 		t.Fatalf("GetParam = %v, %v", v, err)
 	}
-	shut := make(chan string, 1)
-	n.cfg.OnShutdown = nil // only logs
+	select {
+	case <-n.Shutdown():
+		t.Fatal("Shutdown closed before any request")
+	default:
+	}
 	call("shutdown", "/t", "test")
-	close(shut)
+	select {
+	case <-n.Shutdown():
+	case <-time.After(10 * time.Second):
+		t.Fatal("a shutdown call did not close Shutdown()")
+	}
+	if r := n.ShutdownReason(); !strings.Contains(r, "/t") || !strings.Contains(r, "test") {
+		t.Errorf("ShutdownReason = %q", r)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"reflect"
 	"strings"
@@ -16,9 +17,15 @@ import (
 func (n *Node) slaveAPI() *xmlrpc.Server {
 	s := xmlrpc.NewServer()
 	ok := func(msg string, v any) (any, error) { return []any{1, msg, v}, nil }
-	s.Register("getPid", func(context.Context, []any) (any, error) { return ok("", os.Getpid()) })
+	s.Register("getPid", func(context.Context, []any) (any, error) { return ok("pid", os.Getpid()) })
 	s.Register("getMasterUri", func(context.Context, []any) (any, error) { return ok("", n.cfg.MasterURI) })
-	s.Register("getPublications", func(context.Context, []any) (any, error) { return ok("publications", []any{}) })
+	s.Register("getPublications", func(context.Context, []any) (any, error) {
+		out := []any{}
+		for _, p := range n.publications() {
+			out = append(out, []any{p.topic, p.opts.Type})
+		}
+		return ok("publications", out)
+	})
 	s.Register("getSubscriptions", func(context.Context, []any) (any, error) {
 		out := []any{}
 		for _, sub := range n.subscriptions() {
@@ -28,10 +35,7 @@ func (n *Node) slaveAPI() *xmlrpc.Server {
 	})
 	s.Register("getBusInfo", func(context.Context, []any) (any, error) { return ok("bus info", n.busInfo()) })
 	s.Register("getBusStats", func(context.Context, []any) (any, error) { return ok("bus stats", n.busStats()) })
-	s.Register("requestTopic", func(_ context.Context, p []any) (any, error) {
-		topic, _ := arg(p, 1)
-		return []any{-1, fmt.Sprintf("Not a publisher of [%s]: edged publishes no topics", topic), []any{}}, nil
-	})
+	s.Register("requestTopic", func(_ context.Context, p []any) (any, error) { return n.requestTopic(p), nil })
 	s.Register("publisherUpdate", func(_ context.Context, p []any) (any, error) {
 		topic, err := arg(p, 1)
 		if err != nil || len(p) < 3 {
@@ -57,12 +61,37 @@ func (n *Node) slaveAPI() *xmlrpc.Server {
 	s.Register("shutdown", func(_ context.Context, p []any) (any, error) {
 		caller, _ := arg(p, 0)
 		reason, _ := arg(p, 1)
-		n.log.Warn("ros: asked to shut down", "by", caller, "reason", reason)
-		if n.cfg.OnShutdown != nil {
-			go n.cfg.OnShutdown(fmt.Sprintf("%s: %s", caller, reason))
-		}
+		n.requestShutdown(fmt.Sprintf("shutdown requested by %s: %s", clip(caller), clip(reason)))
 		return ok("shutdown", 0)
 	})
+	return s
+}
+
+// requestTopic answers a subscriber's request with the TCPROS server's
+// address when the node publishes the topic and TCPROS is acceptable.
+func (n *Node) requestTopic(p []any) any {
+	topic, err := arg(p, 1)
+	if err != nil || len(p) < 3 {
+		return []any{-1, "requestTopic wants (caller_id, topic, protocols)", []any{}}
+	}
+	if n.publication(topic) == nil {
+		return []any{-1, fmt.Sprintf("Not a publisher of [%s]", clip(topic)), []any{}}
+	}
+	protocols, _ := p[2].([]any)
+	for _, proto := range protocols {
+		if l, _ := proto.([]any); len(l) > 0 && l[0] == "TCPROS" {
+			port := n.tln.Addr().(*net.TCPAddr).Port
+			return []any{1, "ready on " + n.cfg.Host, []any{"TCPROS", n.cfg.Host, port}}
+		}
+	}
+	return []any{0, "edged speaks TCPROS only", []any{}}
+}
+
+// clip keeps a peer's string short enough for a log line.
+func clip(s string) string {
+	if len(s) > 256 {
+		return s[:256] + "..."
+	}
 	return s
 }
 
@@ -90,6 +119,12 @@ func (n *Node) busInfo() []any {
 			out = append(out, []any{int(c.id), c.uri, "i", "TCPROS", sub.topic, c.connected.Load(), info})
 		}
 	}
+	for _, p := range n.publications() {
+		for _, c := range p.conns() {
+			info := fmt.Sprintf("TCPROS connection on port %d to [%s]", n.tln.Addr().(*net.TCPAddr).Port, c.conn.RemoteAddr())
+			out = append(out, []any{int(c.id), c.callerID, "o", "TCPROS", p.topic, true, info})
+		}
+	}
 	return out
 }
 
@@ -104,7 +139,15 @@ func (n *Node) busStats() []any {
 		}
 		subStats = append(subStats, []any{sub.topic, conns})
 	}
-	return []any{[]any{}, subStats, []any{0, 0, 0}}
+	pubStats := []any{}
+	for _, p := range n.publications() {
+		conns := []any{}
+		for _, c := range p.conns() {
+			conns = append(conns, []any{int(c.id), int64(c.bytes.Load()), int64(p.published.Load()), true})
+		}
+		pubStats = append(pubStats, []any{p.topic, int64(p.published.Load()), conns})
+	}
+	return []any{pubStats, subStats, []any{0, 0, 0}}
 }
 
 // paramWatch is one subscribeParam with its callbacks.
@@ -122,7 +165,7 @@ type paramWatch struct {
 // so a node started before its master learns the value. It returns the
 // current value; nil when unset (rosmaster answers an empty map).
 func (n *Node) SubscribeParam(ctx context.Context, key string, fn func(value any)) (any, error) {
-	key = resolveName(n.cfg.Namespace, key)
+	key = n.names.resolve(key)
 	n.mu.Lock()
 	w := n.params[canonicalKey(key)]
 	if w == nil {

@@ -96,6 +96,20 @@ func (c *Client) RegisterSubscriber(ctx context.Context, topic, topicType, calle
 	return Strings(v)
 }
 
+// RegisterPublisher registers callerAPI as a publisher of topic; the
+// master answers with the current subscribers' URIs (unused by a TCPROS
+// publisher: subscribers ask for the topic through requestTopic).
+func (c *Client) RegisterPublisher(ctx context.Context, topic, topicType, callerAPI string) error {
+	_, err := Call(ctx, c.rpc, "registerPublisher", c.callerID, topic, topicType, callerAPI)
+	return err
+}
+
+// UnregisterPublisher removes a publisher registration.
+func (c *Client) UnregisterPublisher(ctx context.Context, topic, callerAPI string) error {
+	_, err := Call(ctx, c.rpc, "unregisterPublisher", c.callerID, topic, callerAPI)
+	return err
+}
+
 // UnregisterSubscriber removes the registration; the master reports how
 // many were removed (0 if callerAPI was not registered).
 func (c *Client) UnregisterSubscriber(ctx context.Context, topic, callerAPI string) (int, error) {

@@ -1,0 +1,112 @@
+package ros
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/edged-robotics/edged/ros/rosout"
+	"github.com/edged-robotics/edged/ros/rostest"
+)
+
+// shutdownWithin fails t unless n is asked to shut down within d.
+func shutdownWithin(t *testing.T, n *Node, d time.Duration) {
+	t.Helper()
+	select {
+	case <-n.Shutdown():
+	case <-time.After(d):
+		t.Fatalf("the node was not asked to shut down within %s", d)
+	}
+}
+
+// `rosnode kill /edged` ends the node: roscpp's rule, not a log line.
+func TestRosnodeKill(t *testing.T) {
+	requireROS(t)
+	rostest.Require(t, "rosnode")
+	m := rostest.StartMaster(t)
+	n := startNode(t, m.URI)
+	subscribe(t, n, SubscribeOptions{Topic: "/kill_me"})
+	rostest.WaitFor(t, 10*time.Second, "the node to register", func() bool {
+		uri, err := m.Client("/t").LookupNode(context.Background(), "/edged")
+		return err == nil && uri != ""
+	})
+	start := time.Now()
+	kill := rostest.Start(t, m.Env(), "rosnode", "kill", "/edged")
+	shutdownWithin(t, n, 2*time.Second)
+	t.Logf("shut down %s after rosnode kill", time.Since(start).Round(time.Millisecond))
+	if err := kill.Wait(10 * time.Second); err != nil {
+		t.Errorf("rosnode kill: %v\n%s", err, kill.Output())
+	}
+	if r := n.ShutdownReason(); !strings.Contains(r, "rosnode") {
+		t.Errorf("reason %q does not say who asked", r)
+	}
+}
+
+// A newer node of the same name wins, as in ROS: the master shuts the
+// older one down, and the older one never takes the name back.
+func TestNewerNodeOfSameNameWins(t *testing.T) {
+	requireROS(t)
+	m := rostest.StartMaster(t)
+	cfg := testConfig(m.URI)
+	cfg.ResolveInterval = 200 * time.Millisecond // re-registers often: a chance to steal the name back
+	n, err := NewNode(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Close() })
+	subscribe(t, n, SubscribeOptions{Topic: "/same_name"})
+	rostest.WaitFor(t, 10*time.Second, "the node to register", func() bool {
+		uri, _ := m.Client("/t").LookupNode(context.Background(), "/edged")
+		return sameURI(uri, n.URI())
+	})
+	newer := m.Publish("--name", "edged", "--topic", "/other", "--kind", "string", "--rate", "5")
+	shutdownWithin(t, n, 15*time.Second)
+	// Ten resolve intervals later the newer node still owns the name.
+	deadline := time.Now().Add(10 * cfg.ResolveInterval)
+	for time.Now().Before(deadline) {
+		uri, err := m.Client("/t").LookupNode(context.Background(), "/edged")
+		if err == nil && sameURI(uri, n.URI()) {
+			t.Fatal("the older node registered its name again")
+		}
+		if newer.Exited() {
+			t.Fatalf("the newer node was shut down: %s", newer.Output())
+		}
+		time.Sleep(cfg.ResolveInterval / 2)
+	}
+}
+
+// /rosout: a rospy subscriber (rostopic echo) receives edged's log
+// records, decoded with the md5sum and definition edged announces.
+func TestRosoutReachesRostopic(t *testing.T) {
+	requireROS(t)
+	rostest.Require(t, "rostopic")
+	m := rostest.StartMaster(t)
+	h := rosout.New(slog.NewTextHandler(discard{}, nil), slog.LevelInfo)
+	n := startNode(t, m.URI)
+	pub, err := n.Advertise(PublishOptions{Topic: rosout.Topic, Type: rosout.Type, MD5Sum: rosout.MD5Sum,
+		Definition: rosout.Definition, Latch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Attach(pub, n.Name(), []string{pub.Topic()}, nil)
+	slog.New(h).Warn("hello rosout", "camera", "front")
+	echo := rostest.Start(t, m.Env(), "rostopic", "echo", "-n", "1", "/rosout")
+	if err := echo.Wait(30 * time.Second); err != nil {
+		t.Fatalf("rostopic echo: %v\n%s", err, echo.Output())
+	}
+	out := echo.Output()
+	for _, want := range []string{"level: 4", `name: "/edged"`, `msg: "hello rosout camera=front"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("rostopic echo /rosout lacks %q:\n%s", want, out)
+		}
+	}
+	if st := pub.Stats(); st.Published != 1 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(b []byte) (int, error) { return len(b), nil }
