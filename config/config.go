@@ -37,10 +37,14 @@ type ROS struct {
 	// MasterURI of the ROS master. Default "": $ROS_MASTER_URI at start,
 	// else http://localhost:11311 (resolved by the ros package, not here).
 	MasterURI string `yaml:"master_uri"`
-	// NodeName is edged's node name. Default /edged.
+	// NodeName is edged's node name; a relative one goes into the
+	// namespace ($ROS_NAMESPACE or __ns:=), as roscpp puts a node's
+	// name. Default edged (/edged in the root namespace). __name:= on
+	// the command line overrides it.
 	NodeName string `yaml:"node_name"`
 	// Host is the address publishers reach edged at. Default "":
-	// $ROS_IP, else $ROS_HOSTNAME, else the machine's hostname.
+	// $ROS_HOSTNAME, else $ROS_IP, else the machine's hostname (ROS's
+	// order); __hostname:= or __ip:= on the command line override it.
 	Host string `yaml:"host"`
 	// MaxMessage caps one received message. Default 64MiB (a 4K rgb8
 	// image is 24.9 MB).
@@ -66,6 +70,9 @@ type ROS struct {
 }
 
 // CameraTopic is one camera: a sensor_msgs/Image or CompressedImage topic.
+// Topics here and below are ROS names as roscpp reads them: global
+// (/cam/image), relative (cam/image: in the node's namespace) or private
+// (~image: under the node's name); command-line remappings apply.
 type CameraTopic struct {
 	Topic string `yaml:"topic"`
 	// Name used in file names and metadata. Default: the topic.

@@ -59,7 +59,7 @@ func TestMinimalGetsDefaults(t *testing.T) {
 	if c.Sheet != want {
 		t.Fatalf("sheet defaults: got %+v want %+v", c.Sheet, want)
 	}
-	if c.DataDir != DefaultDataDir || c.ROS.NodeName != "/edged" || c.HTTP.Listen != DefaultListen {
+	if c.DataDir != DefaultDataDir || c.ROS.NodeName != "edged" || c.HTTP.Listen != DefaultListen {
 		t.Fatalf("defaults: %+v", c)
 	}
 }
@@ -84,6 +84,18 @@ func TestSheetPreset(t *testing.T) {
 	}
 }
 
+// Relative and private topic names are ROS names like global ones
+// (resolved in the node's namespace when edged subscribes).
+func TestRelativeAndPrivateTopics(t *testing.T) {
+	c, err := Parse([]byte("robot_id: r\nros: {node_name: edged}\ncameras: [{topic: camera/image}]\njoints: [{topic: ~joints}]\nfsm: [{topic: task/state, type: string}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Cameras[0].Topic != "camera/image" {
+		t.Fatalf("topic %q", c.Cameras[0].Topic)
+	}
+}
+
 func TestValidationNamesTheField(t *testing.T) {
 	cases := []struct {
 		name, yaml, want string
@@ -99,7 +111,9 @@ func TestValidationNamesTheField(t *testing.T) {
 		{"cert without key", "robot_id: r\nuplink: {cert_file: /c}\n", "uplink.cert_file: cert_file and key_file"},
 		{"fsm type", "robot_id: r\nfsm: [{topic: /s, type: magic}]\n", "fsm[0].type: must be string"},
 		{"fsm field missing", "robot_id: r\nfsm: [{topic: /s, type: field}]\n", "fsm[0].field: required"},
-		{"camera topic", "robot_id: r\ncameras: [{topic: cam}]\n", "cameras[0].topic: must be a global ROS name"},
+		{"camera topic", "robot_id: r\ncameras: [{topic: 'cam image'}]\n", `cameras[0].topic: "cam image" is not a ROS graph name`},
+		{"camera topic digit", "robot_id: r\ncameras: [{topic: /cam/0}]\n", `cameras[0].topic: "/cam/0" is not a ROS graph name`},
+		{"private node name", "robot_id: r\nros: {node_name: '~edged'}\n", "ros.node_name: must be a global or relative name"},
 		{"duplicate topic", "robot_id: r\ncameras: [{topic: /a}]\njoints: [{topic: /a}]\n", "joints[0].topic: topic /a is already used"},
 		{"master uri", "robot_id: r\nros: {master_uri: 'localhost:11311'}\n", "ros.master_uri: must be http"},
 		{"queue bytes", "robot_id: r\nros: {queue_bytes: 1MiB}\n", "ros.queue_bytes: must be >= ros.max_message"},

@@ -9,7 +9,7 @@ import (
 // Defaults, named so documentation and code cannot drift apart.
 const (
 	DefaultDataDir      = "/var/lib/edged"
-	DefaultNodeName     = "/edged"
+	DefaultNodeName     = "edged"
 	DefaultMaxMessage   = Size(64 << 20)
 	DefaultQueueSize    = 8
 	DefaultStateQueue   = 1024

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/sheet/recipe"
 )
 
@@ -133,8 +134,10 @@ func (c *Config) validateROS(p *problems) {
 			p.add("ros.master_uri", "must be http://host:port, got %q", u)
 		}
 	}
-	if n := c.ROS.NodeName; !strings.HasPrefix(n, "/") || strings.ContainsAny(n, " \t") || len(n) < 2 {
-		p.add("ros.node_name", "must be a graph name starting with /, got %q", n)
+	if n := c.ROS.NodeName; strings.HasPrefix(n, "~") {
+		p.add("ros.node_name", "must be a global or relative name, got the private name %q", n)
+	} else if err := ros.CheckName(n); err != nil {
+		p.add("ros.node_name", "%v", err)
 	}
 	if c.ROS.MaxMessage < 1024 {
 		p.add("ros.max_message", "must be >= 1KiB")
@@ -271,8 +274,8 @@ func checkTopic(p *problems, field, topic string, optional bool) {
 		}
 		return
 	}
-	if !strings.HasPrefix(topic, "/") || strings.ContainsAny(topic, " \t\n") {
-		p.add(field, "must be a global ROS name starting with /, got %q", topic)
+	if err := ros.CheckName(topic); err != nil {
+		p.add(field, "%v", err)
 	}
 }
 

@@ -18,17 +18,20 @@ import (
 // What only the running machine can tell (a busy http.listen port, an
 // unwritable data_dir, a broker that does not answer) is left to Run.
 func Check(cfg *config.Config) error {
+	return CheckWithArgs(cfg, ros.Args{})
+}
+
+// CheckWithArgs is Check for a command line that also carries ROS
+// arguments (__name:=, remappings): the node's config is checked as
+// run will build it.
+func CheckWithArgs(cfg *config.Config, args ros.Args) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
 	if err := cfg.CheckFiles(); err != nil {
 		return err
 	}
-	master := cfg.ROS.MasterURI
-	if master == "" { // resolved from $ROS_MASTER_URI at start
-		master = "http://localhost:11311/"
-	}
-	if err := (ros.Config{MasterURI: master, Namespace: "/", NodeName: cfg.ROS.NodeName, Host: cfg.ROS.Host}).Validate(); err != nil {
+	if err := checkROS(cfg, args); err != nil {
 		return err
 	}
 	if fc := fsm.FromConfig(cfg); len(fc.Sources) > 0 {
@@ -52,4 +55,18 @@ func Check(cfg *config.Config) error {
 		}
 	}
 	return nil
+}
+
+// checkROS validates the node's config as Run builds it, with the
+// master's URI and the namespace as the environment will give them
+// left at values that pass (they are resolved at start).
+func checkROS(cfg *config.Config, args ros.Args) error {
+	c := rosNodeConfig(cfg, args)
+	if c.MasterURI == "" { // resolved from $ROS_MASTER_URI at start
+		c.MasterURI = "http://localhost:11311/"
+	}
+	if c.NodeName == "" {
+		c.NodeName = config.DefaultNodeName
+	}
+	return c.Validate()
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/ros"
+	"github.com/edged-robotics/edged/ros/rosout"
 	"github.com/edged-robotics/edged/uplink"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -35,7 +36,23 @@ type Options struct {
 	// RediscoverEvery is how often the master is asked for camera and
 	// joint topics when a role has none configured. Default 10s.
 	RediscoverEvery time.Duration
+	// ROSArgs are the ROS command-line arguments (__name:=, __ns:=,
+	// remappings...), laid over the config's ros section.
+	ROSArgs ros.Args
+	// Rosout, when set, is the handler under Logger: Run advertises
+	// /rosout and attaches it, so the log also reaches the ROS graph.
+	Rosout *rosout.Handler
 }
+
+// ErrROSShutdown is returned by Run when the ROS graph asked edged to
+// end (rosnode kill, or a newer node registered the same name): the
+// open episode is closed as interrupted and edged exits with
+// ExitROSShutdown, which the systemd unit does not restart (restarting
+// would take the name back from the node that now owns it).
+var ErrROSShutdown = errors.New("the ROS graph asked edged to shut down")
+
+// ExitROSShutdown is edged run's exit status after ErrROSShutdown.
+const ExitROSShutdown = 3
 
 // counters are the daemon's own cumulative counts.
 type counters struct {
@@ -76,7 +93,7 @@ type Daemon struct {
 // New checks the config with Check (the same check as `edged config
 // check`: its only I/O reads the files the config names).
 func New(cfg *config.Config, opts Options) (*Daemon, error) {
-	if err := Check(cfg); err != nil {
+	if err := CheckWithArgs(cfg, opts.ROSArgs); err != nil {
 		return nil, err
 	}
 	if opts.Logger == nil {
@@ -85,7 +102,11 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 	if opts.RediscoverEvery <= 0 {
 		opts.RediscoverEvery = 10 * time.Second
 	}
-	return &Daemon{cfg: *cfg, log: opts.Logger, opts: opts, events: make(chan episodeEvent, 256),
+	resolved, err := resolveTopics(cfg, opts.ROSArgs)
+	if err != nil {
+		return nil, err
+	}
+	return &Daemon{cfg: resolved, log: opts.Logger, opts: opts, events: make(chan episodeEvent, 256),
 		buildTime: newSheetBuildHistogram()}, nil
 }
 
@@ -111,11 +132,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 	defer d.closeUplink()
 	d.shipRecovered()
 	var err error
-	if d.node, err = ros.NewNode(ctx, ros.Config{MasterURI: d.cfg.ROS.MasterURI, NodeName: d.cfg.ROS.NodeName,
-		Host: d.cfg.ROS.Host, Logger: d.log}); err != nil {
+	if d.node, err = ros.NewNode(ctx, d.rosConfig()); err != nil {
 		return err
 	}
 	defer d.node.Close()
+	defer d.publishLog()()
 	d.topo.Store(&topology{})
 	if err := d.startFSM(ctx); err != nil {
 		return err
@@ -138,7 +159,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err == nil {
 		d.log.Info("daemon: running", "node", d.node.Name(), "data_dir", d.cfg.DataDir)
 		watchdogDone := d.notifyReady(ctx)
-		d.serve(ctx)
+		if reason := d.serve(ctx); reason != "" {
+			err = fmt.Errorf("%w (%s); the open episode is closed as interrupted", ErrROSShutdown, reason)
+			d.log.Error("daemon: stopping: the ROS graph asked this node to end", "node", d.node.Name(), "reason", reason)
+		}
 		d.log.Info("daemon: stopping")
 		_ = sdNotify("STOPPING=1")
 		<-watchdogDone
@@ -183,8 +207,9 @@ func (d *Daemon) refreshOrStart(ctx context.Context, cfg *config.Config) error {
 }
 
 // serve waits for the end, reloading on Reload and re-discovering topics
-// for roles with none configured.
-func (d *Daemon) serve(ctx context.Context) {
+// for roles with none configured. It returns why the ROS graph asked
+// the node to end, or "" when ctx ended.
+func (d *Daemon) serve(ctx context.Context) string {
 	var rediscover <-chan time.Time
 	if len(d.cfg.Cameras) == 0 || len(d.cfg.Joints) == 0 {
 		t := time.NewTicker(d.opts.RediscoverEvery)
@@ -194,7 +219,9 @@ func (d *Daemon) serve(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return ""
+		case <-d.node.Shutdown():
+			return d.node.ShutdownReason()
 		case <-d.opts.Reload:
 			d.reload(ctx)
 		case <-rediscover:
@@ -212,11 +239,17 @@ func (d *Daemon) reload(ctx context.Context) {
 		_ = d.refresh(ctx, &d.cfg)
 		return
 	}
-	cfg, err := d.opts.LoadConfig()
+	loaded, err := d.opts.LoadConfig()
+	if err == nil {
+		var r config.Config
+		r, err = resolveTopics(loaded, d.opts.ROSArgs)
+		loaded = &r
+	}
 	if err != nil {
 		d.log.Error("daemon: reload refused; keeping the running config", "err", err)
 		return
 	}
+	cfg := loaded
 	rest := *cfg
 	rest.Cameras, rest.Joints = d.cfg.Cameras, d.cfg.Joints
 	if !reflect.DeepEqual(rest, d.cfg) {

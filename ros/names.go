@@ -93,3 +93,43 @@ func checkName(name string) error {
 	}
 	return nil
 }
+
+// CheckName is the one rule for a graph resource name as a user writes
+// it (in the config or on the command line): global (/a/b), relative
+// (a/b, resolved in the namespace) or private (~a, under the node's
+// name). It needs no namespace: the rule is the same in all of them.
+func CheckName(name string) error {
+	resolved := name
+	switch {
+	case strings.HasPrefix(name, "~"):
+		resolved = "/node/" + strings.TrimPrefix(name[1:], "/")
+	case !strings.HasPrefix(name, "/"):
+		resolved = "/ns/" + name
+	}
+	if err := checkName(resolved); err != nil {
+		return fmt.Errorf("%q is not a ROS graph name (global /a/b, relative a/b or private ~a; parts start with a letter and hold letters, digits and _)", name)
+	}
+	return nil
+}
+
+// Resolver resolves names as a node with a Config would, without being
+// one: relative names into the namespace ($ROS_NAMESPACE counts, as for
+// a node), private ones under the node's name. It applies no
+// remappings: a node applies those to every name it subscribes to, so
+// names resolved here stay the ones the user wrote, made global.
+type Resolver struct{ n names }
+
+// NewResolver returns the resolver of a node with cfg (defaults applied).
+func NewResolver(cfg Config) (Resolver, error) {
+	cfg = cfg.withDefaults()
+	n, err := newNames(cfg.Namespace, cfg.NodeName, nil)
+	return Resolver{n}, err
+}
+
+// Resolve makes name global. An empty name stays empty.
+func (r Resolver) Resolve(name string) string {
+	if name == "" {
+		return ""
+	}
+	return r.n.plain(name)
+}

@@ -56,7 +56,7 @@ func TestUnitIsNotifyWithWatchdog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Type=notify", "WatchdogSec=", "Restart=on-failure", "StateDirectory=edged", "User=edged"} {
+	for _, want := range []string{"Type=notify", "WatchdogSec=", "Restart=on-failure", "RestartPreventExitStatus=3", "StateDirectory=edged", "User=edged"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("edged.service lacks %s", want)
 		}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros/msg"
 	"github.com/spf13/cobra"
@@ -15,16 +16,21 @@ func init() { register(newEchoCmd) }
 
 func newEchoCmd() *cobra.Command {
 	var (
-		rf     rosFlags
-		count  int
-		asJSON bool
+		rf         rosFlags
+		count      int
+		asJSON     bool
+		allBytes   bool
+		maxMessage sizeFlag = 64 << 20
 	)
 	cmd := &cobra.Command{
 		Use:   "echo TOPIC",
 		Short: "Print a topic's messages, decoded from the publisher's own definition",
 		Long: "Subscribes to TOPIC with any type (md5sum *) and prints each message decoded\n" +
-			"from the definition its publisher sent. Large byte arrays are summarized\n" +
-			"(an image shows as width, height, encoding and byte count).",
+			"from the definition its publisher sent. Byte arrays longer than 64 are\n" +
+			"summarized as {\"bytes\":N} (an image shows as width, height, encoding and\n" +
+			"byte count) unless --bytes is given. Messages over --max-message are refused\n" +
+			"(the connection is closed and counted; a note says so). An unreachable master\n" +
+			"is an error; a topic nobody publishes yet gets a note, then echo waits.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := signalContext(cmd.Context())
@@ -34,16 +40,29 @@ func newEchoCmd() *cobra.Command {
 				return err
 			}
 			defer n.Close()
-			sub, err := n.Subscribe(ctx, ros.SubscribeOptions{Topic: args[0], QueueSize: 64})
+			if err := checkMaster(ctx, n); err != nil {
+				return err
+			}
+			max := int(maxMessage)
+			sub, err := n.Subscribe(ctx, ros.SubscribeOptions{Topic: args[0], QueueSize: 64, MaxMessageBytes: max, QueueBytes: 2 * max})
 			if err != nil {
 				return err
 			}
 			defer sub.Close()
-			p := echoPrinter{w: cmd.OutOrStdout(), json: asJSON, defs: map[*ros.PublisherInfo]*msg.Definition{}}
+			notePublishers(ctx, n, sub.Topic(), cmd.ErrOrStderr())
+			p := echoPrinter{w: cmd.OutOrStdout(), json: asJSON, allBytes: allBytes, defs: map[*ros.PublisherInfo]*msg.Definition{}}
+			errs := time.NewTicker(time.Second)
+			defer errs.Stop()
+			var seenErrors uint64
 			for printed := 0; count <= 0 || printed < count; {
 				select {
 				case <-ctx.Done():
 					return nil
+				case <-errs.C:
+					if e := sub.Stats().Errors; e > seenErrors {
+						fmt.Fprintf(cmd.ErrOrStderr(), "# %s: %d connection errors so far (a message over --max-message %s closes the connection; see -v)\n", sub.Topic(), e, maxMessage.String())
+						seenErrors = e
+					}
 				case m := <-sub.Messages():
 					err := p.print(m)
 					m.Release()
@@ -56,19 +75,22 @@ func newEchoCmd() *cobra.Command {
 			return nil
 		},
 	}
-	rf.add(cmd, "/edged_echo")
+	rf.add(cmd, "echo")
 	cmd.Flags().IntVar(&count, "count", 0, "exit after N messages (0: until interrupted)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per line: topic, type, publisher, received, msg")
+	cmd.Flags().BoolVar(&allBytes, "bytes", false, "print every byte array's values, however long")
+	cmd.Flags().Var(&maxMessage, "max-message", "largest message accepted (e.g. 256MiB)")
 	return cmd
 }
 
 // echoPrinter decodes messages with their publisher's definition, parsed
 // once per connection.
 type echoPrinter struct {
-	w    io.Writer
-	json bool
-	defs map[*ros.PublisherInfo]*msg.Definition
-	buf  []byte
+	w        io.Writer
+	json     bool
+	allBytes bool
+	defs     map[*ros.PublisherInfo]*msg.Definition
+	buf      []byte
 }
 
 func (p *echoPrinter) print(m *ros.Message) error {
@@ -96,14 +118,38 @@ func (p *echoPrinter) print(m *ros.Message) error {
 		b = append(b, `,"received":`...)
 		b = strconv.AppendQuote(b, m.Received.UTC().Format(time.RFC3339Nano))
 		b = append(b, `,"msg":`...)
-		b = v.AppendJSON(b)
+		b = p.appendValue(b, v)
 		b = append(b, "}\n"...)
 	} else {
 		b = fmt.Appendf(b, "--- %s %s from %s at %s\n", m.Topic, def.Type, m.Publisher.CallerID, m.Received.Format("15:04:05.000"))
-		b = v.AppendJSON(b)
+		b = p.appendValue(b, v)
 		b = append(b, '\n')
 	}
 	p.buf = b
 	_, err = p.w.Write(b)
 	return err
+}
+
+func (p *echoPrinter) appendValue(b []byte, v *msg.Value) []byte {
+	if p.allBytes {
+		return v.AppendJSONBytes(b)
+	}
+	return v.AppendJSON(b)
+}
+
+// sizeFlag is a byte size flag in the config's units (64MiB, 1GiB).
+type sizeFlag config.Size
+
+func (s *sizeFlag) String() string { return config.Size(*s).String() }
+func (s *sizeFlag) Type() string   { return "size" }
+func (s *sizeFlag) Set(v string) error {
+	n, err := config.ParseSize(v)
+	if err != nil {
+		return err
+	}
+	if n < 1024 || n > 1<<30 {
+		return fmt.Errorf("must be in 1KiB..1GiB, got %s", v)
+	}
+	*s = sizeFlag(n)
+	return nil
 }

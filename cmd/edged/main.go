@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/edged-robotics/edged/ros"
 	"github.com/spf13/cobra"
 )
 
@@ -32,9 +33,22 @@ func newRootCmd() *cobra.Command {
 	return root
 }
 
+// rosArgs are the ROS arguments of the command line (__name:=,
+// __ns:=, remappings...), taken out before cobra parses the rest, as
+// roscpp's init does: roslaunch appends them to any node's command.
+var rosArgs ros.Args
+
 func main() {
-	if err := newRootCmd().Execute(); err != nil {
+	args, rest, err := ros.SplitArgs(os.Args[1:])
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "edged:", err)
-		os.Exit(1)
+		os.Exit(2)
+	}
+	rosArgs = args
+	root := newRootCmd()
+	root.SetArgs(rest)
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "edged:", err)
+		os.Exit(exitCode(err))
 	}
 }

@@ -26,7 +26,7 @@ func TestReplayFlagErrorsNameTheFlag(t *testing.T) {
 		{"broker scheme", "", "http://b:1", "", "string", "--broker: scheme", "uplink.broker"},
 		{"broker port", "", "tcp://b", "", "string", "--broker: needs a port", "uplink.broker"},
 		{"fsm type", "", "", "/s", "magic", "--fsm-type: must be", "fsm[0]"},
-		{"fsm topic", "", "", "s", "string", "--fsm: must be a global ROS name", "fsm[0]"},
+		{"fsm topic", "", "", "s 1", "string", `--fsm: "s 1" is not a ROS graph name`, "fsm[0]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := replayConfig("", tc.out, tc.broker, tc.fsm, tc.fsmType, nil)

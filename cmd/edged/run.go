@@ -1,14 +1,18 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/daemon"
+	"github.com/edged-robotics/edged/ros/rosout"
 	"github.com/spf13/cobra"
 )
 
@@ -23,9 +27,16 @@ func newRunCmd() *cobra.Command {
 		debug   bool
 	)
 	cmd := &cobra.Command{
-		Use:   "run --config FILE",
+		Use:   "run --config FILE [__name:=NAME] [__ns:=NS] [from:=to]...",
 		Short: "Run the daemon: capture, sheets, FSM ground truth (SIGHUP reloads cameras and joints)",
-		Args:  cobra.NoArgs,
+		Long: "Runs the daemon. ROS arguments as roscpp takes them (and roslaunch appends)\n" +
+			"may follow: __name:=, __ns:=, __master:=, __hostname:=, __ip:=, __log:=FILE\n" +
+			"(the log is also appended there), _param:=value and topic remappings\n" +
+			"from:=to. The log goes to stderr and to /rosout.\n\n" +
+			"Exit status: 0 after SIGTERM/SIGINT; 3 when the ROS graph asked edged to end\n" +
+			"(rosnode kill, or a newer node took its name: the systemd unit does not\n" +
+			"restart it then); 1 on any other error; 2 when a shutdown hung.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := config.Load(cfgPath)
 			if err != nil {
@@ -35,7 +46,13 @@ func newRunCmd() *cobra.Command {
 			if debug {
 				level = slog.LevelDebug
 			}
-			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+			logHandler, closeLog, err := runLogHandler(level)
+			if err != nil {
+				return err
+			}
+			defer closeLog()
+			rosLog := rosout.New(logHandler, level)
+			log := slog.New(rosLog)
 			reload := make(chan struct{}, 1)
 			hup := make(chan os.Signal, 1)
 			signal.Notify(hup, syscall.SIGHUP)
@@ -49,7 +66,8 @@ func newRunCmd() *cobra.Command {
 				}
 			}()
 			d, err := daemon.New(cfg, daemon.Options{Logger: log, Version: version, Reload: reload,
-				LoadConfig: func() (*config.Config, error) { return config.Load(cfgPath) }})
+				LoadConfig: func() (*config.Config, error) { return config.Load(cfgPath) },
+				ROSArgs:    rosArgs, Rosout: rosLog})
 			if err != nil {
 				return err
 			}
@@ -67,4 +85,30 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&cfgPath, "config", "c", "/etc/edged/edged.yaml", "config file")
 	cmd.Flags().BoolVar(&debug, "debug", false, "debug logging")
 	return cmd
+}
+
+// runLogHandler is the terminal's handler, also appending to the file
+// roslaunch names with __log:= (as roscpp writes its log there).
+func runLogHandler(level slog.Level) (slog.Handler, func(), error) {
+	opts := &slog.HandlerOptions{Level: level, AddSource: false}
+	term := slog.NewTextHandler(os.Stderr, opts)
+	if rosArgs.Log == "" {
+		return term, func() {}, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(rosArgs.Log), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("__log:=%s: %w", rosArgs.Log, err)
+	}
+	f, err := os.OpenFile(rosArgs.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("__log:=%s: %w", rosArgs.Log, err)
+	}
+	return slog.NewMultiHandler(term, slog.NewTextHandler(f, opts)), func() { _ = f.Close() }, nil
+}
+
+// exitCode maps an error from a subcommand to edged's exit status.
+func exitCode(err error) int {
+	if errors.Is(err, daemon.ErrROSShutdown) {
+		return daemon.ExitROSShutdown
+	}
+	return 1
 }

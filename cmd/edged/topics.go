@@ -13,10 +13,13 @@ import (
 func init() { register(newTopicsCmd) }
 
 func newTopicsCmd() *cobra.Command {
-	var rf rosFlags
+	var (
+		rf  rosFlags
+		all bool
+	)
 	cmd := &cobra.Command{
 		Use:   "topics",
-		Short: "List the topics and types known to the ROS master",
+		Short: "List the topics that nodes publish, with their types (--all: every topic the master knows)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
@@ -38,11 +41,15 @@ func newTopicsCmd() *cobra.Command {
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "TOPIC\tTYPE\tPUBLISHERS\tSUBSCRIBERS")
 			for _, t := range types {
+				if !all && len(st.Publishers[t.Name]) == 0 {
+					continue // the master keeps types of topics nobody publishes any more
+				}
 				fmt.Fprintf(w, "%s\t%s\t%d\t%d\n", t.Name, t.Type, len(st.Publishers[t.Name]), len(st.Subscribers[t.Name]))
 			}
 			return w.Flush()
 		},
 	}
-	rf.add(cmd, "/edged_topics")
+	rf.add(cmd, "topics")
+	cmd.Flags().BoolVar(&all, "all", false, "also list topics with no publisher (only subscribed, or published once)")
 	return cmd
 }

@@ -23,7 +23,14 @@ func (v *Value) MarshalJSON() ([]byte, error) {
 }
 
 // AppendJSON appends v's JSON rendering (see MarshalJSON) to b.
-func (v *Value) AppendJSON(b []byte) []byte {
+func (v *Value) AppendJSON(b []byte) []byte { return v.appendJSON(b, JSONByteLimit) }
+
+// AppendJSONBytes is AppendJSON with every byte array's values printed,
+// however long (edged echo --bytes).
+func (v *Value) AppendJSONBytes(b []byte) []byte { return v.appendJSON(b, math.MaxInt) }
+
+// appendJSON renders v; byte arrays longer than byteLimit are counted.
+func (v *Value) appendJSON(b []byte, byteLimit int) []byte {
 	if v == nil {
 		return append(b, "null"...)
 	}
@@ -34,17 +41,17 @@ func (v *Value) AppendJSON(b []byte) []byte {
 		}
 		b = strconv.AppendQuote(b, f.Name)
 		b = append(b, ':')
-		b = appendAny(b, v.Fields[i])
+		b = appendAny(b, v.Fields[i], byteLimit)
 	}
 	return append(b, '}')
 }
 
-func appendAny(b []byte, x any) []byte {
+func appendAny(b []byte, x any, lim int) []byte {
 	switch x := x.(type) {
 	case nil:
 		return append(b, "null"...)
 	case *Value:
-		return x.AppendJSON(b)
+		return x.appendJSON(b, lim)
 	case bool:
 		return strconv.AppendBool(b, x)
 	case int8:
@@ -74,38 +81,38 @@ func appendAny(b []byte, x any) []byte {
 	case Duration:
 		return appendSecs(b, int64(x.Sec), int64(x.NSec))
 	case []byte:
-		return appendBytes(b, x)
+		return appendBytes(b, x, lim)
 	case []int8:
-		if len(x) > JSONByteLimit {
+		if len(x) > lim {
 			return appendCount(b, len(x))
 		}
-		return appendSlice(b, x)
+		return appendSlice(b, x, lim)
 	case []bool:
-		return appendSlice(b, x)
+		return appendSlice(b, x, lim)
 	case []int16:
-		return appendSlice(b, x)
+		return appendSlice(b, x, lim)
 	case []uint16:
-		return appendSlice(b, x)
+		return appendSlice(b, x, lim)
 	case []int32:
-		return appendSlice(b, x)
+		return appendSlice(b, x, lim)
 	case []uint32:
-		return appendSlice(b, x)
+		return appendSlice(b, x, lim)
 	case []int64:
-		return appendSlice(b, x)
+		return appendSlice(b, x, lim)
 	case []uint64:
-		return appendSlice(b, x)
+		return appendSlice(b, x, lim)
 	case []float32:
-		return appendSlice(b, x)
+		return appendSlice(b, x, lim)
 	case []float64:
-		return appendSlice(b, x)
+		return appendSlice(b, x, lim)
 	case []string:
-		return appendSlice(b, x)
+		return appendSlice(b, x, lim)
 	case []Time:
-		return appendSlice(b, x)
+		return appendSlice(b, x, lim)
 	case []Duration:
-		return appendSlice(b, x)
+		return appendSlice(b, x, lim)
 	case []*Value:
-		return appendSlice(b, x)
+		return appendSlice(b, x, lim)
 	default:
 		// not a type Decode produces; render it the standard way
 		j, err := json.Marshal(x)
@@ -116,19 +123,19 @@ func appendAny(b []byte, x any) []byte {
 	}
 }
 
-func appendSlice[T any](b []byte, xs []T) []byte {
+func appendSlice[T any](b []byte, xs []T, lim int) []byte {
 	b = append(b, '[')
 	for i := range xs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendAny(b, xs[i])
+		b = appendAny(b, xs[i], lim)
 	}
 	return append(b, ']')
 }
 
-func appendBytes(b []byte, x []byte) []byte {
-	if len(x) > JSONByteLimit {
+func appendBytes(b []byte, x []byte, lim int) []byte {
+	if len(x) > lim {
 		return appendCount(b, len(x))
 	}
 	b = append(b, '[')

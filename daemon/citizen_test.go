@@ -1,0 +1,77 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/edged-robotics/edged/config"
+	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/ros"
+	"github.com/edged-robotics/edged/ros/rostest"
+)
+
+// TestRunAsANamespacedNodeEndsOnRosnodeKill: edged run started as
+// roslaunch starts a node (__ns:=, __name:=) resolves its relative
+// topics in the namespace and records from them; `rosnode kill` ends it
+// within 2 s with ErrROSShutdown (exit status 3), the open episode
+// closed as interrupted (issue 11: the shutdown was only logged).
+func TestRunAsANamespacedNodeEndsOnRosnodeKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test with rosmaster and rospy; skipped with -short")
+	}
+	rostest.Require(t, "rosnode")
+	m := rostest.StartMaster(t)
+	m.Publish("--name", "fsm_pub", "--topic", "/robot1/task/state", "--kind", "string", "--rate", "20")
+	m.Publish("--name", "cam_pub", "--topic", "/robot1/cam/compressed", "--kind", "compressed", "--rate", "10")
+	dir := t.TempDir()
+	cfg, err := config.Parse([]byte(fmt.Sprintf("robot_id: r1\ndata_dir: %s\nros: {master_uri: %q, host: 127.0.0.1}\n"+
+		"http: {listen: \"off\"}\njoints: [{topic: joint_states}]\ncameras: [{topic: cam/compressed}]\n"+
+		"fsm: [{topic: task/state, idle_states: [IDLE]}]\n", filepath.Join(dir, "data"), m.URI)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		ROSArgs: ros.Args{Namespace: "robot1", Name: "edged3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runErr := make(chan error, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { runErr <- d.Run(ctx) }()
+	rostest.WaitFor(t, 30*time.Second, "an episode open from /robot1/task/state", d.status.episodeOpen)
+	if d.node.Name() != "/robot1/edged3" {
+		t.Fatalf("node name %s, want /robot1/edged3", d.node.Name())
+	}
+
+	start := time.Now()
+	rostest.Start(t, m.Env(), "rosnode", "kill", "/robot1/edged3")
+	select {
+	case err := <-runErr:
+		if !errors.Is(err, ErrROSShutdown) {
+			t.Fatalf("Run returned %v, want ErrROSShutdown", err)
+		}
+		if took := time.Since(start); took > 2*time.Second {
+			t.Errorf("edged ended %s after rosnode kill, want within 2s", took)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("edged kept running after rosnode kill")
+	}
+	ms, err := episode.List(filepath.Join(dir, "data", "episodes"))
+	if err != nil || len(ms) == 0 {
+		t.Fatalf("episodes: %+v, %v", ms, err)
+	}
+	ep, err := episode.Load(filepath.Join(dir, "data", "episodes"), ms[len(ms)-1].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ep.Manifest.Closed || ep.Manifest.Outcome != episode.Interrupted {
+		t.Fatalf("after rosnode kill: manifest %+v; want closed as interrupted", ep.Manifest)
+	}
+}
