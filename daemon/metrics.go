@@ -41,6 +41,7 @@ var (
 	fsmBad            = desc("fsm_bad_events_total", "FSM events a source could not interpret.")
 	fsmStoreErrors    = desc("fsm_store_errors_total", "Writes to the episode store that failed.")
 	fsmTruncated      = desc("fsm_truncated_total", "FSM messages whose state name, label or instruction was stored cut (longer than the cap).")
+	fsmClockResets    = desc("fsm_clock_resets_total", "Backward time jumps (a looped bag, a restarted simulator) that closed the open episode and started over.")
 	storeErrors       = desc("episode_store_errors_total", "Failed writes to the episode store per operation (mkdir, manifest, append, fsync, retain).", "op")
 	storeWritable     = desc("episode_store_writable", "1 while the episode store can write (0: disk full or broken; recording is degraded).")
 	storeLost         = desc("episode_segments_lost_total", "Closed segments lost because the episode store could not write them.")
@@ -78,7 +79,7 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{topicMessages, topicBytes, topicDrops, topicDecodeErrors, topicUnknown,
 		topicConnErrors, topicReconnects, topicPublishers, ringFill, ringCap, ringFrames, ringOverwritten, ringSpan, ringDropped,
 		sheetsTotal, sheetBytes, sheetErrors, labelSheets, episodesTotal, segmentsTotal, episodesUploaded, episodeOpen, fsmEvents,
-		fsmDropped, fsmBad, fsmStoreErrors, fsmTruncated, storeErrors, storeWritable, storeLost, storeDeleted, storeFree, jointSamples, masterUp, outboxPending, outboxPendingB, outboxDisk,
+		fsmDropped, fsmBad, fsmStoreErrors, fsmTruncated, fsmClockResets, storeErrors, storeWritable, storeLost, storeDeleted, storeFree, jointSamples, masterUp, outboxPending, outboxPendingB, outboxDisk,
 		outboxEvicted, outboxQuarantined, uplinkEnqueued, uplinkErrors, mqttConnected, mqttPublished, mqttBytes,
 		mqttResent, mqttConnectErrors, outboxOldest, mqttLastAck} {
 		ch <- d
@@ -131,6 +132,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		counter(fsmBad, f.Bad)
 		counter(fsmStoreErrors, f.StoreErrors)
 		counter(fsmTruncated, f.Truncated)
+		counter(fsmClockResets, f.ClockResets)
 	}
 	if s := d.store; s != nil {
 		st := s.Stats()

@@ -17,6 +17,7 @@ const (
 	EndMaxDuration = "max_duration" // the episode ran for max_duration
 	EndShutdown    = "shutdown"     // edged stopped
 	EndRecovered   = "recovered"    // found open after a crash
+	EndClockReset  = "clock_reset"  // time jumped backwards (a looped bag, a restarted simulator)
 )
 
 // ManifestFormat is the version of manifest.json and the records.

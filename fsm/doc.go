@@ -26,8 +26,12 @@
 // episode runs while such a source is outside them (idle states never
 // become segments); otherwise one episode runs from the first event. Every
 // episode is cut at MaxDuration (open segments close as interrupted, and a
-// new episode starts at once if the conditions still hold). The
-// instruction comes from Config.Instruction or the instruction topic
+// new episode starts at once if the conditions still hold). Time that
+// runs backwards by more than ClockResetAfter on one source (rosbag play
+// --loop under /use_sim_time, a restarted simulator) closes the open
+// episode at the last time seen, as interrupted with end reason
+// clock_reset, and every source's time starts over: each loop is an
+// episode of its own (counted in Stats.ClockResets). The instruction comes from Config.Instruction or the instruction topic
 // (std_msgs/String). Raw transitions are recorded beside the segments;
 // heartbeats at most every HeartbeatEvery so that a crash loses at most
 // that much of an open segment's end.

@@ -30,8 +30,17 @@ type Stats struct {
 	// goal id longer than MaxLabelBytes (or an instruction longer than
 	// MaxInstructionBytes), stored cut.
 	Truncated uint64
-	LastError string
+	// ClockResets counts backward time jumps that closed and restarted
+	// the recording (see ClockResetAfter).
+	ClockResets uint64
+	LastError   string
 }
+
+// ClockResetAfter is how far one source's time may run backwards before
+// it counts as a reset (a looped bag, a restarted simulator): less is
+// stamp jitter and is clamped; more closes the open episode as
+// interrupted and starts over in the new time.
+const ClockResetAfter = time.Second
 
 // Machine is the fsm stage. See the package doc.
 type Machine struct {
@@ -245,6 +254,9 @@ func (m *Machine) handle(ev capture.StateEvent) {
 	stamp := ev.Stamp
 	src := m.sources[ev.Topic]
 	if src != nil {
+		if src.last.Sub(stamp) > ClockResetAfter {
+			m.clockReset(src, stamp)
+		}
 		// A source's time never runs backwards; sources may disagree
 		// with each other slightly (header stamps vs receive times).
 		if stamp.Before(src.last) {
@@ -394,6 +406,26 @@ func (m *Machine) closeEpisode(stamp time.Time, segOutcome, epOutcome, reason st
 	m.closing = &closing{w: m.w, end: stamp, outcome: epOutcome, reason: reason}
 	m.w = nil
 	m.finishClosing()
+}
+
+// clockReset handles time that jumped backwards (a looped bag, a
+// restarted simulator, a reset /clock): the open episode closes at the
+// last time seen before the jump, as interrupted, and every source's
+// time starts over, so the next episode is recorded in the new time
+// instead of being clamped to the old one (0-second episodes at the
+// end of the first loop). The sources keep their current states: the
+// event that showed the jump opens the next episode if one is wanted.
+func (m *Machine) clockReset(src *source, stamp time.Time) {
+	m.count(func(s *Stats) { s.ClockResets++ })
+	m.cfg.Logger.Warn("fsm: time jumped backwards; closing the open episode and starting over in the new time",
+		"topic", src.cfg.Topic, "from", m.lastStamp, "to", stamp)
+	if m.w != nil {
+		m.closeEpisode(m.lastStamp, episode.Interrupted, episode.Interrupted, episode.EndClockReset)
+	}
+	for _, s := range m.order {
+		s.last, s.lastBeat = time.Time{}, 0
+	}
+	m.lastStamp = stamp
 }
 
 // checkMaxDuration cuts the open episode at MaxDuration and starts the

@@ -24,5 +24,7 @@
 //
 // Stamps may arrive out of order; the ring keeps arrival order and lookups
 // scan its index (at most MaxFrames entries), so lookups are by stamp no
-// matter the order.
+// matter the order. A frame stamped more than MaxAge before the newest
+// means time was reset (a looped bag, a restarted simulator): the ring
+// empties and starts over in the new time (Stats.Resets).
 package ringbuf

@@ -89,6 +89,7 @@ type Stats struct {
 	Put         uint64        // frames stored since New
 	Overwritten uint64        // frames evicted to make room (bytes, count or age)
 	TooLarge    uint64        // frames refused by Put
+	Resets      uint64        // clock resets: a frame older than MaxAge before the newest emptied the ring
 	Oldest      time.Time     // smallest stamp held (zero when empty)
 	Newest      time.Time     // largest stamp held
 	Span        time.Duration // Newest - Oldest
@@ -158,6 +159,9 @@ func (r *Ring) Put(f *capture.Frame) error {
 		r.stats.TooLarge++
 		return fmt.Errorf("%w: %d bytes, ring holds %d (raise max_bytes)", ErrTooLarge, size, len(r.arena))
 	}
+	if r.n > 0 && f.Stamp.Before(r.newest.Add(-r.cfg.MaxAge)) {
+		r.reset()
+	}
 	off := r.wpos
 	if off+size > len(r.arena) {
 		off = 0 // wrap; the tail end stays unused this round
@@ -183,6 +187,18 @@ func (r *Ring) Put(f *capture.Frame) error {
 	}
 	r.evictOld()
 	return nil
+}
+
+// reset empties the ring after time ran backwards further than MaxAge (a
+// looped bag, a restarted simulator): the frames held belong to the old
+// time, and keeping the old newest stamp would evict every new frame as
+// too old.
+func (r *Ring) reset() {
+	for r.n > 0 {
+		r.evictOldest()
+	}
+	r.newest = time.Time{}
+	r.stats.Resets++
 }
 
 // evictOverlapping drops the oldest frames while any held frame overlaps
