@@ -69,7 +69,7 @@
 // may be called again; Writer.Abandon gives it up (edged stopping on a
 // full disk).
 //
-// Readers (List, Load, LoadSegmentation) take no lock and never write:
+// Readers (List, Load, ReadCost) take no lock and never write:
 // inspect, export and score may run beside a live edged. They report
 // corrupt records in Episode.Problems instead of failing.
 //

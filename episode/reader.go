@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-
-	"github.com/edged-robotics/edged/score"
 )
 
 // StoreDir returns the episode store directory for dir: dir/episodes when
@@ -157,24 +155,4 @@ func isEpisodeDir(dir string) bool {
 		}
 	}
 	return false
-}
-
-// Segmentation returns the episode's segments in episode seconds for
-// scoring, ordered by start.
-func (e *Episode) Segmentation() score.Segmentation {
-	out := score.Segmentation{Unit: score.Seconds}
-	for _, s := range e.Segments {
-		out.Segments = append(out.Segments, score.Segment{Start: s.StartSec, End: s.EndSec, Label: s.Label})
-	}
-	return out
-}
-
-// LoadSegmentation reads the recorded segments of the episode directory
-// path, for edged score.
-func LoadSegmentation(path string) (score.Segmentation, error) {
-	e, err := Load("", path)
-	if err != nil {
-		return score.Segmentation{}, err
-	}
-	return e.Segmentation(), nil
 }
