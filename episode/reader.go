@@ -103,7 +103,11 @@ func (e *Episode) readRecords(name string) [][]byte {
 		}
 		return nil
 	}
-	sc := scanRecords(b)
+	sc, err := scanRecords(b)
+	if err != nil {
+		e.Problems = append(e.Problems, fmt.Sprintf("%s: %v", name, err))
+		return nil
+	}
 	for _, r := range sc.Bad {
 		e.Problems = append(e.Problems, fmt.Sprintf("%s: corrupt %s skipped", name, r))
 	}
