@@ -21,14 +21,15 @@ deps:
 build: deps
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/edged ./cmd/edged
 
-# The CI gate: formatting, vet, staticcheck, generated code current, then
-# every test with the race
-# detector (unit tests and integration tests against real rosmaster,
-# rospy, mosquitto and libjpeg-turbo), then the pure-Go JPEG fallback.
+# The CI gate: formatting, go.mod/go.sum tidy, vet, staticcheck, generated
+# code current, then every test with the race detector (unit tests and
+# integration tests against real rosmaster, rospy, mosquitto and
+# libjpeg-turbo), then the pure-Go JPEG fallback.
 test: deps check unit
 
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run go mod tidy and commit the result"; $(GO) mod tidy -diff; exit 1; }
 	$(GO) vet $(PKGS)
 	bin/staticcheck $(PKGS)
 	scripts/gen-check.sh

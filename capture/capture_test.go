@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros/msg"
 )
@@ -47,7 +48,7 @@ func (h *harness) send(topic string, m *ros.Message) {
 	h.sent = append(h.sent, m)
 	before := h.handled(topic)
 	h.node.sub(h.t, topic).ch <- m
-	waitFor(h.t, "message on "+topic, func() bool { return h.handled(topic) > before })
+	poll.Until(h.t, 5*time.Second, "message on "+topic, func() bool { return h.handled(topic) > before })
 }
 
 // handled counts messages capture has finished with on topic.

@@ -114,18 +114,6 @@ func (r *recorder) count() int {
 	return len(r.frames) + len(r.joints) + len(r.states)
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // releases counts releases per message, to prove exactly-once.
 type releases struct {
 	mu sync.Mutex

@@ -303,8 +303,8 @@ func (d *Daemon) startFSM(ctx context.Context) error {
 const shutdownFlush = 5 * time.Second
 
 // openUplink starts the uplink (uplink.FromConfig puts its outbox in
-// DATA_DIR/outbox) and makes
-// it where products and joint samples go.
+// DATA_DIR/outbox) and makes it the destination of products and joint
+// samples.
 func (d *Daemon) openUplink() error {
 	ucfg, err := uplink.FromConfig(&d.cfg, d.opts.Version)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/episode/view"
 	"github.com/edged-robotics/edged/internal/brokertest"
 	"github.com/edged-robotics/edged/internal/chromium"
 	"github.com/edged-robotics/edged/ros/rostest"
@@ -253,18 +254,18 @@ func checkUploaded(t *testing.T, sinkOut, epDir string, ep *episode.Episode) {
 		!m.Start.Equal(ep.Manifest.Start) || !m.End.Equal(ep.Manifest.End) || len(got.Problems) != 0 {
 		t.Errorf("sink manifest %+v (held %+v, problems %v), robot's %+v", m, m.Held, got.Problems, ep.Manifest)
 	}
-	if !reflect.DeepEqual(got.Segmentation(), ep.Segmentation()) {
-		t.Errorf("score's segments differ:\nsink  %+v\nrobot %+v", got.Segmentation(), ep.Segmentation())
+	if !reflect.DeepEqual(view.Segmentation(got), view.Segmentation(ep)) {
+		t.Errorf("score's segments differ:\nsink  %+v\nrobot %+v", view.Segmentation(got), view.Segmentation(ep))
 	}
-	r, err := score.Score(ep.Segmentation(), got.Segmentation(), score.Options{Judge: score.LexicalJudge{MinOverlap: 0.5}})
+	r, err := score.Score(view.Segmentation(ep), view.Segmentation(got), score.Options{Judge: score.LexicalJudge{MinOverlap: 0.5}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var a, b strings.Builder
-	if err := episode.Export(&a, ep, episode.FormatWGO, 10); err != nil {
+	if err := view.Export(&a, ep, view.FormatWGO, 10); err != nil {
 		t.Fatal(err)
 	}
-	if err := episode.Export(&b, got, episode.FormatWGO, 10); err != nil || a.String() != b.String() {
+	if err := view.Export(&b, got, view.FormatWGO, 10); err != nil || a.String() != b.String() {
 		t.Errorf("export differs (%v):\nsink  %s\nrobot %s", err, b.String(), a.String())
 	}
 	for _, sub := range []string{episode.SheetsDir, episode.LabelsDir} {
@@ -306,7 +307,7 @@ func checkRecorded(t *testing.T, store, truthPath string) *episode.Episode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	truth, err := episode.ReadSegmentation(truthPath)
+	truth, err := view.ReadSegmentation(truthPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,8 +32,13 @@
 // Produced is held) current with an atomic replace. So every reader
 // below reads a sink's output as a robot's data_dir.
 //
-// A record is a little-endian uint32 payload length, the CRC32C
-// (Castagnoli) of the payload, then the payload (JSON, at most
+// A record file starts with a header, the magic "EDEPREC" and a version
+// byte (1); a file of a higher version is reported (ErrNewerFormat) and
+// left alone. Files written before the header existed (robots in the
+// field have them) start with their first record and are read, appended
+// to and repaired like the others; recovery writes a repaired file with
+// the header. A record is a little-endian uint32 payload length, the
+// CRC32C (Castagnoli) of the payload, then the payload (JSON, at most
 // MaxRecordBytes). Segment records are made durable (fsync of both record
 // files) before Writer.Segment returns, so a closed segment survives a
 // crash or a power cut; transitions in between are written at once but
@@ -69,7 +74,7 @@
 // may be called again; Writer.Abandon gives it up (edged stopping on a
 // full disk).
 //
-// Readers (List, Load, LoadSegmentation) take no lock and never write:
+// Readers (List, Load, ReadCost) take no lock and never write:
 // inspect, export and score may run beside a live edged. They report
 // corrupt records in Episode.Problems instead of failing.
 //

@@ -60,10 +60,6 @@ func TestRoundTrip(t *testing.T) {
 	if len(e.Segments) != 2 || e.Segments[1].Label != "grasp" || e.Segments[1].Index != 1 || !e.Segments[1].End.Equal(at(2.5)) {
 		t.Fatalf("segments = %+v", e.Segments)
 	}
-	sg := e.Segmentation()
-	if len(sg.Segments) != 2 || sg.Segments[1].Start != 1 || sg.Segments[1].End != 2.5 {
-		t.Fatalf("segmentation = %+v", sg)
-	}
 	if _, err := Load(dir, "nope"); err == nil {
 		t.Fatal("unknown episode loaded")
 	}
@@ -117,39 +113,6 @@ func TestRecoverOpenEpisode(t *testing.T) {
 	q, _ := os.ReadDir(filepath.Join(e.Dir, quarantineName))
 	if len(q) != 1 || !strings.HasSuffix(q[0].Name(), ".torn") {
 		t.Fatalf("quarantine = %v", q)
-	}
-}
-
-func TestScanRecords(t *testing.T) {
-	var b []byte
-	b = appendRecord(b, []byte(`{"a":1}`))
-	b = appendRecord(b, []byte(`{"a":2}`))
-	second := len(b)
-	b = appendRecord(b, []byte(`{"a":3}`))
-	good := append([]byte(nil), b...)
-
-	sc := scanRecords(good)
-	if len(sc.Records) != 3 || len(sc.Bad) != 0 || sc.Torn.Len != 0 {
-		t.Fatalf("clean scan = %+v", sc)
-	}
-	// Flip a payload byte of record 2: quarantined, record 3 survives.
-	c := append([]byte(nil), good...)
-	c[second-2] ^= 0xff
-	sc = scanRecords(c)
-	if len(sc.Records) != 2 || len(sc.Bad) != 1 || sc.Bad[0].Off != second-15 || string(sc.Records[1]) != `{"a":3}` {
-		t.Fatalf("corrupt scan = %+v", sc)
-	}
-	// Cut anywhere inside the last record: torn tail.
-	for cut := second + 1; cut < len(good); cut++ {
-		sc = scanRecords(good[:cut])
-		if len(sc.Records) != 2 || sc.Torn.Off != second || sc.Torn.Len != cut-second {
-			t.Fatalf("cut at %d: %+v", cut, sc)
-		}
-	}
-	// An absurd length does not allocate or panic.
-	sc = scanRecords([]byte{0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4, 5})
-	if len(sc.Records) != 0 || sc.Torn.Len != 9 {
-		t.Fatalf("absurd length: %+v", sc)
 	}
 }
 

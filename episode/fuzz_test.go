@@ -2,6 +2,7 @@ package episode
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 )
 
@@ -12,10 +13,21 @@ func FuzzScanRecords(f *testing.F) {
 	f.Add(b)
 	f.Add(b[:len(b)-3])
 	f.Add([]byte{0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0})
+	f.Add(append(fileHeader(), b...))
+	f.Add(append(fileHeader(), b[:len(b)-3]...))
+	f.Add(fileHeader()[:5])
+	f.Add(append(append([]byte(fileMagic), fileVersion+1), b...))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		sc := scanRecords(b)
-		total := sc.Torn.Len
-		var clean []byte
+		sc, err := scanRecords(b)
+		if err != nil {
+			if !errors.Is(err, ErrNewerFormat) || len(sc.Records) != 0 {
+				t.Fatalf("scan error %v with %d records", err, len(sc.Records))
+			}
+			return
+		}
+		start, _ := recordsStart(b)
+		total := start + sc.Torn.Len
+		clean := fileHeader()
 		for _, p := range sc.Records {
 			total += recordHeader + len(p)
 			clean = appendRecord(clean, p)
@@ -27,7 +39,10 @@ func FuzzScanRecords(f *testing.F) {
 			t.Fatalf("records, corrupt regions and tail cover %d of %d bytes", total, len(b))
 		}
 		// What recovery writes back scans clean and identical.
-		again := scanRecords(clean)
+		again, err := scanRecords(clean)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if len(again.Bad) != 0 || again.Torn.Len != 0 || len(again.Records) != len(sc.Records) {
 			t.Fatalf("rewritten file is not clean: %+v", again)
 		}

@@ -103,7 +103,8 @@ func readRecordsQuiet(dir, name string) [][]byte {
 	if err != nil {
 		return nil
 	}
-	return scanRecords(b).Records
+	sc, _ := scanRecords(b) // a file of a newer format has no records for us
+	return sc.Records
 }
 
 func exists(path string) bool {

@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-
-	"github.com/edged-robotics/edged/score"
 )
 
 // StoreDir returns the episode store directory for dir: dir/episodes when
@@ -105,7 +103,11 @@ func (e *Episode) readRecords(name string) [][]byte {
 		}
 		return nil
 	}
-	sc := scanRecords(b)
+	sc, err := scanRecords(b)
+	if err != nil {
+		e.Problems = append(e.Problems, fmt.Sprintf("%s: %v", name, err))
+		return nil
+	}
 	for _, r := range sc.Bad {
 		e.Problems = append(e.Problems, fmt.Sprintf("%s: corrupt %s skipped", name, r))
 	}
@@ -157,24 +159,4 @@ func isEpisodeDir(dir string) bool {
 		}
 	}
 	return false
-}
-
-// Segmentation returns the episode's segments in episode seconds for
-// scoring, ordered by start.
-func (e *Episode) Segmentation() score.Segmentation {
-	out := score.Segmentation{Unit: score.Seconds}
-	for _, s := range e.Segments {
-		out.Segments = append(out.Segments, score.Segment{Start: s.StartSec, End: s.EndSec, Label: s.Label})
-	}
-	return out
-}
-
-// LoadSegmentation reads the recorded segments of the episode directory
-// path, for edged score.
-func LoadSegmentation(path string) (score.Segmentation, error) {
-	e, err := Load("", path)
-	if err != nil {
-		return score.Segmentation{}, err
-	}
-	return e.Segmentation(), nil
 }

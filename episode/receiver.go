@@ -175,7 +175,12 @@ func (r *Receiver) Segment(robot, id string, s Segment) (completed bool, err err
 		}
 		return r.commit(e)
 	}
-	if err := r.opts.AppendFile(filepath.Join(e.dir, segmentsName), appendRecord(nil, p)); err != nil {
+	path := filepath.Join(e.dir, segmentsName)
+	var rec []byte
+	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+		rec = fileHeader() // a new file: the first record comes after the header
+	}
+	if err := r.opts.AppendFile(path, appendRecord(rec, p)); err != nil {
 		r.forget(id) // reload from disk: a failed append may have left a torn tail
 		return false, err
 	}
@@ -431,7 +436,10 @@ func (e *received) readSegments() error {
 	if err != nil {
 		return err
 	}
-	sc := scanRecords(b)
+	sc, err := scanRecords(b)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	if sc.Torn.Len > 0 {
 		if err := os.Truncate(path, int64(sc.GoodEnd)); err != nil {
 			return fmt.Errorf("episode: cut the torn tail of %s: %w", path, err)

@@ -160,8 +160,8 @@ func TestReceiverMatchesTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got.Segmentation(), robot.Segmentation()) {
-		t.Errorf("segments differ:\n%+v\n%+v", got.Segmentation(), robot.Segmentation())
+	if !reflect.DeepEqual(spans(got), spans(robot)) {
+		t.Errorf("segments differ:\n%+v\n%+v", spans(got), spans(robot))
 	}
 	m := got.Manifest
 	if !m.Complete || !m.Closed || m.Segments != 3 || m.Instruction != "stack" || m.Outcome != Completed ||
@@ -191,4 +191,18 @@ func TestReceiverRefuses(t *testing.T) {
 			t.Errorf("%s: %v, want ErrRefused", name, err)
 		}
 	}
+}
+
+// span is what scoring reads of a segment (episode/view.Segmentation).
+type span struct {
+	Start, End float64
+	Label      string
+}
+
+func spans(e *Episode) []span {
+	var out []span
+	for _, s := range e.Segments {
+		out = append(out, span{s.StartSec, s.EndSec, s.Label})
+	}
+	return out
 }

@@ -71,7 +71,10 @@ func repairFile(dir, name string, r *Recovery) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := scanRecords(b)
+	sc, err := scanRecords(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	if len(sc.Bad) == 0 && sc.Torn.Len == 0 {
 		return sc.Records, nil
 	}
@@ -96,7 +99,7 @@ func repairFile(dir, name string, r *Recovery) ([][]byte, error) {
 			return nil, err
 		}
 	}
-	var clean []byte
+	clean := fileHeader() // a file written before headers gets one now
 	for _, p := range sc.Records {
 		clean = appendRecord(clean, p)
 	}
@@ -136,14 +139,11 @@ func recoverEpisode(dir string, m Manifest, notes []string) (Recovery, error) {
 			last = t.Stamp
 		}
 	}
-	f, err := os.OpenFile(filepath.Join(dir, segmentsName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, size, err := openRecordFile(filepath.Join(dir, segmentsName))
 	if err != nil {
 		return r, err
 	}
-	w := &Writer{dir: dir, m: m, segs: f}
-	if st, err := f.Stat(); err == nil {
-		w.segsSize = st.Size()
-	}
+	w := &Writer{dir: dir, m: m, segs: f, segsSize: size}
 	w.m.Segments = len(segs)
 	w.m.Transitions = len(trans)
 	for _, s := range rebuild(m.Start, last, trans, closed) {

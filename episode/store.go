@@ -26,7 +26,10 @@ const (
 	maxManifest     = 1 << 20
 )
 
-// Options bounds the store. Zero fields take the documented defaults.
+// Options bounds the store. Zero fields take the documented defaults and
+// every other value means something (negative: no limit), so Options has
+// no Validate: the user's limits are checked where they are written,
+// config's episode.* fields.
 type Options struct {
 	// MaxBytes of all episodes together. Default 4 GiB. Negative: no limit.
 	MaxBytes int64
@@ -58,11 +61,6 @@ const (
 	DefaultMaxEpisodes = 10000
 	DefaultMinFree     = 256 << 20
 )
-
-// Validate checks the options without I/O.
-func (o Options) Validate() error {
-	return nil // every value is meaningful: 0 default, negative unlimited
-}
 
 func (o *Options) defaults() {
 	if o.MaxBytes == 0 {

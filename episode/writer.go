@@ -51,11 +51,10 @@ func (w *Writer) NextIndex() int { return w.m.Segments + len(w.pending) }
 
 func (w *Writer) openFiles() error {
 	var err error
-	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
-	if w.segs, err = os.OpenFile(filepath.Join(w.dir, segmentsName), flags, 0o644); err != nil {
+	if w.segs, w.segsSize, err = openRecordFile(filepath.Join(w.dir, segmentsName)); err != nil {
 		return fmt.Errorf("episode: %w", err)
 	}
-	if w.trans, err = os.OpenFile(filepath.Join(w.dir, transitionsName), flags, 0o644); err != nil {
+	if w.trans, w.transSize, err = openRecordFile(filepath.Join(w.dir, transitionsName)); err != nil {
 		w.segs.Close()
 		return fmt.Errorf("episode: %w", err)
 	}

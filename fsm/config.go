@@ -63,8 +63,9 @@ type Config struct {
 
 // Observer is told, from the fsm goroutine, of each episode that begins,
 // each state transition inside it, each segment that closes and each
-// episode that ends, after the store has it (segments and ends durably). Its methods must return quickly (hand the value
-// to a queue): the fsm run loop waits for them. The values are copies.
+// episode that ends, after the store has it (segments and ends durably).
+// Its methods must return quickly (hand the value to a queue): the fsm
+// run loop waits for them. The values are copies.
 type Observer interface {
 	EpisodeBegan(m episode.Manifest)
 	Transition(m episode.Manifest, t episode.Transition)

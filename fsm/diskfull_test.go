@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/internal/poll"
 )
 
 // smallDisk mounts a tmpfs of size bytes (we may run as root) or skips.
@@ -45,16 +46,6 @@ func fill(t *testing.T, dir string) string {
 				t.Fatal(err)
 			}
 			return path
-		}
-	}
-}
-
-// waitFor polls cond until it holds or 10s pass.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
 }
@@ -95,8 +86,8 @@ func TestDiskFullOnTmpfs(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.send("/s", 5, str("PICK")) // the robot works on: recording resumes by itself
-	waitFor(t, "a second episode", func() bool { ms, _ := episode.List(dir); return len(ms) == 2 })
-	waitFor(t, "a healthy store", func() bool { return st.Health() == nil })
+	poll.Until(t, 10*time.Second, "a second episode", func() bool { ms, _ := episode.List(dir); return len(ms) == 2 })
+	poll.Until(t, 10*time.Second, "a healthy store", func() bool { return st.Health() == nil })
 	r.send("/s", 6, str("idle"))
 	r.flush()
 	eps := r.episodes()

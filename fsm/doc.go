@@ -53,11 +53,10 @@
 // count from the episode's first event.
 //
 // Concurrency: New starts one goroutine that owns all state and the
-// episode Writer. HandleState (and PutState, the capture.StateSink
-// method) never blocks: events go through a queue bounded in count
-// (QueueSize) and in the memory the events hold (QueueBytes, charged
-// with capture.StateEvent.Bytes), and a full queue drops and counts
-// (Stats.Dropped). Close stops the goroutine after
-// draining the queue and closes the open episode as interrupted
-// (end reason shutdown).
+// episode Writer. PutState (the capture.StateSink method) never blocks:
+// events go through a queue bounded in count (QueueSize) and in the
+// memory the events hold (QueueBytes, charged with
+// capture.StateEvent.Bytes), and a full queue drops and counts
+// (Stats.Dropped). Close stops the goroutine after draining the queue
+// and closes the open episode as interrupted (end reason shutdown).
 package fsm

@@ -112,9 +112,10 @@ func New(cfg Config, store *episode.Store) (*Machine, error) {
 	return m, nil
 }
 
-// HandleState queues one event; it never blocks (a full queue drops the
-// event and counts it). Safe from any goroutine; after Close it drops.
-func (m *Machine) HandleState(ev capture.StateEvent) {
+// PutState queues one event, making Machine a capture.StateSink; it
+// never blocks (a full queue drops the event and counts it). Safe from
+// any goroutine; after Close it drops.
+func (m *Machine) PutState(ev capture.StateEvent) {
 	if m.ctx.Err() != nil {
 		m.dropped.Add(1)
 		return
@@ -138,9 +139,6 @@ func (m *Machine) dequeued(ev capture.StateEvent) capture.StateEvent {
 	m.queued.Add(-int64(max(ev.Bytes, 0)))
 	return ev
 }
-
-// PutState makes Machine a capture.StateSink.
-func (m *Machine) PutState(ev capture.StateEvent) { m.HandleState(ev) }
 
 // Stats returns a snapshot of the counters.
 func (m *Machine) Stats() Stats {

@@ -43,7 +43,7 @@ func newRig(t *testing.T, cfg Config) *rig {
 }
 
 func (r *rig) send(topic string, sec float64, v any) {
-	r.m.HandleState(capture.StateEvent{Topic: topic, Stamp: at(sec), Value: v})
+	r.m.PutState(capture.StateEvent{Topic: topic, Stamp: at(sec), Value: v})
 }
 
 func (r *rig) flush() {

@@ -40,7 +40,7 @@ func TestQueueBytesBoundAFlood(t *testing.T) {
 	}
 	const flood, size = 100, 1 << 20
 	for i := range flood {
-		r.m.HandleState(capture.StateEvent{Topic: "/task", Stamp: at(1 + float64(i)/100), Value: str("pick"), Bytes: size})
+		r.m.PutState(capture.StateEvent{Topic: "/task", Stamp: at(1 + float64(i)/100), Value: str("pick"), Bytes: size})
 	}
 	if held := r.m.queued.Load(); held > budget {
 		t.Errorf("the queue holds %d bytes, budget %d", held, budget)

@@ -28,7 +28,8 @@
 //
 // Inputs are read with package episode (Load; the readers take no lock,
 // so a report can be made beside a live edged), sheet metadata with
-// package sheet (Meta) and annotations with episode.ReadSegmentation.
+// package sheet (Meta) and annotations and the truth as segmentations
+// with package episode/view (ReadSegmentation, Segmentation).
 // The package has no goroutines and no state; Write is safe for
 // concurrent use.
 //

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/episode/view"
 	"github.com/edged-robotics/edged/score"
 )
 
@@ -57,9 +58,9 @@ func TestReportShowsMatching(t *testing.T) {
 	// Every row is the score package's matching, nothing recomputed.
 	e, err := episode.Load("", f.epDir)
 	must(t, err)
-	pred, err := episode.ReadSegmentation(ann)
+	pred, err := view.ReadSegmentation(ann)
 	must(t, err)
-	rep, err := score.Score(e.Segmentation(), pred, score.Options{Judge: verdicts})
+	rep, err := score.Score(view.Segmentation(e), pred, score.Options{Judge: verdicts})
 	must(t, err)
 	check := func(side, other string, ms []score.SegmentMatch) {
 		for _, s := range ms {

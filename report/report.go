@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/episode/view"
 	"github.com/edged-robotics/edged/score"
 )
 
@@ -147,7 +148,7 @@ func build(e *episode.Episode, o Options) (*page, error) {
 	cams, notes := readCameras(filepath.Join(e.Dir, episode.SheetsDir), o)
 	p.Notes = append(p.Notes, notes...)
 	p.Cameras = cams
-	truth := e.Segmentation()
+	truth := view.Segmentation(e)
 	for _, path := range o.Annotations {
 		a := loadAnnotation(path, truth, o)
 		for _, s := range a.Seg.Segments {
@@ -195,7 +196,7 @@ type annRow struct {
 
 func loadAnnotation(path string, truth score.Segmentation, o Options) *Annotation {
 	a := &Annotation{Name: filepath.Base(path), Path: path}
-	seg, err := episode.ReadSegmentation(path)
+	seg, err := view.ReadSegmentation(path)
 	if err != nil {
 		a.Err = "not read: " + err.Error()
 		return a

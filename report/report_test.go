@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/episode/view"
 	"github.com/edged-robotics/edged/score"
 )
 
@@ -95,9 +96,9 @@ func TestReportShowsEpisode(t *testing.T) {
 	// the scores are package score's
 	e, err := episode.Load(f.store, f.id)
 	must(t, err)
-	pred, err := episode.ReadSegmentation(ann)
+	pred, err := view.ReadSegmentation(ann)
 	must(t, err)
-	r, err := score.Score(e.Segmentation(), pred, score.Options{})
+	r, err := score.Score(view.Segmentation(e), pred, score.Options{})
 	must(t, err)
 	for _, v := range []float64{r.Similarity.TauK, r.Similarity.TauZeta, r.SegmentF1.F1, r.EndToEndF1.F1} {
 		if !strings.Contains(html, fmt.Sprintf(`class="v">%.3f<`, v)) {

@@ -13,11 +13,12 @@
 // No memory is allocated per frame in steady state. Put does not Release
 // the frame: the caller does, right after Put returns.
 //
-// Readers: AtOrBefore, Nearest (NearestExcept) and Latest copy the frame's bytes into a
-// buffer the caller owns (grown when too small) and return it with the
-// frame's Meta; the ring never hands out views of its arena, so a reader's
-// copy stays valid for as long as the reader wants, and the writer is
-// free to overwrite the slot as soon as the copy is done. Range lists
+// Readers: AtOrBefore, Nearest (and NearestExcept) and Latest copy the
+// frame's bytes into a buffer the caller owns (grown when too small) and
+// return it with the frame's Meta; the ring never hands out views of its
+// arena, so a reader's copy stays valid for as long as the reader wants,
+// and the writer is free to overwrite the slot as soon as the copy is
+// done. Range lists
 // metadata only; a reader then copies a listed frame by its Seq with Copy,
 // which reports false when that frame has been overwritten meanwhile (a
 // generation check).

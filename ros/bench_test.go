@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/ros/rostest"
 	"github.com/edged-robotics/edged/ros/tcpros"
 )
@@ -104,13 +105,7 @@ func BenchmarkIngestLive(b *testing.B) {
 		measuring.Add(1)
 		go counters[i].consume(s, start, stop, &measuring)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for !allSeen(counters) {
-		if time.Now().After(deadline) {
-			b.Fatal("not every topic delivered within 30s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(b, 30*time.Second, "every topic delivered", func() bool { return allSeen(counters) })
 	baseStats := make([]SubscriptionStats, len(subs))
 	for i, s := range subs {
 		baseStats[i] = s.Stats()

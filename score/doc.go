@@ -32,7 +32,7 @@
 //
 // Inputs: ParseSegmentation reads the two JSON formats of SCORING.md
 // (the {"segments":[...]} object in seconds and a list of
-// [start, end, "label"] integer-step triples); package episode turns a
+// [start, end, "label"] integer-step triples); package episode/view turns a
 // recorded episode into a Segmentation. Every parser caps what it reads
 // and returns an error on bad input, never panics.
 //

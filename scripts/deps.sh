@@ -30,10 +30,18 @@ if ((${#need_apt[@]})); then
   apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
+# go.mod's go directive is the one statement of the Go version edged needs;
+# read it from there so this script and go.mod cannot disagree.
+GO_WANT=$(sed -n 's/^go \([0-9][0-9.]*\)$/\1/p' go.mod)
 if ! command -v go >/dev/null 2>&1; then
   if [ -x /usr/local/go/bin/go ]; then export PATH=/usr/local/go/bin:$PATH; else
-    echo "deps: Go 1.24 or newer is required (install it to /usr/local/go)" >&2; exit 1
+    echo "deps: Go $GO_WANT or newer is required (go.mod); install it to /usr/local/go" >&2; exit 1
   fi
+fi
+GO_HAVE=$(GOTOOLCHAIN=local go env GOVERSION | sed 's/^go//')
+if [ "$(printf '%s\n%s\n' "$GO_WANT" "$GO_HAVE" | sort -V | head -n1)" != "$GO_WANT" ]; then
+  echo "deps: go.mod needs Go $GO_WANT or newer, found $GO_HAVE at $(command -v go); install a newer Go to /usr/local/go" >&2
+  exit 1
 fi
 go mod download
 

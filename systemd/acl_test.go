@@ -12,6 +12,7 @@ import (
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/edged-robotics/edged/internal/brokertest"
+	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 	"github.com/edged-robotics/edged/uplink/sink"
 	"github.com/edged-robotics/edged/uplink/wire"
@@ -40,7 +41,7 @@ func TestMosquittoACL(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); s.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done; s.Close() })
-	waitFor(t, "sink subscribed", func() bool { return s.Stats().Connects > 0 })
+	poll.Until(t, 10*time.Second, "sink subscribed", func() bool { return s.Stats().Connects > 0 })
 
 	// arm-02 listens to its own topics: the ACL gives robots no read.
 	spy := connect(t, b.URL, "arm-02", "pw2")
@@ -98,11 +99,11 @@ func TestMosquittoACLAcks(t *testing.T) {
 	arm2.Publish(wire.AckTopic("edged", "arm-01"), 1, false, ack).WaitTimeout(5 * time.Second) // forged: dropped
 	sinkc := connect(t, b.URL, "edged-sink", "pw-sink")
 	sinkc.Publish(wire.AckTopic("edged", "arm-01"), 1, false, ack).WaitTimeout(5 * time.Second)
-	waitFor(t, "the sink's ack at the robot", func() bool { return own.Load() >= 1 })
+	poll.Until(t, 10*time.Second, "the sink's ack at the robot", func() bool { return own.Load() >= 1 })
 	// Both went to the broker before this point; one more round trip
 	// through arm-01's subscription orders the forged one before it.
 	sinkc.Publish(wire.AckTopic("edged", "arm-01"), 1, false, ack).WaitTimeout(5 * time.Second)
-	waitFor(t, "the second ack", func() bool { return own.Load() >= 2 })
+	poll.Until(t, 10*time.Second, "the second ack", func() bool { return own.Load() >= 2 })
 	if n := own.Load(); n != 2 {
 		t.Errorf("arm-01 read %d acks, want the sink's 2 (a robot forged one)", n)
 	}
@@ -120,15 +121,4 @@ func connect(t *testing.T, url, user, pass string) mqtt.Client {
 	}
 	t.Cleanup(func() { c.Disconnect(100) })
 	return c
-}
-
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/brokertest"
+	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
@@ -58,7 +59,7 @@ func TestCompleteEpisodeIsAcknowledged(t *testing.T) {
 	cam := episode.CameraDir("/camera/color")
 	end.Produced = map[string]episode.CameraCounts{cam: {Sheets: 2, LabelSheets: 1, Snippets: 2}}
 	mustNil(t, u.EpisodeEnded(end))
-	waitFor(t, 20*time.Second, "all messages", func() bool { return r.count() == 1+3+2+1+1 })
+	poll.Until(t, 20*time.Second, "all messages", func() bool { return r.count() == 1+3+2+1+1 })
 	if got := r.sink.Stats().Completed; got != 0 || len(up.get()) != 0 {
 		t.Fatalf("acknowledged with a sheet missing: completed %d, uploaded %v", got, up.get())
 	}
@@ -76,7 +77,7 @@ func TestCompleteEpisodeIsAcknowledged(t *testing.T) {
 	defer forge.Disconnect(100)
 	bad, _ := (&wire.Ack{Robot: "arm-02", Episode: episode.NewID("arm-02", epStart, "")}).MarshalMsg(nil)
 	forge.Publish(wire.AckTopic("edged", robot), 1, false, bad).WaitTimeout(5 * time.Second)
-	waitFor(t, 10*time.Second, "the forged ack dropped", func() bool { return u.Stats().BadAcks == 1 })
+	poll.Until(t, 10*time.Second, "the forged ack dropped", func() bool { return u.Stats().BadAcks == 1 })
 
 	// The robot goes offline; the last sheet arrives (sent by a restarted
 	// robot); the ack waits in the robot's session until it is back.
@@ -84,11 +85,11 @@ func TestCompleteEpisodeIsAcknowledged(t *testing.T) {
 	u2 := newUplink(t, t.TempDir(), b.URL, mqttconn.Auth{}, func(c *Config) { c.ClientID = "other-outbox" })
 	defer u2.Close()
 	mustNil(t, u2.Sheet(ep, fakeSheet(2, 20_000)))
-	waitFor(t, 20*time.Second, "the episode complete", func() bool { return r.sink.Stats().Acked == 1 })
+	poll.Until(t, 20*time.Second, "the episode complete", func() bool { return r.sink.Stats().Acked == 1 })
 	u, err = New(u.cfg, Options{Logger: quiet, OnUploaded: up.add})
 	mustNil(t, err)
 	defer u.Close()
-	waitFor(t, 20*time.Second, "the robot told", func() bool { return len(up.get()) == 1 })
+	poll.Until(t, 20*time.Second, "the robot told", func() bool { return len(up.get()) == 1 })
 	if got := up.get(); got[0] != ep {
 		t.Errorf("uploaded %v, want %s", got, ep)
 	}

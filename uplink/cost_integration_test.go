@@ -7,6 +7,7 @@ import (
 
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/brokertest"
+	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 	"github.com/edged-robotics/edged/uplink/wire"
@@ -51,7 +52,7 @@ func TestCostMatchesTheWire(t *testing.T) {
 	end.Produced = map[string]episode.CameraCounts{"camera_color": {Sheets: 3, LabelSheets: 1, Snippets: 3}}
 	mustNil(t, u.EpisodeEnded(end))
 	const total = 1 + 3 + 3 + 3 + 1 + 1
-	waitFor(t, 20*time.Second, "all messages", func() bool { return r.count() == total })
+	poll.Until(t, 20*time.Second, "all messages", func() bool { return r.count() == total })
 
 	wireBytes := map[string]int64{}
 	r.mu.Lock()

@@ -21,6 +21,7 @@ import (
 
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/brokertest"
+	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 	"github.com/edged-robotics/edged/uplink/sink"
@@ -74,7 +75,7 @@ func startSinkWith(t testing.TB, broker string, auth mqttconn.Auth, out string, 
 	r.sink = s
 	r.stop = func() { cancel(); <-done; s.Close() }
 	t.Cleanup(r.stop)
-	waitFor(t, 10*time.Second, "sink connected", func() bool { return s.Stats().Connects > 0 })
+	poll.Until(t, 10*time.Second, "sink connected", func() bool { return s.Stats().Connects > 0 })
 	return r
 }
 
@@ -100,17 +101,6 @@ func (r *receiver) checkOnceInOrder(t *testing.T) {
 			t.Errorf("%s: seq %d after %d", k, e.Seq, prev)
 		}
 		last[k] = int64(e.Seq)
-	}
-}
-
-func waitFor(t testing.TB, d time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -192,7 +182,7 @@ func TestNormalFlow(t *testing.T) {
 	mustNil(t, u.LabelSheet(ep, 2, lab))
 	mustNil(t, u.EpisodeEnded(manifest(ep, true)))
 	const total = 1 + 3 + 3 + 3 + 1 + 1
-	waitFor(t, 20*time.Second, "all messages", func() bool { return r.count() == total })
+	poll.Until(t, 20*time.Second, "all messages", func() bool { return r.count() == total })
 	r.checkOnceInOrder(t)
 	if !u.Flush(5 * time.Second) {
 		t.Fatal("outbox not empty after delivery")
@@ -228,7 +218,7 @@ func TestNormalFlow(t *testing.T) {
 	if e, err := episode.Load("", dir); err != nil || len(e.Segments) != 3 || e.Segments[0].Index != 1 {
 		t.Errorf("segments at the sink: %+v, %v", e, err)
 	}
-	waitFor(t, 5*time.Second, "status", func() bool {
+	poll.Until(t, 5*time.Second, "status", func() bool {
 		b, _ := os.ReadFile(sink.StatusPath(out, robot))
 		return bytes.Contains(b, []byte(`"online"`))
 	})
@@ -257,13 +247,13 @@ func TestBrokerRestart(t *testing.T) {
 	send(10)
 	b.Stop()
 	send(10) // waits in the outbox
-	waitFor(t, 10*time.Second, "publisher to notice", func() bool { return !u.Stats().Publisher.Connected })
+	poll.Until(t, 10*time.Second, "publisher to notice", func() bool { return !u.Stats().Publisher.Connected })
 	time.Sleep(300 * time.Millisecond) // let it fail to reconnect at least once
 	b.Start()
 	send(5)
 	mustNil(t, u.EpisodeEnded(manifest(ep, true)))
 	want := 2 + 3*n
-	waitFor(t, 30*time.Second, "every message", func() bool { return r.count() >= want && u.Stats().Outbox.Pending == 0 })
+	poll.Until(t, 30*time.Second, "every message", func() bool { return r.count() >= want && u.Stats().Outbox.Pending == 0 })
 	time.Sleep(200 * time.Millisecond)
 	if r.count() != want {
 		t.Fatalf("%d messages delivered, want %d", r.count(), want)
@@ -320,7 +310,7 @@ func TestSIGKILLWhilePublishing(t *testing.T) {
 	before := r.count()
 	u := newUplink(t, dir, b.URL, mqttconn.Auth{}, nil)
 	defer u.Close()
-	waitFor(t, 30*time.Second, "outbox drained", func() bool { return u.Stats().Outbox.Pending == 0 })
+	poll.Until(t, 30*time.Second, "outbox drained", func() bool { return u.Stats().Outbox.Pending == 0 })
 	have := map[uint64]bool{}
 	sheets := func() bool {
 		r.mu.Lock()
@@ -332,7 +322,7 @@ func TestSIGKILLWhilePublishing(t *testing.T) {
 		}
 		return len(have) >= enqueued
 	}
-	waitFor(t, 10*time.Second, "deliveries", sheets)
+	poll.Until(t, 10*time.Second, "deliveries", sheets)
 	for i := 1; i <= enqueued; i++ {
 		if !have[uint64(i)] {
 			t.Errorf("sheet %d was enqueued durably but never arrived", i)
@@ -366,7 +356,7 @@ func TestOutboxFullEvictsSheets(t *testing.T) {
 	u = newUplink(t, dir, b.URL, mqttconn.Auth{}, nil)
 	defer u.Close()
 	want := 2 + 40 + 40 + 40 - int(s.Outbox.Evicted)
-	waitFor(t, 30*time.Second, "kept messages", func() bool { return r.count() == want })
+	poll.Until(t, 30*time.Second, "kept messages", func() bool { return r.count() == want })
 	kinds := map[string]int{}
 	r.mu.Lock()
 	for _, e := range r.got {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/internal/brokertest"
+	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 	"github.com/edged-robotics/edged/uplink/sink"
 	"github.com/edged-robotics/edged/uplink/wire"
@@ -62,7 +63,7 @@ func TestSecretsNeverReachLogsOrStats(t *testing.T) {
 	u, err := newU(strings.Replace(b.URL, "tcp://", "tcp://robot:"+secret+"@", 1), mqttconn.Auth{})
 	if err == nil {
 		t.Error("a broker URL with credentials was accepted")
-		waitFor(t, 10*time.Second, "connect attempts", func() bool { return u.Stats().Publisher.ConnectErrors+u.Stats().Publisher.Connects >= 2 })
+		poll.Until(t, 10*time.Second, "connect attempts", func() bool { return u.Stats().Publisher.ConnectErrors+u.Stats().Publisher.Connects >= 2 })
 		check("stats", u.Stats())
 		u.Close()
 	} else {
@@ -80,7 +81,7 @@ func TestSecretsNeverReachLogsOrStats(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustNil(t, u.Segment(manifest(epID("secret"), false), segment(1)))
-	waitFor(t, 10*time.Second, "refused connects", func() bool { return u.Stats().Publisher.ConnectErrors >= 2 })
+	poll.Until(t, 10*time.Second, "refused connects", func() bool { return u.Stats().Publisher.ConnectErrors >= 2 })
 	check("stats", u.Stats())
 	u.Close()
 
@@ -97,7 +98,7 @@ func TestSecretsNeverReachLogsOrStats(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustNil(t, u.Segment(manifest(epID("secret"), false), segment(2)))
-	waitFor(t, 10*time.Second, "delivery", func() bool { return s.Stats().Delivered >= 1 })
+	poll.Until(t, 10*time.Second, "delivery", func() bool { return s.Stats().Delivered >= 1 })
 	check("stats", u.Stats())
 	check("sink stats", s.Stats())
 	u.Close()

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/internal/brokertest"
+	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 )
 
@@ -42,27 +43,27 @@ func TestMutualTLS(t *testing.T) {
 	dir := t.TempDir()
 	badCert, badKey := brokertest.SelfSigned(t, t.TempDir())
 	u := sendSome(t, dir, b.URL, mqttconn.Auth{CAFile: p.CAFile, CertFile: badCert, KeyFile: badKey})
-	waitFor(t, 10*time.Second, "connect errors", func() bool { return u.Stats().Publisher.ConnectErrors >= 2 })
+	poll.Until(t, 10*time.Second, "connect errors", func() bool { return u.Stats().Publisher.ConnectErrors >= 2 })
 	blames(t, "a client certificate from another CA", u.Stats().Publisher.LastError, "uplink.cert_file", "uplink.ca_file")
 	u.Close()
 
 	// No client certificate where the broker requires one.
 	u = newUplink(t, t.TempDir(), b.URL, mqttconn.Auth{CAFile: p.CAFile}, nil)
-	waitFor(t, 10*time.Second, "connect error", func() bool { return u.Stats().Publisher.ConnectErrors >= 1 })
+	poll.Until(t, 10*time.Second, "connect error", func() bool { return u.Stats().Publisher.ConnectErrors >= 1 })
 	blames(t, "no client certificate", u.Stats().Publisher.LastError, "uplink.cert_file", "uplink.ca_file")
 	u.Close()
 
 	// The broker's certificate checked against the wrong CA.
 	other := brokertest.NewPKI(t, t.TempDir())
 	u = newUplink(t, t.TempDir(), b.URL, mqttconn.Auth{CAFile: other.CAFile, CertFile: p.ClientCert, KeyFile: p.ClientKey}, nil)
-	waitFor(t, 10*time.Second, "connect error", func() bool { return u.Stats().Publisher.ConnectErrors >= 1 })
+	poll.Until(t, 10*time.Second, "connect error", func() bool { return u.Stats().Publisher.ConnectErrors >= 1 })
 	blames(t, "an unknown broker CA", u.Stats().Publisher.LastError, "uplink.ca_file", "uplink.cert_file")
 	u.Close()
 
 	// The right certificate: what waited in the outbox arrives.
 	u = newUplink(t, dir, b.URL, good, nil)
 	defer u.Close()
-	waitFor(t, 10*time.Second, "delivery over mutual TLS", func() bool { return r.count() == 3 })
+	poll.Until(t, 10*time.Second, "delivery over mutual TLS", func() bool { return r.count() == 3 })
 	r.checkOnceInOrder(t)
 }
 
@@ -71,7 +72,7 @@ func TestPassword(t *testing.T) {
 	r := startSink(t, b.URL, mqttconn.Auth{Username: "robot", Password: "s3cret"}, t.TempDir())
 	dir := t.TempDir()
 	u := sendSome(t, dir, b.URL, mqttconn.Auth{Username: "robot", Password: "wrong"})
-	waitFor(t, 10*time.Second, "connect errors", func() bool { return u.Stats().Publisher.ConnectErrors >= 2 })
+	poll.Until(t, 10*time.Second, "connect errors", func() bool { return u.Stats().Publisher.ConnectErrors >= 2 })
 	if e := u.Stats().Publisher.LastError; !strings.Contains(e, "refused") {
 		t.Errorf("error for a wrong password: %q", e)
 	}
@@ -81,5 +82,5 @@ func TestPassword(t *testing.T) {
 	u.Close()
 	u = newUplink(t, dir, b.URL, mqttconn.Auth{Username: "robot", Password: "s3cret"}, nil)
 	defer u.Close()
-	waitFor(t, 10*time.Second, "delivery", func() bool { return r.count() == 3 })
+	poll.Until(t, 10*time.Second, "delivery", func() bool { return r.count() == 3 })
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/episode/view"
 	"github.com/spf13/cobra"
 )
 
@@ -35,7 +36,7 @@ func newExportCmd() *cobra.Command {
 				defer f.Close()
 				w = f
 			}
-			if err := episode.Export(w, e, format, rate); err != nil {
+			if err := view.Export(w, e, format, rate); err != nil {
 				return err
 			}
 			for _, p := range e.Problems {
@@ -44,7 +45,7 @@ func newExportCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", episode.FormatWGO, "wgo, steps or foxglove")
+	cmd.Flags().StringVar(&format, "format", view.FormatWGO, "wgo, steps or foxglove")
 	cmd.Flags().StringVar(&dir, "dir", config.DefaultDataDir, "data_dir or episode store directory")
 	cmd.Flags().Float64Var(&rate, "rate", 10, "steps per second for --format steps")
 	cmd.Flags().StringVarP(&outFile, "output", "o", "", "write to this file instead of stdout")

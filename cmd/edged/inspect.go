@@ -7,6 +7,7 @@ import (
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/episode/view"
 	"github.com/spf13/cobra"
 )
 
@@ -51,7 +52,7 @@ func newInspectCmd() *cobra.Command {
 					}
 					return json.NewEncoder(out).Encode(ms)
 				}
-				return episode.WriteList(out, ms)
+				return view.WriteList(out, ms)
 			}
 			e, err := episode.Load(dir, ref)
 			if err != nil {
@@ -62,7 +63,7 @@ func newInspectCmd() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(newInspectEpisode(e))
 			}
-			return episode.WriteTimeline(out, e)
+			return view.WriteTimeline(out, e)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/episode/view"
 	"github.com/edged-robotics/edged/score"
 	"github.com/spf13/cobra"
 )
@@ -31,11 +31,11 @@ func newScoreCmd() *cobra.Command {
 			"one in seconds without --rate, is reported with the reason and not scored (exit status 1).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			t, err := episode.ReadSegmentation(truth)
+			t, err := view.ReadSegmentation(truth)
 			if err != nil {
 				return fmt.Errorf("--truth: %w", err)
 			}
-			p, err := episode.ReadSegmentation(pred)
+			p, err := view.ReadSegmentation(pred)
 			if err != nil {
 				return fmt.Errorf("--pred: %w", err)
 			}

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/edged-robotics/edged/internal/poll"
 )
 
 const page = `<!doctype html><html><head><title>t</title></head><body>
@@ -91,13 +93,8 @@ func TestDeadlineKillsProcessGroup(t *testing.T) {
 	if pid == 0 {
 		t.Fatal("no process started")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for syscall.Kill(-pid, 0) == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("process group %d still alive after return", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	poll.Until(t, 5*time.Second, fmt.Sprintf("process group %d to exit after return", pid),
+		func() bool { return syscall.Kill(-pid, 0) != nil })
 }
 
 func TestPathOverride(t *testing.T) {

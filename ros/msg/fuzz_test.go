@@ -1,8 +1,11 @@
 package msg
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -65,11 +68,90 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-func fuzzTyped(f *testing.F, seeds [][]byte, decode func([]byte) error) {
+// fuzzTyped checks a typed decoder against the dynamic decoder of typ's
+// definition (testdata/defs.json). decode returns the typed values by
+// the dynamic path of each ("PATH.length" for an array's length).
+func fuzzTyped(f *testing.F, typ string, seeds [][]byte, decode func([]byte) (map[string]any, error)) {
+	def := definitionOf(f, typ)
 	for _, s := range seeds {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) { _ = decode(data) })
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want, terr := decode(data)
+		v, derr := def.Decode(data)
+		if errors.Is(derr, ErrBudget) {
+			return
+		}
+		if (terr == nil) != (derr == nil) {
+			t.Fatalf("%s: typed decoder says %v, dynamic decoder says %v", typ, terr, derr)
+		}
+		if terr != nil {
+			return
+		}
+		for path, w := range want {
+			got, err := dynamicAt(v, path)
+			if err != nil {
+				t.Fatalf("%s %s: %v", typ, path, err)
+			}
+			if fmt.Sprintf("%v", got) != fmt.Sprintf("%v", w) {
+				t.Fatalf("%s %s: dynamic %v, typed %v", typ, path, got, w)
+			}
+		}
+	})
+}
+
+// dynamicAt is v.Get(path), or for "PATH.length" the array's length,
+// for "PATH.nonzero" whether the uint8 there is not 0 (a typed bool).
+func dynamicAt(v *Value, path string) (any, error) {
+	if arr, ok := strings.CutSuffix(path, ".length"); ok {
+		a, err := v.Get(arr)
+		if err != nil {
+			return nil, err
+		}
+		return reflect.ValueOf(a).Len(), nil
+	}
+	if field, ok := strings.CutSuffix(path, ".nonzero"); ok {
+		b, err := v.Get(field)
+		if err != nil {
+			return nil, err
+		}
+		u, ok := b.(uint8)
+		if !ok {
+			return nil, fmt.Errorf("%s is a %T, not a uint8", field, b)
+		}
+		return u != 0, nil
+	}
+	return v.Get(path)
+}
+
+func definitionOf(t testing.TB, typ string) *Definition {
+	for _, r := range loadDefs(t) {
+		if r.Type == typ {
+			d, err := Parse(r.Type, r.Definition)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+	}
+	t.Fatalf("no definition of %s in testdata/defs.json", typ)
+	return nil
+}
+
+// headerPaths are a std_msgs/Header's values under prefix ("" for a
+// Header message itself).
+func headerPaths(prefix string, h Header) map[string]any {
+	if prefix != "" {
+		prefix += "."
+	}
+	return map[string]any{prefix + "seq": h.Seq, prefix + "stamp": h.Stamp, prefix + "frame_id": h.FrameID}
+}
+
+func merge(a, b map[string]any) map[string]any {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
 }
 
 func realMessages(f *testing.F, typ string) [][]byte {
@@ -84,47 +166,86 @@ func realMessages(f *testing.F, typ string) [][]byte {
 	return out
 }
 
+// The typed decoders are fast paths of the dynamic decoder for a few
+// types, so the dynamic decoder is their reference: on the same bytes
+// both must fail, or both succeed with the same values (each typed field
+// against the dynamic value at its path). The one allowed difference is
+// the dynamic decoder's memory budget (ErrBudget), which the typed ones,
+// materializing less, do not need.
 func FuzzDecodeImage(f *testing.F) {
-	fuzzTyped(f, [][]byte{imageMsg(2, 2, "rgb8")}, func(b []byte) error {
+	fuzzTyped(f, TypeImage, [][]byte{imageMsg(2, 2, "rgb8")}, func(b []byte) (map[string]any, error) {
 		var x Image
-		if err := DecodeImage(b, &x); err != nil {
-			return err
-		}
+		err := DecodeImage(b, &x)
 		_ = x.CheckLayout()
-		return nil
+		return merge(headerPaths("header", x.Header), map[string]any{"height": x.Height, "width": x.Width,
+			"encoding": x.Encoding, "is_bigendian.nonzero": x.IsBigEndian, "step": x.Step, "data": x.Data}), err
 	})
 }
 
 func FuzzDecodeCompressedImage(f *testing.F) {
 	seed := (&enc{}).header(1, 2, 3, "f").str("jpeg").u32(2).u8(0xff).u8(0xd8).b
-	fuzzTyped(f, [][]byte{seed}, func(b []byte) error { var x CompressedImage; return DecodeCompressedImage(b, &x) })
+	fuzzTyped(f, TypeCompressedImage, [][]byte{seed}, func(b []byte) (map[string]any, error) {
+		var x CompressedImage
+		err := DecodeCompressedImage(b, &x)
+		return merge(headerPaths("header", x.Header), map[string]any{"format": x.Format, "data": x.Data}), err
+	})
 }
 
 func FuzzDecodeJointState(f *testing.F) {
-	fuzzTyped(f, realMessages(f, TypeJointState), func(b []byte) error { var x JointState; return DecodeJointState(b, &x) })
+	fuzzTyped(f, TypeJointState, realMessages(f, TypeJointState), func(b []byte) (map[string]any, error) {
+		var x JointState
+		err := DecodeJointState(b, &x)
+		return merge(headerPaths("header", x.Header), map[string]any{"name": x.Name, "position": x.Position,
+			"velocity": x.Velocity, "effort": x.Effort}), err
+	})
 }
 
 func FuzzDecodeString(f *testing.F) {
-	fuzzTyped(f, realMessages(f, TypeString), func(b []byte) error { var x String; return DecodeString(b, &x) })
+	fuzzTyped(f, TypeString, realMessages(f, TypeString), func(b []byte) (map[string]any, error) {
+		var x String
+		err := DecodeString(b, &x)
+		return map[string]any{"data": x.Data}, err
+	})
 }
 
 func FuzzDecodeClock(f *testing.F) {
-	fuzzTyped(f, [][]byte{(&enc{}).time(1, 2).b}, func(b []byte) error { var x Clock; return DecodeClock(b, &x) })
+	fuzzTyped(f, TypeClock, [][]byte{(&enc{}).time(1, 2).b}, func(b []byte) (map[string]any, error) {
+		var x Clock
+		err := DecodeClock(b, &x)
+		return map[string]any{"clock": x.Clock}, err
+	})
 }
 
 func FuzzDecodeSmachContainerStatus(f *testing.F) {
-	fuzzTyped(f, realMessages(f, TypeSmachContainerStatus), func(b []byte) error {
+	fuzzTyped(f, TypeSmachContainerStatus, realMessages(f, TypeSmachContainerStatus), func(b []byte) (map[string]any, error) {
 		var x SmachContainerStatus
-		return DecodeSmachContainerStatus(b, &x)
+		err := DecodeSmachContainerStatus(b, &x)
+		return merge(headerPaths("header", x.Header), map[string]any{"path": x.Path, "initial_states": x.InitialStates,
+			"active_states": x.ActiveStates, "local_data": x.LocalData, "info": x.Info}), err
 	})
 }
 
 func FuzzDecodeGoalStatusArray(f *testing.F) {
-	fuzzTyped(f, [][]byte{goalStatusArrayMsg()}, func(b []byte) error { var x GoalStatusArray; return DecodeGoalStatusArray(b, &x) })
+	fuzzTyped(f, TypeGoalStatusArray, [][]byte{goalStatusArrayMsg()}, func(b []byte) (map[string]any, error) {
+		var x GoalStatusArray
+		err := DecodeGoalStatusArray(b, &x)
+		want := headerPaths("header", x.Header)
+		want["status_list.length"] = len(x.StatusList)
+		for i, g := range x.StatusList {
+			p := fmt.Sprintf("status_list[%d].", i)
+			want[p+"goal_id.stamp"], want[p+"goal_id.id"] = g.GoalID.Stamp, g.GoalID.ID
+			want[p+"status"], want[p+"text"] = g.Status, g.Text
+		}
+		return want, err
+	})
 }
 
 func FuzzDecodeHeader(f *testing.F) {
-	fuzzTyped(f, [][]byte{(&enc{}).header(1, 2, 3, "base").b}, func(b []byte) error { var x Header; return DecodeHeader(b, &x) })
+	fuzzTyped(f, TypeHeader, [][]byte{(&enc{}).header(1, 2, 3, "base").b}, func(b []byte) (map[string]any, error) {
+		var x Header
+		err := DecodeHeader(b, &x)
+		return headerPaths("", x), err
+	})
 }
 
 func FuzzParsePath(f *testing.F) {

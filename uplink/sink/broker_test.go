@@ -11,6 +11,7 @@ import (
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/edged-robotics/edged/internal/brokertest"
+	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
@@ -22,18 +23,7 @@ func runSink(t *testing.T, s *Sink) {
 	done := make(chan struct{})
 	go func() { defer close(done); s.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done; s.Close() })
-	waitUntil(t, 10*time.Second, "sink subscribed", func() bool { return s.Stats().Connects > 0 })
-}
-
-func waitUntil(t *testing.T, d time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(t, 10*time.Second, "sink subscribed", func() bool { return s.Stats().Connects > 0 })
 }
 
 // publishRaw publishes payloads on topic with QoS 1 as a plain client
@@ -87,13 +77,13 @@ func TestWriteFailureIsRedelivered(t *testing.T) {
 
 	publishRaw(t, b.URL, "robot", topicSeg, enc(t, segEnv(t, 7)))
 	publishRaw(t, b.URL, "robot", topicSeg, chunkedSegment(t, 8)...)
-	waitUntil(t, 10*time.Second, "failed writes", func() bool { return failures.Load() >= 2 })
+	poll.Until(t, 10*time.Second, "failed writes", func() bool { return failures.Load() >= 2 })
 	if len(heldSegments(t, out)) != 0 {
 		t.Fatal("a segment was written while the disk was full")
 	}
 
 	full.Store(false)
-	waitUntil(t, 30*time.Second, "redelivery once the disk has room", func() bool {
+	poll.Until(t, 30*time.Second, "redelivery once the disk has room", func() bool {
 		h := heldSegments(t, out)
 		_, ok7 := h[7]
 		_, ok8 := h[8]

@@ -1,4 +1,4 @@
-package episode
+package view
 
 import (
 	"bytes"
@@ -7,19 +7,40 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/score"
 )
 
-func recorded(t *testing.T) (string, *Episode) {
+var t0 = time.Unix(1776842526, 0).UTC()
+
+func at(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.Second))) }
+
+func seg(label string, a, b float64) episode.Segment {
+	return episode.Segment{Start: at(a), End: at(b), StartSec: a, EndSec: b, Label: label, Path: label,
+		Source: "/task_state", Kind: "string", Outcome: episode.Completed}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// recorded writes a closed two-segment episode and loads it.
+func recorded(t *testing.T) (string, *episode.Episode) {
 	dir := t.TempDir()
-	s := open(t, dir, Options{})
-	w, err := s.Begin(Begin{Robot: "arm-01", Start: t0, Instruction: "pick up the bottle"})
+	s, err := episode.Open(dir, episode.Options{})
+	must(t, err)
+	t.Cleanup(func() { s.Close() })
+	w, err := s.Begin(episode.Begin{Robot: "arm-01", Start: t0, Instruction: "pick up the bottle"})
 	must(t, err)
 	must(t, w.Segment(seg("reach", 0, 1)))
 	must(t, w.Segment(seg("grasp, firmly", 1, 2.5)))
-	must(t, w.Close(at(2.5), Completed, EndIdle))
-	e, err := Load(dir, w.ID())
+	must(t, w.Close(at(2.5), episode.Completed, episode.EndIdle))
+	e, err := episode.Load(dir, w.ID())
 	must(t, err)
 	return dir, e
 }
@@ -59,14 +80,14 @@ func TestExportFormats(t *testing.T) {
 func TestTables(t *testing.T) {
 	dir, e := recorded(t)
 	var b bytes.Buffer
-	ms, _ := List(dir)
+	ms, _ := episode.List(dir)
 	must(t, WriteList(&b, ms))
 	if !strings.Contains(b.String(), e.Manifest.ID) || !strings.Contains(b.String(), "2.500s") || !strings.Contains(b.String(), "completed") {
 		t.Fatalf("list:\n%s", b.String())
 	}
 	b.Reset()
 	must(t, WriteTimeline(&b, e))
-	for _, want := range []string{"pick up the bottle", "grasp, firmly", "   1.000s", "   2.500s", "1.500s"} {
+	for _, want := range []string{"pick up the bottle", "grasp, firmly", "   1.000s", "   2.500s", "1.500s", "cost         "} {
 		if !strings.Contains(b.String(), want) {
 			t.Fatalf("timeline lacks %q:\n%s", want, b.String())
 		}
@@ -83,5 +104,14 @@ func TestReadSegmentation(t *testing.T) {
 	must(t, os.WriteFile(f, []byte(`[[0, 9, "reach"]]`), 0o644))
 	if s, err := ReadSegmentation(f); err != nil || s.Unit != score.Steps {
 		t.Fatalf("triples file: %v %+v", err, s)
+	}
+}
+
+func TestSegmentation(t *testing.T) {
+	_, e := recorded(t)
+	sg := Segmentation(e)
+	want := []score.Segment{{Start: 0, End: 1, Label: "reach"}, {Start: 1, End: 2.5, Label: "grasp, firmly"}}
+	if sg.Unit != score.Seconds || len(sg.Segments) != 2 || sg.Segments[0] != want[0] || sg.Segments[1] != want[1] {
+		t.Fatalf("segmentation = %+v, want %+v in seconds", sg, want)
 	}
 }

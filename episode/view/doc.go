@@ -1,0 +1,17 @@
+// Package view presents what package episode stores to people and to
+// scoring, so the store itself knows nothing of either:
+//
+//   - table.go renders the store for a terminal: WriteList (one line per
+//     episode, `edged inspect`) and WriteTimeline (one episode, its
+//     manifest and one line per segment, `edged inspect EPISODE`);
+//   - export.go writes an episode's segments in the export formats of
+//     `edged export` (Export: wgo, steps, foxglove);
+//   - segmentation.go turns a recorded episode into a score.Segmentation
+//     (Segmentation) and reads an input of `edged score` and `edged
+//     report` (ReadSegmentation: an episode directory or an annotation
+//     file, parsed by score.ParseSegmentation).
+//
+// It sits above both episode and score and below cmd/edged and report,
+// its only callers. Every function is pure apart from the reads it
+// names, and safe for concurrent use.
+package view

@@ -1,0 +1,98 @@
+package view
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/edged-robotics/edged/episode"
+)
+
+// WriteList renders the episodes as a table for a terminal.
+func WriteList(w io.Writer, ms []episode.Manifest) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "EPISODE\tSTART (UTC)\tDURATION\tSEGMENTS\tOUTCOME\tEND\tUPLOADED\tINSTRUCTION")
+	for _, m := range ms {
+		outcome, dur := m.Outcome, fmtDur(m.Duration())
+		if !m.Closed {
+			outcome, dur = "open", "-"
+		}
+		up := "no"
+		if m.Uploaded {
+			up = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", m.ID, m.Start.UTC().Format("2006-01-02 15:04:05.000"), dur,
+			m.Segments, outcome, dash(m.EndReason), up, clip(m.Instruction, 48))
+	}
+	if len(ms) == 0 {
+		fmt.Fprintln(tw, "(no episodes)")
+	}
+	return tw.Flush()
+}
+
+// WriteTimeline renders one episode: its manifest, then one line per
+// segment (start, end, duration, label, outcome, source).
+func WriteTimeline(w io.Writer, e *episode.Episode) error {
+	m := e.Manifest
+	state := m.Outcome + " (" + dash(m.EndReason) + ")"
+	if !m.Closed {
+		state = "open (being recorded, or edged stopped and has not restarted yet)"
+	}
+	fmt.Fprintf(w, "episode      %s\nrobot        %s\nstart        %s\nduration     %s\noutcome      %s\n",
+		m.ID, m.Robot, m.Start.UTC().Format(time.RFC3339Nano), fmtDur(m.Duration()), state)
+	if m.Instruction != "" {
+		fmt.Fprintf(w, "instruction  %s\n", m.Instruction)
+	}
+	fmt.Fprintf(w, "segments     %d    transitions %d\n", len(e.Segments), len(e.Transitions))
+	fmt.Fprintf(w, "cost         %s\n", e.Cost)
+	if m.Recovery != nil {
+		fmt.Fprintf(w, "recovered    after a crash: %d segments closed as interrupted, %d torn bytes cut, %d corrupt regions quarantined\n",
+			m.Recovery.Interrupted, m.Recovery.TornBytes, m.Recovery.Quarantined)
+	}
+	for _, p := range e.Problems {
+		fmt.Fprintf(w, "PROBLEM      %s\n", p)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tSTART\tEND\tDURATION\tLABEL\tOUTCOME\tSOURCE")
+	for i, s := range e.Segments {
+		fmt.Fprintf(tw, "%d\t%8.3fs\t%8.3fs\t%s\t%s\t%s\t%s\n", i, s.StartSec, s.EndSec, fmtDur(s.End.Sub(s.Start)),
+			clip(s.Label, 60), s.Outcome, s.Source)
+	}
+	return tw.Flush()
+}
+
+func fmtDur(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%.3fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%06.3fs", int(d.Minutes()), math.Mod(d.Seconds(), 60))
+	default:
+		return d.Round(time.Second).String()
+	}
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// clip shortens s for a table cell and makes control bytes visible.
+func clip(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
