@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"github.com/edged-robotics/edged/config"
-	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/ringbuf"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/uplink"
@@ -31,7 +30,7 @@ func Check(cfg *config.Config) error {
 	if err := (ros.Config{MasterURI: master, Namespace: "/", NodeName: cfg.ROS.NodeName, Host: cfg.ROS.Host}).Validate(); err != nil {
 		return err
 	}
-	if fc := fsm.FromConfig(cfg); len(fc.Sources) > 0 {
+	if fc := fsmConfig(cfg); len(fc.Sources) > 0 {
 		if err := fc.Validate(); err != nil {
 			return err
 		}

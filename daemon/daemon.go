@@ -254,7 +254,7 @@ func (d *Daemon) openStore() error {
 // is configured; it reports episodes to the sheet runner through
 // d.events.
 func (d *Daemon) startFSM(ctx context.Context) error {
-	d.fsmCfg = fsm.FromConfig(&d.cfg)
+	d.fsmCfg = fsmConfig(&d.cfg)
 	d.fsmCfg.Observer = observer{ctx: ctx, ch: d.events}
 	d.fsmCfg.Logger = d.log
 	if len(d.fsmCfg.Sources) == 0 && d.fsmCfg.RecordingTopic == "" {

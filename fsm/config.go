@@ -6,17 +6,17 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/ros/msg"
 )
 
-// Source kinds, as in the config file.
+// Source kinds, spelled as the config file's fsm[].type (cmd/edged
+// and daemon map the file onto Config; fsm does not read it).
 const (
-	KindString    = config.FSMString
-	KindSmach     = config.FSMSmach
-	KindActionlib = config.FSMActionlib
-	KindField     = config.FSMField
+	KindString    = "string"
+	KindSmach     = "smach"
+	KindActionlib = "actionlib"
+	KindField     = "field"
 )
 
 // Source is one FSM topic.
@@ -79,17 +79,6 @@ const (
 	DefaultQueueSize      = 4096
 	DefaultQueueBytes     = 64 << 20
 )
-
-// FromConfig maps the file's config onto Config.
-func FromConfig(c *config.Config) Config {
-	out := Config{Robot: c.RobotID, RecordingTopic: c.Episode.RecordingTopic, Instruction: c.Episode.Instruction,
-		InstructionTopic: c.Episode.InstructionTopic, MaxDuration: time.Duration(c.Episode.MaxDuration)}
-	for _, s := range c.FSM {
-		out.Sources = append(out.Sources, Source{Topic: s.Topic, Kind: s.Type, Field: s.Field,
-			IdleStates: append([]string(nil), s.IdleStates...)})
-	}
-	return out
-}
 
 // Topics lists every topic the fsm stage wants state events from (the
 // sources, then the recording and instruction topics), and which of them

@@ -45,6 +45,9 @@
 // durable. Close fails only when its own writes fail (segments then lost
 // are reported), never with an error from earlier.
 //
+// Config is fsm's own; the daemon maps the config file's fsm and
+// episode sections onto it (fsm does not import package config).
+//
 // Times are the events' stamps (capture's one clock); episode seconds
 // count from the episode's first event.
 //
