@@ -41,6 +41,14 @@ type Config struct {
 	Instruction string
 	// InstructionTopic (std_msgs/String) overrides Instruction.
 	InstructionTopic string
+	// Clock reads the stream clock (capture's: header stamps, receive
+	// time or /clock; see capture.Capture.Now) for what happens between
+	// events: an episode cut at MaxDuration while no event arrives, and
+	// the end of the episode still open at Close. ok false: no reading
+	// yet. Default nil: the clock is the latest event stamp, moved on by
+	// Advance (edged replay drives it from the recording's time, so that a
+	// replay does not depend on how fast it ran).
+	Clock func() (t time.Time, ok bool)
 	// MaxDuration cuts longer episodes. Default 1h.
 	MaxDuration time.Duration
 	// HeartbeatEvery: an unchanged state is recorded at most this often.
