@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"github.com/edged-robotics/edged/config"
-	"github.com/edged-robotics/edged/ringbuf"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/uplink"
 )
@@ -30,12 +29,12 @@ func Check(cfg *config.Config) error {
 	if err := (ros.Config{MasterURI: master, Namespace: "/", NodeName: cfg.ROS.NodeName, Host: cfg.ROS.Host}).Validate(); err != nil {
 		return err
 	}
-	if fc := fsmConfig(cfg); len(fc.Sources) > 0 {
+	if fc := fsmConfig(cfg); fc.Wanted() { // as startFSM decides
 		if err := fc.Validate(); err != nil {
 			return err
 		}
 	}
-	if err := (ringbuf.Config{MaxBytes: int(cfg.Ring.MaxBytes), MaxAge: cfg.Ring.MaxAge.D()}).Validate(); err != nil {
+	if err := ringConfig(cfg).Validate(); err != nil {
 		return err
 	}
 	ucfg, err := uplink.FromConfig(cfg, "")

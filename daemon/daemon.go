@@ -265,7 +265,7 @@ func (d *Daemon) startFSM(ctx context.Context, clock func() (time.Time, bool)) e
 	d.fsmCfg.Clock = clock
 	d.fsmCfg.Observer = observer{ctx: ctx, ch: d.events}
 	d.fsmCfg.Logger = d.log
-	if len(d.fsmCfg.Sources) == 0 && d.fsmCfg.RecordingTopic == "" {
+	if !d.fsmCfg.Wanted() {
 		return nil
 	}
 	var err error

@@ -88,6 +88,10 @@ const (
 	DefaultQueueBytes     = 64 << 20
 )
 
+// Wanted reports whether c starts an fsm stage at all: an FSM source or
+// a recording topic is configured (otherwise edged runs sessions).
+func (c Config) Wanted() bool { return len(c.Sources) > 0 || c.RecordingTopic != "" }
+
 // Topics lists every topic the fsm stage wants state events from (the
 // sources, then the recording and instruction topics), and which of them
 // must be delivered as a dynamic *msg.Value (field sources).
@@ -131,8 +135,9 @@ func (c *Config) defaults() {
 
 // Validate checks the config without I/O; errors name the field.
 func (c Config) Validate() error {
-	if len(c.Sources) == 0 {
-		return fmt.Errorf("fsm: at least one source is required")
+	if len(c.Sources) == 0 && c.RecordingTopic == "" {
+		// A recording topic alone decides episodes (see the package doc).
+		return fmt.Errorf("fsm: at least one source or a recording topic is required")
 	}
 	seen := map[string]bool{c.RecordingTopic: c.RecordingTopic != "", c.InstructionTopic: c.InstructionTopic != ""}
 	for i, s := range c.Sources {
