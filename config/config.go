@@ -186,7 +186,7 @@ type Uplink struct {
 	// MaxPayload per MQTT message; larger bodies are chunked. Default
 	// 128KiB, 1KiB..256MiB.
 	MaxPayload Size `yaml:"max_payload"`
-	// OutboxBytes bounds the outbox on disk. Default 2GiB, at least 16MiB.
+	// OutboxBytes bounds the outbox on disk. Default 2GiB, at least 1MiB.
 	OutboxBytes Size `yaml:"outbox_bytes"`
 	// ClientID for MQTT. Default "edged-" + robot_id.
 	ClientID string `yaml:"client_id"`

@@ -20,7 +20,8 @@ import (
 // value the component edged run builds from it accepts, and both
 // refusals name the config key. They disagreed: a 30x30 sheet passed
 // the check and built no sheets; config wanted an outbox of 16MiB and
-// the uplink 1MiB, topic prefixes and bandwidths had two rule sets, a
+// the uplink 1MiB (the uplink's rule, whose eviction its tests show
+// working at 1MiB, is the one now), topic prefixes and bandwidths had two rule sets, a
 // ring of 1000 bytes passed ringbuf (whose errors named
 // ringbuf.max_bytes), and a recording topic without FSM sources passed
 // the check but not fsm.New.
@@ -35,8 +36,8 @@ func TestConfigCheckAgreesWithRun(t *testing.T) {
 		{"ring 1000 bytes", "ring: {max_bytes: 1000}", "ring.max_bytes: must be >= 1MiB"},
 		{"ring 0 bytes", "ring: {max_bytes: 0}", "ring.max_bytes:"},
 		{"ring 1MiB", "ring: {max_bytes: 1MiB}", ""},
-		{"outbox 8MiB", "uplink: {outbox_bytes: 8MiB}", "uplink.outbox_bytes: must be >= 16MiB"},
-		{"outbox 16MiB", "uplink: {outbox_bytes: 16MiB}", ""},
+		{"outbox 512KiB", "uplink: {outbox_bytes: 512KiB}", "uplink.outbox_bytes: must be >= 1MiB"},
+		{"outbox 8MiB", "uplink: {outbox_bytes: 8MiB}", ""},
 		{"topic prefix with a space", "uplink: {topic_prefix: a b}", "uplink.topic_prefix:"},
 		{"topic prefix with an empty level", "uplink: {topic_prefix: a//b}", "uplink.topic_prefix:"},
 		{"topic prefix wildcard", "uplink: {topic_prefix: a/+}", "uplink.topic_prefix:"},

@@ -30,7 +30,7 @@ type Config struct {
 	// MaxPayload per MQTT message; larger messages are chunked.
 	// Default 128KiB, 1KiB..256MiB (publish.CheckMaxPayload).
 	MaxPayload int
-	// OutboxBytes bounds the outbox. Default 2GiB, at least 16MiB.
+	// OutboxBytes bounds the outbox. Default 2GiB, at least 1MiB.
 	OutboxBytes int64
 	// ClientID for MQTT. Default "edged-" + Robot.
 	ClientID string
@@ -60,7 +60,7 @@ const (
 // uplink section's: `edged config check` and `edged run` apply them
 // through daemon.Check; package config does not repeat them.
 const (
-	MinOutboxBytes = 16 << 20
+	MinOutboxBytes = 1 << 20
 	MinBandwidth   = 1 << 10
 )
 
@@ -122,7 +122,7 @@ func (c Config) Validate() error {
 		errs = append(errs, err)
 	}
 	if c.OutboxBytes < MinOutboxBytes {
-		add("uplink.outbox_bytes", "must be >= 16MiB (room for a few sheets besides the never-evicted messages), got %d", c.OutboxBytes)
+		add("uplink.outbox_bytes", "must be >= 1MiB (room for a few sheets besides the never-evicted messages), got %d", c.OutboxBytes)
 	}
 	if c.Bandwidth < 0 || (c.Bandwidth > 0 && c.Bandwidth < MinBandwidth) {
 		add("uplink.bandwidth", "must be 0 (unlimited) or >= 1KiB/s, got %d", c.Bandwidth)
