@@ -132,7 +132,7 @@ type Episode struct {
 
 // Ring bounds the recent frames kept per camera.
 type Ring struct {
-	// MaxBytes per camera. Default 256MiB.
+	// MaxBytes per camera. Default 256MiB, at least 1MiB (ringbuf's rule).
 	MaxBytes Size `yaml:"max_bytes"`
 	// MaxAge per camera. Default 30s.
 	MaxAge Duration `yaml:"max_age"`
@@ -186,12 +186,14 @@ type Uplink struct {
 	// Broker is tcp://host:1883 or ssl://host:8883. Default "": messages
 	// wait in the outbox until a broker is configured.
 	Broker string `yaml:"broker"`
-	// TopicPrefix starts every topic: PREFIX/ROBOT_ID/... Default edged.
+	// TopicPrefix starts every topic: PREFIX/ROBOT_ID/... Default edged;
+	// levels of letters, digits, '-', '_' and '.' joined by '/'. The
+	// section's rules are the uplink package's (uplink.Config.Validate).
 	TopicPrefix string `yaml:"topic_prefix"`
 	// MaxPayload per MQTT message; larger bodies are chunked. Default
-	// 128KiB, at least 1KiB.
+	// 128KiB, 1KiB..256MiB.
 	MaxPayload Size `yaml:"max_payload"`
-	// OutboxBytes bounds the outbox on disk. Default 2GiB.
+	// OutboxBytes bounds the outbox on disk. Default 2GiB, at least 1MiB.
 	OutboxBytes Size `yaml:"outbox_bytes"`
 	// ClientID for MQTT. Default "edged-" + robot_id.
 	ClientID string `yaml:"client_id"`
@@ -205,7 +207,8 @@ type Uplink struct {
 	// Both or neither. Default "".
 	CertFile string `yaml:"cert_file"`
 	KeyFile  string `yaml:"key_file"`
-	// Bandwidth caps bytes per second sent. Default 0: unlimited.
+	// Bandwidth caps bytes per second sent. Default 0: unlimited; else at
+	// least 1KiB.
 	Bandwidth Size `yaml:"bandwidth"`
 }
 

@@ -106,9 +106,7 @@ func TestValidationNamesTheField(t *testing.T) {
 		{"explicit zero", "robot_id: r\nsheet: {tile_width: 0}\n", "sheet.tile_width: must be > 0"},
 		{"quality", "robot_id: r\nsheet: {quality: 101}\n", "sheet.quality: must be in 1..100"},
 		{"preset", "robot_id: r\nsheet: {preset: cheap}\n", "sheet.preset: must be published or low-cost"},
-		{"payload", "robot_id: r\nuplink: {max_payload: 100}\n", "uplink.max_payload: must be >= 1024"},
 		{"broker scheme", "robot_id: r\nuplink: {broker: 'http://x:1'}\n", "uplink.broker: scheme"},
-		{"cert without key", "robot_id: r\nuplink: {cert_file: /c}\n", "uplink.cert_file: cert_file and key_file"},
 		{"fsm type", "robot_id: r\nfsm: [{topic: /s, type: magic}]\n", "fsm[0].type: must be string"},
 		{"fsm field missing", "robot_id: r\nfsm: [{topic: /s, type: field}]\n", "fsm[0].field: required"},
 		{"camera topic", "robot_id: r\ncameras: [{topic: 'cam image'}]\n", `cameras[0].topic: "cam image" is not a ROS graph name`},
@@ -218,9 +216,9 @@ func FuzzParse(f *testing.F) {
 }
 
 func TestRenameFields(t *testing.T) {
-	_, err := Parse([]byte("robot_id: r\ndata_dir: x\nfsm: [{topic: /s, type: magic}]\nuplink: {max_payload: 1}\n"))
+	_, err := Parse([]byte("robot_id: r\ndata_dir: x\nfsm: [{topic: /s, type: magic}]\nsheet: {quality: 0}\n"))
 	err = RenameFields(err, map[string]string{"data_dir": "--out", "fsm[0]": "--fsm", "fsm[0].type": "--fsm-type"})
-	for _, want := range []string{"--out: must be", "--fsm-type: must be", "uplink.max_payload: must be"} {
+	for _, want := range []string{"--out: must be", "--fsm-type: must be", "sheet.quality: must be"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("renamed error lacks %q:\n%v", want, err)
 		}

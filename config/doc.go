@@ -18,6 +18,14 @@
 //   - Errors are *FieldError values inside a *ValidationError;
 //     RenameFields renames fields a command took from flags (data_dir
 //     -> --out), so errors about a flag name the flag.
+//   - One owner per rule: a setting a component reads is validated by
+//     that component's own Validate, which names the config key
+//     (ringbuf: ring.max_bytes; uplink: uplink.topic_prefix,
+//     max_payload, outbox_bytes, bandwidth, cert_file/key_file), and
+//     daemon.Check applies it; Validate here holds the schema's rules,
+//     the rules that span sections, and the rules of fields a command
+//     renames to its flags. TestConfigCheckAgreesWithRun (daemon) keeps
+//     them from drifting apart.
 //   - This package imports no other edged package except sheet/recipe,
 //     the cgo-free rule set of the sheet recipe, which Validate applies
 //     (Sheet.Recipe) so that config and the sheet builder share one rule

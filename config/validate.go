@@ -213,14 +213,16 @@ func (c *Config) validateRecipe(p *problems) {
 			}
 		}
 	}
-	if c.Ring.MaxBytes < 1<<20 {
-		p.add("ring.max_bytes", "must be >= 1MiB")
-	}
+	// ring.max_bytes is ringbuf's rule (applied by daemon.Check); this
+	// one spans two sections, so it is config's.
 	if c.Ring.MaxAge < c.Sheet.Interval+c.Sheet.Grace {
 		p.add("ring.max_age", "must be >= sheet.interval + sheet.grace (%s)", (c.Sheet.Interval + c.Sheet.Grace).D())
 	}
 }
 
+// validateUplink checks the broker address (its flag, replay's
+// --broker, is renamed in its errors); the uplink package owns the
+// section's other rules.
 func (c *Config) validateUplink(p *problems) {
 	u := c.Uplink
 	if u.Broker != "" {
@@ -238,24 +240,9 @@ func (c *Config) validateUplink(p *problems) {
 			p.add("uplink.broker", "needs a port (tcp://host:1883, ssl://host:8883), got %q", u.Broker)
 		}
 	}
-	if !isIdent(strings.ReplaceAll(u.TopicPrefix, "/", "_")) {
-		p.add("uplink.topic_prefix", "must use letters, digits, '-', '_', '.' and '/', got %q", u.TopicPrefix)
-	}
-	if u.MaxPayload < 1024 {
-		p.add("uplink.max_payload", "must be >= 1024")
-	}
-	if u.MaxPayload > 256<<20 {
-		p.add("uplink.max_payload", "must be <= 256MiB (the MQTT limit)")
-	}
-	if u.OutboxBytes < 16<<20 {
-		p.add("uplink.outbox_bytes", "must be >= 16MiB")
-	}
-	if (u.CertFile == "") != (u.KeyFile == "") {
-		p.add("uplink.cert_file", "cert_file and key_file go together")
-	}
-	if u.Bandwidth < 0 || (u.Bandwidth > 0 && u.Bandwidth < 1024) {
-		p.add("uplink.bandwidth", "must be 0 (unlimited) or >= 1KiB")
-	}
+	// topic_prefix, max_payload, outbox_bytes, bandwidth and the
+	// cert_file/key_file pair are the uplink's rules (uplink.Config
+	// Validate), applied by daemon.Check: one owner each.
 }
 
 // redactUserinfo hides what precedes the last '@' of a broker address

@@ -2,8 +2,6 @@ package daemon
 
 import (
 	"github.com/edged-robotics/edged/config"
-	"github.com/edged-robotics/edged/fsm"
-	"github.com/edged-robotics/edged/ringbuf"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/uplink"
 )
@@ -34,12 +32,12 @@ func CheckWithArgs(cfg *config.Config, args ros.Args) error {
 	if err := checkROS(cfg, args); err != nil {
 		return err
 	}
-	if fc := fsm.FromConfig(cfg); len(fc.Sources) > 0 {
+	if fc := fsmConfig(cfg); fc.Wanted() { // as startFSM decides
 		if err := fc.Validate(); err != nil {
 			return err
 		}
 	}
-	if err := (ringbuf.Config{MaxBytes: int(cfg.Ring.MaxBytes), MaxAge: cfg.Ring.MaxAge.D()}).Validate(); err != nil {
+	if err := ringConfig(cfg).Validate(); err != nil {
 		return err
 	}
 	ucfg, err := uplink.FromConfig(cfg, "")

@@ -85,6 +85,9 @@ type Daemon struct {
 	up       *uplink.Uplink // nil in a replay without a broker
 	out      shipper        // the uplink, or noShipper
 	upClosed bool           // closeUplink ran (Run's goroutine only)
+	// storeNow is the episode store's clock for Manifest.Created:
+	// nil (wall time) in a live run, the recording's time in a replay.
+	storeNow func() time.Time
 
 	topo atomic.Pointer[topology]        // replaced on reload/discovery
 	capt atomic.Pointer[capture.Capture] // nil while (re)starting
@@ -138,7 +141,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	defer d.node.Close()
 	defer d.publishLog()()
 	d.topo.Store(&topology{})
-	if err := d.startFSM(ctx); err != nil {
+	if err := d.startFSM(ctx, d.clock); err != nil {
 		return err
 	}
 	stopHTTP, err := d.serveHTTP()
@@ -273,7 +276,7 @@ func (d *Daemon) openStore() error {
 	}
 	d.store, err = episode.Open(filepath.Join(d.cfg.DataDir, episode.EpisodesDir),
 		episode.Options{MaxBytes: int64(d.cfg.Episode.KeepBytes), MaxEpisodes: d.cfg.Episode.KeepEpisodes,
-			MinFreeBytes: minFree, Logger: d.log})
+			MinFreeBytes: minFree, Now: d.storeNow, Logger: d.log})
 	if err != nil {
 		return err
 	}
@@ -286,11 +289,16 @@ func (d *Daemon) openStore() error {
 // startFSM starts the fsm stage when an FSM source or a recording topic
 // is configured; it reports episodes to the sheet runner through
 // d.events.
-func (d *Daemon) startFSM(ctx context.Context) error {
-	d.fsmCfg = fsm.FromConfig(&d.cfg)
+//
+// clock is the stream clock between events: capture's in a live run; nil
+// in a replay, which moves the machine on with Advance (the recording's
+// time, so that a replay is deterministic).
+func (d *Daemon) startFSM(ctx context.Context, clock func() (time.Time, bool)) error {
+	d.fsmCfg = fsmConfig(&d.cfg)
+	d.fsmCfg.Clock = clock
 	d.fsmCfg.Observer = observer{ctx: ctx, ch: d.events}
 	d.fsmCfg.Logger = d.log
-	if len(d.fsmCfg.Sources) == 0 && d.fsmCfg.RecordingTopic == "" {
+	if !d.fsmCfg.Wanted() {
 		return nil
 	}
 	var err error

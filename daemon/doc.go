@@ -10,8 +10,10 @@
 // a labeling sheet once its last tick is final; when the episode ends the
 // builders finish (a shorter last sheet). Sheets are written under the
 // episode's directory: DATA_DIR/episodes/ID/sheets/CAMERA/. With no FSM
-// source configured, one session runs from the first clock reading to
-// shutdown, under DATA_DIR/sessions/START/.
+// source configured, sessions run from the first clock reading to
+// shutdown, each an episode of the store named "session" (id
+// ROBOT-START-session, no segments) cut at episode.max_duration, so that
+// the store's retention bounds them like any episode (session.go).
 //
 // Episodes the store's Open closed after a crash are shipped at start
 // like any other (their segments, then the closed manifest). /healthz is

@@ -71,6 +71,10 @@ type sheetRunner struct {
 	session  bool
 	recipe   sheet.Recipe
 	cur      *sheetSession
+	// The open session's episode (session true) and when the store last
+	// refused to begin one (zero: it did not).
+	sessionW      *episode.Writer
+	sessionFailed time.Time
 }
 
 func (d *Daemon) newSheetRunner(storeDir string, session bool) *sheetRunner {
@@ -145,10 +149,8 @@ func (r *sheetRunner) drain() {
 
 // tick advances the open session to now (the capture clock).
 func (r *sheetRunner) tick(now time.Time) {
-	if r.cur == nil && r.session && len(r.d.topo.Load().cams) > 0 {
-		// An id of the robot's episode form, so the receiver takes it.
-		id := episode.NewID(r.d.cfg.RobotID, now, episode.SessionName)
-		r.open(id, filepath.Join(r.d.cfg.DataDir, "sessions", id), now)
+	if r.session {
+		r.tickSession(now)
 	}
 	if r.cur != nil {
 		r.cur.advance(now)
@@ -159,6 +161,10 @@ func (r *sheetRunner) tick(now time.Time) {
 // its start when the clock never ran).
 func (r *sheetRunner) stop(now time.Time, ok bool) {
 	r.drain()
+	if r.session {
+		r.closeSession(now, ok, episode.EndShutdown)
+		return
+	}
 	if r.cur != nil {
 		if !ok {
 			now = r.cur.start

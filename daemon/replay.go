@@ -42,7 +42,12 @@ var ErrDamagedInput = errors.New("damaged input")
 // order. It is deterministic: every FSM message is processed, and its
 // episode events handled, before the next message, and the sheet
 // builders advance on the recording's clock, so the sheets are those a
-// live edged makes of `rosbag play --clock`. Progress, when not nil, gets
+// live edged makes of `rosbag play --clock`. Nothing in the store comes
+// from the wall clock: the fsm stage's clock between events is the
+// recording's (Advance), manifests are created at the recording's time
+// and episode ids are robot and start time, so replaying a bag twice
+// gives byte-for-byte identical stores (all but the lock file, which
+// holds the process id). Progress, when not nil, gets
 // a one-line progress bar.
 func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) (ReplaySummary, error) {
 	var sum ReplaySummary
@@ -60,6 +65,16 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 	}()
 	if err := os.MkdirAll(d.cfg.DataDir, 0o755); err != nil {
 		return sum, fmt.Errorf("replay output: %w", err)
+	}
+	// A replayed episode is created at the recording's time, not the
+	// machine's: replaying a bag twice gives the same store.
+	var rp *capture.Replay
+	d.storeNow = func() time.Time {
+		if rp == nil { // not before the first message
+			return time.Time{}
+		}
+		now, _ := rp.Now()
+		return now
 	}
 	if err := d.openStore(); err != nil {
 		return sum, err
@@ -82,7 +97,7 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 
 	// The fsm stage runs as live, but replay waits for it after each of
 	// its messages (Flush), so episodes begin and end in bag order.
-	if err := d.startFSM(ctx); err != nil {
+	if err := d.startFSM(ctx, nil); err != nil {
 		return sum, err
 	}
 	fsmTopics := map[string]bool{}
@@ -92,7 +107,7 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 			fsmTopics[t] = true
 		}
 	}
-	rp, err := d.newReplayCapture(t)
+	rp, err = d.newReplayCapture(t)
 	if err != nil {
 		d.closeMachine()
 		return sum, err
@@ -105,7 +120,11 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 	sum.Messages, err = d.replayMessages(ctx, readers, rp, runner, fsmTopics, newProgress(progress, readers),
 		func(e error) { d.damaged(&sum, e.Error()) })
 	// Close the fsm first: the episode still open at the end of the
-	// recording ends (interrupted) and its events reach the runner.
+	// recording ends (interrupted) at the recording's last time, and its
+	// events reach the runner.
+	if now, ok := rp.Now(); ok && err == nil {
+		err = d.advanceMachine(ctx, now, runner)
+	}
 	if cerr := d.closeMachine(); err == nil {
 		err = cerr
 	}
@@ -180,6 +199,9 @@ func (d *Daemon) replayMessages(ctx context.Context, readers []*bag.Reader, rp *
 		// The runner sees the clock reach each step before the messages
 		// after it, as the live loop's ticker would.
 		for !m.Time.Before(next) {
+			if err := d.advanceMachine(ctx, next, runner); err != nil {
+				return n, err
+			}
 			runner.tick(next)
 			next = next.Add(step)
 		}
@@ -200,6 +222,20 @@ func (d *Daemon) replayMessages(ctx context.Context, readers []*bag.Reader, rp *
 		runner.tick(now)
 	}
 	return n, nil
+}
+
+// advanceMachine moves the fsm stage's clock to now, the recording's
+// time (it has no clock of its own in a replay), and hands the runner
+// what that ended (an episode cut at max_duration).
+func (d *Daemon) advanceMachine(ctx context.Context, now time.Time, runner *sheetRunner) error {
+	if d.machine == nil {
+		return nil
+	}
+	if err := d.machine.Advance(ctx, now); err != nil {
+		return err
+	}
+	runner.drain()
+	return nil
 }
 
 func openBags(paths []string) ([]*bag.Reader, error) {

@@ -105,7 +105,10 @@ func (d *Daemon) newTopology(cfg *config.Config, cur *topology, cams, joints []s
 	for _, c := range cfg.Cameras {
 		names[c.Topic] = c.Name
 	}
-	rcfg := ringbuf.Config{MaxBytes: int(cfg.Ring.MaxBytes), MaxAge: cfg.Ring.MaxAge.D()}
+	rcfg := ringConfig(cfg)
+	if err := rcfg.Validate(); err != nil { // as written: ringbuf.New would default a 0
+		return nil, err
+	}
 	t := &topology{joints: joints}
 	for _, topic := range cams {
 		if i := slices.IndexFunc(cur.cams, func(c camera) bool { return c.topic == topic }); i >= 0 {
@@ -201,4 +204,11 @@ func (d *Daemon) refresh(ctx context.Context, cfg *config.Config) error {
 		return err
 	}
 	return d.setTopology(ctx, t)
+}
+
+// ringConfig maps the file's ring section onto each camera's ring, as
+// written (a 0 is refused by ringbuf's rules, not defaulted): Check
+// validates exactly what newTopology builds.
+func ringConfig(cfg *config.Config) ringbuf.Config {
+	return ringbuf.Config{MaxBytes: int(cfg.Ring.MaxBytes), MaxAge: cfg.Ring.MaxAge.D(), MaxFrames: ringbuf.DefaultMaxFrames}
 }

@@ -6,17 +6,17 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/ros/msg"
 )
 
-// Source kinds, as in the config file.
+// Source kinds, spelled as the config file's fsm[].type (cmd/edged
+// and daemon map the file onto Config; fsm does not read it).
 const (
-	KindString    = config.FSMString
-	KindSmach     = config.FSMSmach
-	KindActionlib = config.FSMActionlib
-	KindField     = config.FSMField
+	KindString    = "string"
+	KindSmach     = "smach"
+	KindActionlib = "actionlib"
+	KindField     = "field"
 )
 
 // Source is one FSM topic.
@@ -41,6 +41,14 @@ type Config struct {
 	Instruction string
 	// InstructionTopic (std_msgs/String) overrides Instruction.
 	InstructionTopic string
+	// Clock reads the stream clock (capture's: header stamps, receive
+	// time or /clock; see capture.Capture.Now) for what happens between
+	// events: an episode cut at MaxDuration while no event arrives, and
+	// the end of the episode still open at Close. ok false: no reading
+	// yet. Default nil: the clock is the latest event stamp, moved on by
+	// Advance (edged replay drives it from the recording's time, so that a
+	// replay does not depend on how fast it ran).
+	Clock func() (t time.Time, ok bool)
 	// MaxDuration cuts longer episodes. Default 1h.
 	MaxDuration time.Duration
 	// HeartbeatEvery: an unchanged state is recorded at most this often.
@@ -81,16 +89,9 @@ const (
 	DefaultQueueBytes     = 64 << 20
 )
 
-// FromConfig maps the file's config onto Config.
-func FromConfig(c *config.Config) Config {
-	out := Config{Robot: c.RobotID, RecordingTopic: c.Episode.RecordingTopic, Instruction: c.Episode.Instruction,
-		InstructionTopic: c.Episode.InstructionTopic, MaxDuration: time.Duration(c.Episode.MaxDuration)}
-	for _, s := range c.FSM {
-		out.Sources = append(out.Sources, Source{Topic: s.Topic, Kind: s.Type, Field: s.Field,
-			IdleStates: append([]string(nil), s.IdleStates...)})
-	}
-	return out
-}
+// Wanted reports whether c starts an fsm stage at all: an FSM source or
+// a recording topic is configured (otherwise edged runs sessions).
+func (c Config) Wanted() bool { return len(c.Sources) > 0 || c.RecordingTopic != "" }
 
 // Topics lists every topic the fsm stage wants state events from (the
 // sources, then the recording and instruction topics), and which of them
@@ -135,8 +136,9 @@ func (c *Config) defaults() {
 
 // Validate checks the config without I/O; errors name the field.
 func (c Config) Validate() error {
-	if len(c.Sources) == 0 {
-		return fmt.Errorf("fsm: at least one source is required")
+	if len(c.Sources) == 0 && c.RecordingTopic == "" {
+		// A recording topic alone decides episodes (see the package doc).
+		return fmt.Errorf("fsm: at least one source or a recording topic is required")
 	}
 	seen := map[string]bool{c.RecordingTopic: c.RecordingTopic != "", c.InstructionTopic: c.InstructionTopic != ""}
 	for i, s := range c.Sources {

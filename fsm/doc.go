@@ -49,8 +49,17 @@
 // durable. Close fails only when its own writes fail (segments then lost
 // are reported), never with an error from earlier.
 //
+// Config is fsm's own; the daemon maps the config file's fsm and
+// episode sections onto it (fsm does not import package config).
+//
 // Times are the events' stamps (capture's one clock); episode seconds
-// count from the episode's first event.
+// count from the episode's first event. Between events (an episode cut
+// at MaxDuration while nothing arrives, the end of the episode open at
+// Close) the machine reads Config.Clock, the stream clock its owner
+// injects (edged run: capture's), or, without one, the latest stamp as
+// moved on by Advance (edged replay: the recording's time). It never
+// reads the wall clock for these times, so a replay is deterministic;
+// wall time only paces the store retries.
 //
 // Concurrency: New starts one goroutine that owns all state and the
 // episode Writer. PutState (the capture.StateSink method) never blocks:

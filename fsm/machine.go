@@ -44,13 +44,14 @@ const ClockResetAfter = time.Second
 
 // Machine is the fsm stage. See the package doc.
 type Machine struct {
-	cfg    Config
-	events chan capture.StateEvent
-	flush  chan chan struct{}
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
-	closed sync.Once
+	cfg     Config
+	events  chan capture.StateEvent
+	flush   chan chan struct{}
+	advance chan advanceReq
+	ctx     context.Context
+	cancel  context.CancelFunc
+	done    chan struct{}
+	closed  sync.Once
 
 	dropped atomic.Uint64
 	queued  atomic.Int64 // bytes of the events in the queue (StateEvent.Bytes)
@@ -67,21 +68,23 @@ type Machine struct {
 	recName     string
 	instruction string
 	seenEvent   bool
-	lastStamp   time.Time
-	lastWall    time.Time       // wall clock when lastStamp was seen
+	lastStamp   time.Time       // the latest stamp seen (events and Advance)
 	warned      map[string]bool // topics whose truncation was logged
 	closing     *closing        // an ended episode the store could not close yet
 	beginFailed time.Time       // wall clock of the last failed Begin
 	closeErr    error           // the shutdown's own store failure, for Close
 }
 
-// now estimates the stamp clock between events: the last stamp plus the
-// wall time since it arrived.
+// now is the stream clock between events: Config.Clock when it has a
+// reading, else the latest stamp seen (events, Advance). Never wall
+// time: a replay's episodes must not depend on how fast it ran.
 func (m *Machine) now() time.Time {
-	if m.lastWall.IsZero() {
-		return m.lastStamp
+	if m.cfg.Clock != nil {
+		if t, ok := m.cfg.Clock(); ok && t.After(m.lastStamp) {
+			return t
+		}
 	}
-	return m.lastStamp.Add(time.Since(m.lastWall))
+	return m.lastStamp
 }
 
 type openSeg struct {
@@ -100,7 +103,8 @@ func New(cfg Config, store *episode.Store) (*Machine, error) {
 	cfg.defaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Machine{cfg: cfg, events: make(chan capture.StateEvent, cfg.QueueSize), flush: make(chan chan struct{}),
-		ctx: ctx, cancel: cancel, done: make(chan struct{}), store: store, sources: map[string]*source{},
+		advance: make(chan advanceReq),
+		ctx:     ctx, cancel: cancel, done: make(chan struct{}), store: store, sources: map[string]*source{},
 		open: map[*source]map[string]openSeg{}, instruction: cfg.Instruction, warned: map[string]bool{}}
 	for _, s := range cfg.Sources {
 		src := newSource(s)
@@ -191,6 +195,10 @@ func (m *Machine) run() {
 		case ch := <-m.flush:
 			m.drainQueued()
 			close(ch)
+		case r := <-m.advance:
+			m.drainQueued()
+			m.advanceTo(r.now)
+			close(r.done)
 		case <-tick.C:
 			m.checkMaxDuration(m.now())
 			m.retryStore()
@@ -264,7 +272,6 @@ func (m *Machine) handle(ev capture.StateEvent) {
 	}
 	if stamp.After(m.lastStamp) {
 		m.lastStamp = stamp
-		m.lastWall = time.Now()
 	}
 	m.checkMaxDuration(stamp)
 	switch ev.Topic {
@@ -427,17 +434,19 @@ func (m *Machine) clockReset(src *source, stamp time.Time) {
 }
 
 // checkMaxDuration cuts the open episode at MaxDuration and starts the
-// next one at the same instant when the conditions still hold.
+// next one at the same instant when the conditions still hold, as often
+// as now is past the limit (a clock that jumped, Advance over a quiet
+// stretch of a recording). Each begin starts later, so it ends.
 func (m *Machine) checkMaxDuration(now time.Time) {
-	if m.w == nil {
-		return
-	}
-	limit := m.w.Start().Add(m.cfg.MaxDuration)
-	if now.Before(limit) {
-		return
-	}
-	m.closeEpisode(limit, episode.Interrupted, episode.Interrupted, episode.EndMaxDuration)
-	if m.wantEpisode() {
+	for m.w != nil {
+		limit := m.w.Start().Add(m.cfg.MaxDuration)
+		if now.Before(limit) {
+			return
+		}
+		m.closeEpisode(limit, episode.Interrupted, episode.Interrupted, episode.EndMaxDuration)
+		if !m.wantEpisode() {
+			return
+		}
 		m.beginEpisode(limit)
 	}
 }

@@ -26,9 +26,16 @@ var ErrTooLarge = errors.New("ringbuf: frame larger than the ring")
 // ErrClosed is returned by Put on a closed ring.
 var ErrClosed = errors.New("ringbuf: ring closed")
 
-// Config bounds one ring. Zero fields take the defaults above.
+// MinBytes is the smallest ring (MaxBytes): a few frames of a 720p
+// JPEG camera; a smaller ring drops every frame of most cameras.
+const MinBytes = 1 << 20
+
+// Config bounds one ring. Zero fields take the defaults above. The
+// config file's ring section maps onto it, so Validate's errors name
+// that section's keys (ring.max_bytes): this package owns those rules,
+// `edged config check` and `edged run` both apply them (daemon.Check).
 type Config struct {
-	MaxBytes  int           // arena size in bytes (default 64 MiB)
+	MaxBytes  int           // arena size in bytes (default 64 MiB, at least MinBytes)
 	MaxAge    time.Duration // keep frames at most this much older than the newest (default 10 s)
 	MaxFrames int           // index size: most frames held at once (default 1024)
 }
@@ -47,15 +54,18 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// Validate reports the first invalid field, naming it.
+// Validate reports the first invalid field, naming its config key. A
+// zero field is invalid here: New (and the config file's defaults) fill
+// zeros in before validating, so a 0 written in the file is refused
+// rather than silently taking a default.
 func (c Config) Validate() error {
 	switch {
-	case c.MaxBytes < 0:
-		return fmt.Errorf("ringbuf.max_bytes: must be >= 0 (0 means %d)", DefaultMaxBytes)
-	case c.MaxAge < 0:
-		return fmt.Errorf("ringbuf.max_age: must be >= 0 (0 means %s)", DefaultMaxAge)
-	case c.MaxFrames < 0:
-		return fmt.Errorf("ringbuf.max_frames: must be >= 0 (0 means %d)", DefaultMaxFrames)
+	case c.MaxBytes < MinBytes:
+		return fmt.Errorf("ring.max_bytes: must be >= 1MiB (%d bytes; default %d), got %d", MinBytes, DefaultMaxBytes, c.MaxBytes)
+	case c.MaxAge <= 0:
+		return fmt.Errorf("ring.max_age: must be > 0 (default %s), got %s", DefaultMaxAge, c.MaxAge)
+	case c.MaxFrames <= 0:
+		return fmt.Errorf("ring.max_frames: must be > 0 (default %d), got %d", DefaultMaxFrames, c.MaxFrames)
 	}
 	return nil
 }
@@ -114,17 +124,23 @@ type Ring struct {
 
 // New returns a ring with its arena and index preallocated.
 func New(cfg Config) (*Ring, error) {
+	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	cfg = cfg.WithDefaults()
+	return newRing(cfg), nil
+}
+
+// newRing builds a ring of a validated cfg (the package's tests also
+// build rings of a few bytes with it, to see eviction at small scale).
+func newRing(cfg Config) *Ring {
 	arena, free := allocArena(cfg.MaxBytes)
 	return &Ring{
 		cfg:   cfg,
 		arena: arena,
 		free:  free,
 		idx:   make([]entry, cfg.MaxFrames),
-	}, nil
+	}
 }
 
 // Close releases the arena. Afterwards Put returns ErrClosed and the

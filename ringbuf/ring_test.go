@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,13 +24,15 @@ func frame(id, ms, size int) capture.Frame {
 	return capture.Frame{Topic: "/cam", Stamp: t0.Add(time.Duration(ms) * time.Millisecond), Format: capture.FormatJPEG, Data: d}
 }
 
+// mustNew builds a ring also below MinBytes (the eviction tests use
+// rings of a few bytes); New's own rules are TestValidate's.
 func mustNew(t testing.TB, c Config) *Ring {
 	t.Helper()
-	r, err := New(c)
-	if err != nil {
-		t.Fatal(err)
+	c = c.WithDefaults()
+	if c.MaxBytes < 0 || c.MaxAge < 0 || c.MaxFrames < 0 {
+		t.Fatalf("invalid test ring %+v", c)
 	}
-	return r
+	return newRing(c)
 }
 
 func put(t testing.TB, r *Ring, id, ms, size int) {
@@ -130,9 +133,6 @@ func TestTooLarge(t *testing.T) {
 	}
 	if r.Stats().TooLarge != 1 {
 		t.Fatal("not counted")
-	}
-	if err := (Config{MaxBytes: -1}).Validate(); err == nil || err.Error()[:18] != "ringbuf.max_bytes:" {
-		t.Fatalf("Validate = %v", err)
 	}
 }
 
@@ -257,5 +257,35 @@ func TestClose(t *testing.T) {
 	}
 	if s := r.Stats(); s.Frames != 0 || s.CapBytes != 0 {
 		t.Fatalf("stats after Close: %+v", s)
+	}
+}
+
+// TestValidate: the rules of the config file's ring section are this
+// package's, and its errors name the config key (they named
+// ringbuf.max_bytes, a key no file has).
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want string // error prefix; "" valid
+	}{
+		{Config{MaxBytes: MinBytes, MaxAge: time.Second, MaxFrames: 1}, ""},
+		{Config{MaxBytes: MinBytes - 1, MaxAge: time.Second, MaxFrames: 1}, "ring.max_bytes: must be >= 1MiB"},
+		{Config{MaxBytes: -1, MaxAge: time.Second, MaxFrames: 1}, "ring.max_bytes:"},
+		{Config{MaxAge: time.Second, MaxFrames: 1}, "ring.max_bytes:"}, // a 0 written in the file
+		{Config{MaxBytes: MinBytes, MaxAge: -1, MaxFrames: 1}, "ring.max_age:"},
+		{Config{MaxBytes: MinBytes, MaxAge: time.Second}, "ring.max_frames:"},
+	} {
+		err := tc.cfg.Validate()
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), tc.want)) {
+			t.Errorf("%+v: Validate = %v, want %q", tc.cfg, err, tc.want)
+		}
+	}
+	if _, err := New(Config{MaxBytes: 1000}); err == nil || !strings.HasPrefix(err.Error(), "ring.max_bytes:") {
+		t.Errorf("New of a 1000-byte ring = %v", err)
+	}
+	if r, err := New(Config{}); err != nil {
+		t.Errorf("New with the defaults: %v", err)
+	} else {
+		r.Close()
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
+	"github.com/edged-robotics/edged/uplink/publish"
 	"github.com/edged-robotics/edged/uplink/snippet"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
@@ -27,7 +28,7 @@ type Config struct {
 	// TopicPrefix: topics are PREFIX/ROBOT/KIND. Default "edged".
 	TopicPrefix string
 	// MaxPayload per MQTT message; larger messages are chunked.
-	// Default 128KiB, at least 1024.
+	// Default 128KiB, 1KiB..256MiB (publish.CheckMaxPayload).
 	MaxPayload int
 	// OutboxBytes bounds the outbox. Default 2GiB, at least 1MiB.
 	OutboxBytes int64
@@ -35,7 +36,8 @@ type Config struct {
 	ClientID string
 	// Username, Password and the TLS files (see mqttconn.Auth).
 	Auth mqttconn.Auth
-	// Bandwidth cap in bytes per second. Default 0: unlimited.
+	// Bandwidth cap in bytes per second. Default 0: unlimited; else at
+	// least 1KiB.
 	Bandwidth int64
 	// Window of messages in flight. Default 32.
 	Window int
@@ -53,6 +55,31 @@ const (
 	DefaultMaxPayload  = 128 << 10
 	DefaultOutboxBytes = 2 << 30
 )
+
+// Limits of Config. These rules (and Validate's) are the config file's
+// uplink section's: `edged config check` and `edged run` apply them
+// through daemon.Check; package config does not repeat them.
+const (
+	MinOutboxBytes = 1 << 20
+	MinBandwidth   = 1 << 10
+)
+
+// validTopicPrefix: one or more MQTT topic levels of [A-Za-z0-9._-]
+// joined by '/': no wildcard, no $ (broker-internal topics), no empty
+// level.
+func validTopicPrefix(p string) bool {
+	for _, level := range strings.Split(p, "/") {
+		if level == "" {
+			return false
+		}
+		for _, r := range level {
+			if !(r == '-' || r == '_' || r == '.' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')) {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 func (c Config) withDefaults() Config {
 	if c.TopicPrefix == "" {
@@ -88,17 +115,17 @@ func (c Config) Validate() error {
 			add("uplink.broker", "%v", strings.TrimPrefix(err.Error(), "broker: "))
 		}
 	}
-	if strings.ContainsAny(c.TopicPrefix, "+#") || strings.HasPrefix(c.TopicPrefix, "$") {
-		add("uplink.topic_prefix", "must not contain + or # nor start with $, got %q", c.TopicPrefix)
+	if !validTopicPrefix(c.TopicPrefix) {
+		add("uplink.topic_prefix", "must be topic levels of letters, digits, '-', '_' and '.' joined by '/', got %q", c.TopicPrefix)
 	}
-	if c.MaxPayload < 1024 {
-		add("uplink.max_payload", "must be >= 1024")
+	if err := publish.CheckMaxPayload(c.MaxPayload); err != nil {
+		errs = append(errs, err)
 	}
-	if c.OutboxBytes < 1<<20 {
-		add("uplink.outbox_bytes", "must be >= 1MiB")
+	if c.OutboxBytes < MinOutboxBytes {
+		add("uplink.outbox_bytes", "must be >= 1MiB (room for a few sheets besides the never-evicted messages), got %d", c.OutboxBytes)
 	}
-	if c.Bandwidth < 0 {
-		add("uplink.bandwidth", "must be >= 0")
+	if c.Bandwidth < 0 || (c.Bandwidth > 0 && c.Bandwidth < MinBandwidth) {
+		add("uplink.bandwidth", "must be 0 (unlimited) or >= 1KiB/s, got %d", c.Bandwidth)
 	}
 	if (c.Auth.CertFile == "") != (c.Auth.KeyFile == "") {
 		add("uplink.cert_file", "cert_file and key_file go together")

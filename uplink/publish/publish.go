@@ -91,14 +91,34 @@ type Publisher struct {
 	lastAck                                                   atomic.Int64 // unix ns
 }
 
+// Bounds of Config.MaxPayload, the config file's uplink.max_payload.
+const (
+	// MinMaxPayload leaves room for a chunk's envelope.
+	MinMaxPayload = 1024
+	// MaxMaxPayload is the MQTT limit on a message (256 MiB).
+	MaxMaxPayload = 256 << 20
+)
+
+// CheckMaxPayload is the one rule of uplink.max_payload (Start applies
+// it, and so do uplink.Config.Validate and with it `edged config check`).
+func CheckMaxPayload(n int) error {
+	switch {
+	case n < MinMaxPayload:
+		return fmt.Errorf("uplink.max_payload: must be >= %d, got %d", MinMaxPayload, n)
+	case n > MaxMaxPayload:
+		return fmt.Errorf("uplink.max_payload: must be <= 256MiB (the MQTT limit), got %d", n)
+	}
+	return nil
+}
+
 // Start validates cfg and starts publishing ob. status, if not nil, fills
 // the backlog part of the retained status.
 func Start(cfg Config, ob *outbox.Outbox, status func() wire.Status, log *slog.Logger) (*Publisher, error) {
 	if _, _, err := mqttconn.BrokerURL(cfg.Broker); err != nil {
 		return nil, err
 	}
-	if cfg.MaxPayload < 1024 {
-		return nil, errors.New("uplink.max_payload: must be >= 1024")
+	if err := CheckMaxPayload(cfg.MaxPayload); err != nil {
+		return nil, err
 	}
 	if cfg.Window <= 0 {
 		cfg.Window = 32
