@@ -24,6 +24,19 @@ func open(t testing.TB, dir string, max int64) *Outbox {
 	return o
 }
 
+// waitFor polls ok until it holds or a deadline passes (the
+// maintenance goroutine works asynchronously).
+func waitFor(t testing.TB, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func msg(p Priority, s string) Msg { return Msg{Priority: p, Data: []byte(s)} }
 
 func drain(t *testing.T, o *Outbox, ack bool) []string {
@@ -166,8 +179,11 @@ func TestCompactionKeepsLiveMessages(t *testing.T) {
 			o.Ack(it.Seq)
 		}
 	}
-	s := o.Stats()
-	if s.Pending != len(keep) || s.Compactions == 0 || s.Files > 3 {
+	waitFor(t, "compaction", func() bool {
+		s := o.Stats()
+		return s.Compactions > 0 && s.Files <= 3
+	})
+	if s := o.Stats(); s.Pending != len(keep) {
 		t.Fatalf("stats %+v", s)
 	}
 	o.Close()
