@@ -5,7 +5,6 @@ import (
 	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/ringbuf"
 	"github.com/edged-robotics/edged/ros"
-	"github.com/edged-robotics/edged/uplink"
 )
 
 // Check is everything a config must pass before edged run (or replay)
@@ -39,7 +38,7 @@ func Check(cfg *config.Config) error {
 	if err := (ringbuf.Config{MaxBytes: int(cfg.Ring.MaxBytes), MaxAge: cfg.Ring.MaxAge.D()}).Validate(); err != nil {
 		return err
 	}
-	ucfg, err := uplink.FromConfig(cfg, "")
+	ucfg, err := uplinkConfig(cfg, "")
 	if err != nil {
 		return err
 	}
