@@ -1,7 +1,10 @@
-// Package publish moves messages from the outbox to an MQTT broker: QoS
-// 1, one connection at a time with jittered reconnects, a bounded window
-// of messages in flight, chunking to the maximum payload, a bandwidth
-// cap, and a retained status with a last will.
+// Package publish moves messages from the outbox to an MQTT 3.1.1
+// broker: QoS 1, one connection at a time with jittered reconnects, a
+// bounded window of messages in flight, chunking to the maximum payload,
+// a bandwidth cap, and a retained status with a last will, refreshed
+// every Config.StatusEvery whether the outbox is empty or not. A message
+// that cannot be sent (it does not decode) is dropped with outbox.Drop,
+// counted in Stats.Corrupt, never as acknowledged.
 //
 // Delivery proof: a message is acknowledged in the outbox only when every
 // one of its chunks' paho tokens completed with no error AND the
