@@ -3,7 +3,6 @@ package daemon
 import (
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/ros"
-	"github.com/edged-robotics/edged/uplink"
 )
 
 // Check is everything a config must pass before edged run (or replay)
@@ -40,7 +39,7 @@ func CheckWithArgs(cfg *config.Config, args ros.Args) error {
 	if err := ringConfig(cfg).Validate(); err != nil {
 		return err
 	}
-	ucfg, err := uplink.FromConfig(cfg, "")
+	ucfg, err := uplinkConfig(cfg, "")
 	if err != nil {
 		return err
 	}

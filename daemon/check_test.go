@@ -86,7 +86,7 @@ func runAccepts(t *testing.T, cfg *config.Config) error {
 		return err
 	}
 	b.Close()
-	ucfg, err := uplink.FromConfig(cfg, "")
+	ucfg, err := uplinkConfig(cfg, "")
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros/rosout"
+	"github.com/edged-robotics/edged/ship"
 	"github.com/edged-robotics/edged/uplink"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -310,18 +311,19 @@ func (d *Daemon) startFSM(ctx context.Context, clock func() (time.Time, bool)) e
 // acknowledge what is queued; the rest stays in the outbox for next time.
 const shutdownFlush = 5 * time.Second
 
-// openUplink starts the uplink (uplink.FromConfig puts its outbox in
-// DATA_DIR/outbox) and makes it the destination of products and joint
-// samples.
+// openUplink starts the uplink (its outbox in DATA_DIR/outbox, see
+// uplinkConfig) and makes the shipping stage over it where products and
+// joint samples go.
 func (d *Daemon) openUplink() error {
-	ucfg, err := uplink.FromConfig(&d.cfg, d.opts.Version)
+	ucfg, err := uplinkConfig(&d.cfg, d.opts.Version)
 	if err != nil {
 		return err
 	}
-	if d.up, err = uplink.New(ucfg, uplink.Options{Logger: d.log, OnUploaded: d.markUploaded}); err != nil {
+	if d.up, err = uplink.New(ucfg, uplink.Options{Logger: d.log, OnUploaded: d.markUploaded,
+		CheckEpisode: ship.CheckEpisode(ucfg.Robot)}); err != nil {
 		return err
 	}
-	d.out = newUplinkShipper(d.up)
+	d.out = ship.New(d.up, ship.Config{})
 	d.joints.snippets = d.out
 	return nil
 }

@@ -3,7 +3,8 @@
 //
 //	ros.Node -> capture -> ringbuf (one ring per camera) -> sheet -> disk
 //	                    -> fsm -> episode store
-//	                    -> joints (latest sample; snippets come with uplink)
+//	                    -> joints (latest sample; snippets: ship's Recorder)
+//	sheets, segments, manifests -> ship (wire bodies) -> uplink (bytes)
 //
 // Episodes come from the fsm stage: when one begins, a sheet.Builder per
 // camera starts on that episode's tick grid; each segment that closes gets
@@ -14,6 +15,10 @@
 // shutdown, each an episode of the store named "session" (id
 // ROBOT-START-session, no segments) cut at episode.max_duration, so that
 // the store's retention bounds them like any episode (session.go).
+//
+// The daemon maps the config file's uplink section onto uplink.Config
+// (uplinkConfig; uplink imports no config) and hands what it makes to a
+// ship.Shipper over the uplink, which owns the wire bodies.
 //
 // Episodes the store's Open closed after a crash are shipped at start
 // like any other (their segments, then the closed manifest). /healthz is

@@ -54,6 +54,8 @@ var (
 	outboxDisk        = desc("outbox_disk_bytes", "Bytes the outbox uses on disk.")
 	outboxEvicted     = desc("outbox_evicted_total", "Sheets evicted from a full outbox.")
 	outboxQuarantined = desc("outbox_quarantined_total", "Corrupt outbox records moved to quarantine.")
+	outboxAcked       = desc("outbox_acked_total", "Outbox messages removed because the broker acknowledged them.")
+	outboxDropped     = desc("outbox_dropped_total", "Outbox messages given up without delivery (they could not be sent: corrupt).")
 	uplinkEnqueued    = desc("uplink_enqueued_total", "Messages put in the outbox.")
 	uplinkErrors      = desc("uplink_errors_total", "Messages that could not be put in the outbox (disk errors).")
 	mqttConnected     = desc("mqtt_connected", "1 while connected to the MQTT broker.")
@@ -80,7 +82,7 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 		topicConnErrors, topicReconnects, topicPublishers, ringFill, ringCap, ringFrames, ringOverwritten, ringSpan, ringDropped,
 		sheetsTotal, sheetBytes, sheetErrors, labelSheets, episodesTotal, segmentsTotal, episodesUploaded, episodeOpen, fsmEvents,
 		fsmDropped, fsmBad, fsmStoreErrors, fsmTruncated, fsmClockResets, storeErrors, storeWritable, storeLost, storeDeleted, storeFree, jointSamples, masterUp, outboxPending, outboxPendingB, outboxDisk,
-		outboxEvicted, outboxQuarantined, uplinkEnqueued, uplinkErrors, mqttConnected, mqttPublished, mqttBytes,
+		outboxEvicted, outboxQuarantined, outboxAcked, outboxDropped, uplinkEnqueued, uplinkErrors, mqttConnected, mqttPublished, mqttBytes,
 		mqttResent, mqttConnectErrors, outboxOldest, mqttLastAck} {
 		ch <- d
 	}
@@ -155,6 +157,8 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(outboxDisk, float64(u.Outbox.DiskBytes))
 		counter(outboxEvicted, u.Outbox.Evicted)
 		counter(outboxQuarantined, u.Outbox.Quarantined)
+		counter(outboxAcked, u.Outbox.Acked)
+		counter(outboxDropped, u.Outbox.Dropped)
 		counter(uplinkEnqueued, u.Enqueued)
 		counter(uplinkErrors, u.Errors)
 		gauge(mqttConnected, b2f(u.Publisher.Connected))

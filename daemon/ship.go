@@ -3,16 +3,15 @@ package daemon
 import (
 	"errors"
 	"io/fs"
-	"sync"
 
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/sheet"
-	"github.com/edged-robotics/edged/uplink"
 )
 
-// shipper is where the daemon hands what it makes: the uplink (edged
-// run, or a replay to a broker), or nothing (a replay that only writes
+// shipper is where the daemon hands what it makes: the shipping stage
+// over the uplink (*ship.Shipper: edged run, or a replay to a broker),
+// or nothing (a replay that only writes
 // its output directory). Enqueue methods return once the message is
 // durable; the Put methods never block.
 type shipper interface {
@@ -23,57 +22,6 @@ type shipper interface {
 	LabelSheet(episodeID string, segment int, s *sheet.Sheet) error
 	capture.JointSink
 }
-
-// uplinkShipper ships through an *uplink.Uplink. It counts, per
-// episode and camera, the sheets, labeling sheets and snippets it was
-// given, and announces them in the episode's end manifest (which the
-// runner ships after the episode's last sheets), so the receiver can
-// tell when it holds everything.
-type uplinkShipper struct {
-	*uplink.Uplink
-	mu       sync.Mutex
-	produced map[string]map[string]episode.CameraCounts // episode id -> camera dir -> counts
-}
-
-func newUplinkShipper(u *uplink.Uplink) *uplinkShipper {
-	return &uplinkShipper{Uplink: u, produced: map[string]map[string]episode.CameraCounts{}}
-}
-
-func (u *uplinkShipper) count(episodeID, camera string, add func(*episode.CameraCounts)) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	cams := u.produced[episodeID]
-	if cams == nil {
-		cams = map[string]episode.CameraCounts{}
-		u.produced[episodeID] = cams
-	}
-	c := cams[episode.CameraDir(camera)]
-	add(&c)
-	cams[episode.CameraDir(camera)] = c
-}
-
-// Sheet ships a contact sheet with its snippet, and counts both.
-func (u *uplinkShipper) Sheet(episodeID string, s *sheet.Sheet) error {
-	u.count(episodeID, s.Meta.CameraID(), func(c *episode.CameraCounts) { c.Sheets++; c.Snippets++ })
-	return u.Uplink.Sheet(episodeID, s)
-}
-
-// LabelSheet ships a labeling sheet and counts it.
-func (u *uplinkShipper) LabelSheet(episodeID string, segment int, s *sheet.Sheet) error {
-	u.count(episodeID, s.Meta.CameraID(), func(c *episode.CameraCounts) { c.LabelSheets++ })
-	return u.Uplink.LabelSheet(episodeID, segment, s)
-}
-
-// EpisodeEnded ships the end manifest with what was produced.
-func (u *uplinkShipper) EpisodeEnded(m episode.Manifest) error {
-	u.mu.Lock()
-	m.Produced = u.produced[m.ID]
-	delete(u.produced, m.ID)
-	u.mu.Unlock()
-	return u.Uplink.EpisodeEnded(m)
-}
-
-func (u *uplinkShipper) PutJoints(s capture.JointSample) { u.Snippets().PutJoints(s) }
 
 // shipRecovered ships the episodes closed by crash recovery like any
 // other: their segments (those shipped before the crash again, which the

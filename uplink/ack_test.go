@@ -1,4 +1,4 @@
-package uplink
+package uplink_test
 
 import (
 	"sync"
@@ -10,6 +10,7 @@ import (
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/brokertest"
 	"github.com/edged-robotics/edged/internal/poll"
+	"github.com/edged-robotics/edged/uplink"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
@@ -42,7 +43,7 @@ func TestCompleteEpisodeIsAcknowledged(t *testing.T) {
 	dir := t.TempDir()
 	u := newUplink(t, dir, b.URL, mqttconn.Auth{}, nil)
 	u.Close()
-	u, err := New(u.cfg, Options{Logger: quiet, OnUploaded: up.add})
+	u, err := openUplink(u.cfg, uplink.Options{Logger: quiet, OnUploaded: up.add})
 	mustNil(t, err)
 	defer u.Close()
 
@@ -82,11 +83,11 @@ func TestCompleteEpisodeIsAcknowledged(t *testing.T) {
 	// The robot goes offline; the last sheet arrives (sent by a restarted
 	// robot); the ack waits in the robot's session until it is back.
 	u.Close()
-	u2 := newUplink(t, t.TempDir(), b.URL, mqttconn.Auth{}, func(c *Config) { c.ClientID = "other-outbox" })
+	u2 := newUplink(t, t.TempDir(), b.URL, mqttconn.Auth{}, func(c *uplink.Config) { c.ClientID = "other-outbox" })
 	defer u2.Close()
 	mustNil(t, u2.Sheet(ep, fakeSheet(2, 20_000)))
 	poll.Until(t, 20*time.Second, "the episode complete", func() bool { return r.sink.Stats().Acked == 1 })
-	u, err = New(u.cfg, Options{Logger: quiet, OnUploaded: up.add})
+	u, err = openUplink(u.cfg, uplink.Options{Logger: quiet, OnUploaded: up.add})
 	mustNil(t, err)
 	defer u.Close()
 	poll.Until(t, 20*time.Second, "the robot told", func() bool { return len(up.get()) == 1 })

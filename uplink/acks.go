@@ -10,7 +10,6 @@ import (
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 
-	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
@@ -25,6 +24,7 @@ type ackListener struct {
 	cfg        Config
 	log        *slog.Logger
 	onUploaded func(episodeID string)
+	check      func(episodeID string) error
 	cancel     context.CancelFunc
 	done       chan struct{}
 
@@ -33,9 +33,9 @@ type ackListener struct {
 	rejected uint64
 }
 
-func startAcks(cfg Config, onUploaded func(string), log *slog.Logger) *ackListener {
+func startAcks(cfg Config, onUploaded func(string), check func(string) error, log *slog.Logger) *ackListener {
 	ctx, cancel := context.WithCancel(context.Background())
-	a := &ackListener{cfg: cfg, log: log, onUploaded: onUploaded, cancel: cancel, done: make(chan struct{})}
+	a := &ackListener{cfg: cfg, log: log, onUploaded: onUploaded, check: check, cancel: cancel, done: make(chan struct{})}
 	go a.run(ctx)
 	return a
 }
@@ -120,7 +120,7 @@ func (a *ackListener) handle(_ mqtt.Client, m mqtt.Message) {
 		err = fmt.Errorf("uplink: ack for robot %q", ack.Robot)
 	}
 	if err == nil {
-		err = episode.CheckID(a.cfg.Robot, ack.Episode)
+		err = a.check(ack.Episode)
 	}
 	a.mu.Lock()
 	if err != nil {

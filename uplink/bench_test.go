@@ -1,4 +1,4 @@
-package uplink
+package uplink_test
 
 import (
 	"slices"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/internal/brokertest"
+	"github.com/edged-robotics/edged/uplink"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
@@ -22,7 +23,7 @@ func cpuTime() time.Duration {
 // reports this process's CPU per MB shipped. No sink runs in-process.
 func BenchmarkPublishSheets(b *testing.B) {
 	br := brokertest.Start(b, brokertest.Options{})
-	u := newUplink(b, b.TempDir(), br.URL, mqttconn.Auth{}, func(c *Config) { c.MaxPayload = 128 << 10; c.OutboxBytes = 1 << 30 })
+	u := newUplink(b, b.TempDir(), br.URL, mqttconn.Auth{}, func(c *uplink.Config) { c.MaxPayload = 128 << 10; c.OutboxBytes = 1 << 30 })
 	defer u.Close()
 	s := fakeSheet(1, 100_000)
 	b.ReportAllocs()
@@ -57,7 +58,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 			got := make(chan uint64, 1024)
 			r := startSinkB(b, br.URL, func(e *wire.Envelope) { got <- e.Seq })
 			_ = r
-			u := newUplink(b, b.TempDir(), br.URL, mqttconn.Auth{}, func(c *Config) { c.MinBackoff, c.MaxBackoff = 20*time.Millisecond, 100*time.Millisecond })
+			u := newUplink(b, b.TempDir(), br.URL, mqttconn.Auth{}, func(c *uplink.Config) { c.MinBackoff, c.MaxBackoff = 20*time.Millisecond, 100*time.Millisecond })
 			defer u.Close()
 			lat := make([]time.Duration, 0, b.N)
 			b.ReportAllocs()

@@ -3,15 +3,11 @@ package uplink
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 	"github.com/edged-robotics/edged/uplink/publish"
-	"github.com/edged-robotics/edged/uplink/snippet"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
@@ -43,10 +39,15 @@ type Config struct {
 	Window int
 	// Version reported in the retained status.
 	Version string
-	// Snippet configures the joint-state recorder (see snippet.Config).
-	Snippet snippet.Config
 	// MinBackoff and MaxBackoff between reconnects. Defaults 500ms, 30s.
 	MinBackoff, MaxBackoff time.Duration
+	// StatusEvery refreshes the retained status, whatever the backlog.
+	// Default 30s.
+	StatusEvery time.Duration
+	// Now is the clock of envelope creation times, the outbox's ages,
+	// the status time and Flush's deadline. Default time.Now; a replay
+	// may inject its own to be deterministic.
+	Now func() time.Time
 }
 
 // Defaults.
@@ -94,6 +95,9 @@ func (c Config) withDefaults() Config {
 	if c.ClientID == "" {
 		c.ClientID = "edged-" + c.Robot
 	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
 	return c
 }
 
@@ -131,22 +135,4 @@ func (c Config) Validate() error {
 		add("uplink.cert_file", "cert_file and key_file go together")
 	}
 	return errors.Join(errs...)
-}
-
-// FromConfig maps the edged config file to Config. The password is
-// read from uplink.password_file (the only I/O here).
-func FromConfig(c *config.Config, version string) (Config, error) {
-	u := c.Uplink
-	cfg := Config{Robot: c.RobotID, Dir: filepath.Join(c.DataDir, "outbox"), Broker: u.Broker,
-		TopicPrefix: u.TopicPrefix, MaxPayload: int(u.MaxPayload), OutboxBytes: int64(u.OutboxBytes),
-		ClientID: u.ClientID, Bandwidth: int64(u.Bandwidth), Version: version,
-		Auth: mqttconn.Auth{Username: u.Username, CAFile: u.CAFile, CertFile: u.CertFile, KeyFile: u.KeyFile}}
-	if u.PasswordFile != "" {
-		b, err := os.ReadFile(u.PasswordFile)
-		if err != nil {
-			return cfg, fmt.Errorf("uplink.password_file: %w", err)
-		}
-		cfg.Auth.Password = strings.TrimRight(string(b), "\r\n")
-	}
-	return cfg, nil
 }

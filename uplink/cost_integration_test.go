@@ -1,4 +1,4 @@
-package uplink
+package uplink_test
 
 import (
 	"path/filepath"

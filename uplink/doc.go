@@ -1,21 +1,29 @@
-// Package uplink ships what edged produces to the cloud: every episode
-// manifest, segment, state snippet and sheet becomes a msgp envelope
-// (uplink/wire), is written to the durable outbox on disk
-// (uplink/outbox), and is published over MQTT with QoS 1 by
-// uplink/publish, removed from the outbox only once the broker
-// acknowledged it. uplink/sink is the reference receiver (`edged sink`);
-// uplink/snippet cuts the robot-state snippet of a sheet's window.
+// Package uplink moves bytes from the robot to the cloud: each message
+// (a wire body made by the daemon's shipping stage, package ship) is
+// wrapped in a msgp envelope (uplink/wire), written to the durable
+// outbox on disk (uplink/outbox), and published over MQTT 3.1.1 with
+// QoS 1 by uplink/publish, removed from the outbox only once the broker
+// acknowledged it. uplink/sink is the reference receiver (`edged sink`).
 //
-// Who calls what: the daemon creates one Uplink with New, calls
-// EpisodeStarted, Segment, Sheet, LabelSheet and EpisodeEnded as things
-// happen (from any goroutine), feeds joint samples and FSM transitions
-// to Snippets() (non-blocking), reads Stats for /metrics, and calls Close
-// at shutdown after the producers stopped.
+// Layering: uplink imports no domain package (no episode, sheet,
+// capture, config): its edged dependencies are uplink/wire,
+// uplink/outbox, uplink/publish, uplink/mqttconn and internal/fsutil
+// (TestImportsNoDomainPackage). Episode rules come in through
+// Options.CheckEpisode; the daemon maps the config file onto Config.
 //
-// Blocking: each enqueue method encodes the message and waits for the
-// outbox's group-commit fsync (typically a few milliseconds), never for
-// the network. With Config.Broker empty, messages wait in the outbox.
+// Who calls what: the daemon creates one Uplink with New, wraps it in a
+// ship.Shipper that calls Enqueue as things happen (from any
+// goroutine), reads Stats for /metrics, and calls Close at shutdown
+// after the producers stopped.
 //
-// Ownership: the arguments are not retained; a Sheet's JPEG is copied
-// into the outbox before the call returns.
+// Blocking: Enqueue encodes the envelopes and waits for the outbox's
+// group-commit fsync (typically a few milliseconds), never for the
+// network. With Config.Broker empty, messages wait in the outbox.
+//
+// Clock: Config.Now (default time.Now) dates the envelopes, the
+// outbox's ages and the status, and bounds Flush, so a replay can
+// inject its own.
+//
+// Ownership: the arguments are not retained; a body is copied into the
+// outbox before Enqueue returns.
 package uplink

@@ -1,4 +1,4 @@
-package uplink
+package uplink_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/edged-robotics/edged/internal/brokertest"
 	"github.com/edged-robotics/edged/internal/poll"
+	"github.com/edged-robotics/edged/uplink"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 	"github.com/edged-robotics/edged/uplink/sink"
 	"github.com/edged-robotics/edged/uplink/wire"
@@ -53,9 +54,9 @@ func TestSecretsNeverReachLogsOrStats(t *testing.T) {
 			t.Errorf("%s shows the password: %s", what, s)
 		}
 	}
-	newU := func(broker string, auth mqttconn.Auth) (*Uplink, error) {
-		return New(Config{Robot: robot, Dir: t.TempDir(), Broker: broker, Auth: auth, Version: "test",
-			MinBackoff: 20 * time.Millisecond, MaxBackoff: 100 * time.Millisecond}, Options{Logger: log})
+	newU := func(broker string, auth mqttconn.Auth) (*testUplink, error) {
+		return openUplink(uplink.Config{Robot: robot, Dir: t.TempDir(), Broker: broker, Auth: auth, Version: "test",
+			MinBackoff: 20 * time.Millisecond, MaxBackoff: 100 * time.Millisecond}, uplink.Options{Logger: log})
 	}
 
 	// Credentials in the URL: refused (they would never be sent, and the

@@ -1,4 +1,4 @@
-package uplink
+package uplink_test
 
 import (
 	"strings"
@@ -12,7 +12,7 @@ import (
 
 // deliverOne enqueues a segment and a sheet with auth and waits for the
 // sink; it returns the uplink for further checks.
-func sendSome(t *testing.T, dir, broker string, auth mqttconn.Auth) *Uplink {
+func sendSome(t *testing.T, dir, broker string, auth mqttconn.Auth) *testUplink {
 	t.Helper()
 	u := newUplink(t, dir, broker, auth, nil)
 	mustNil(t, u.Segment(manifest(epID("tls"), false), segment(1)))

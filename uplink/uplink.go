@@ -1,28 +1,27 @@
 package uplink
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/edged-robotics/edged/episode"
-	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/uplink/outbox"
 	"github.com/edged-robotics/edged/uplink/publish"
-	"github.com/edged-robotics/edged/uplink/snippet"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
 // Options are the non-config dependencies.
 type Options struct {
 	Logger *slog.Logger
-	// Now is the wall clock for envelope creation times. Default time.Now.
-	Now func() time.Time
+	// CheckEpisode says whether an episode id may be shipped and
+	// acknowledged for this robot (the daemon passes the episode
+	// store's rule, so the uplink does not need to know it). A message
+	// of an episode it refuses is not queued; an acknowledgement of one
+	// is dropped and counted in Stats.BadAcks. Default: any id the
+	// wire format accepts.
+	CheckEpisode func(episodeID string) error
 	// OnUploaded, when set and a broker is configured, is called with
 	// the id of each episode the receiver acknowledged holding complete
 	// (from the acknowledgement goroutine; the daemon marks the episode
@@ -37,24 +36,23 @@ type Stats struct {
 	Enqueued  uint64
 	Dropped   uint64 // sheets refused by a full outbox
 	Errors    uint64 // enqueue failures (disk errors)
-	Snippets  uint64
 	Acks      uint64 // acknowledgements of complete episodes received
 	BadAcks   uint64 // acknowledgements dropped (not for this robot)
 }
 
 // Uplink is the running uplink; create it with New.
 type Uplink struct {
-	cfg   Config
-	log   *slog.Logger
-	now   func() time.Time
-	ob    *outbox.Outbox
-	pub   *publish.Publisher
-	snips *snippet.Recorder
-	acks  *ackListener
+	cfg          Config
+	log          *slog.Logger
+	now          func() time.Time
+	checkEpisode func(string) error
+	ob           *outbox.Outbox
+	pub          *publish.Publisher
+	acks         *ackListener
 
-	mu                                  sync.Mutex
-	closed                              bool
-	enqueued, dropped, errors, snippets uint64
+	mu                        sync.Mutex
+	closed                    bool
+	enqueued, dropped, errors uint64
 }
 
 // New validates cfg, opens (and recovers) the outbox and, with a broker
@@ -67,144 +65,65 @@ func New(cfg Config, opts Options) (*Uplink, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
+	if opts.CheckEpisode == nil {
+		opts.CheckEpisode = func(string) error { return nil } // wire.Envelope.Validate checks the form
 	}
-	ob, err := outbox.Open(outbox.Options{Dir: cfg.Dir, MaxBytes: cfg.OutboxBytes, Logger: opts.Logger})
+	ob, err := outbox.Open(outbox.Options{Dir: cfg.Dir, MaxBytes: cfg.OutboxBytes, Logger: opts.Logger, Now: cfg.Now})
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range ob.Recovered() {
 		opts.Logger.Warn("uplink: outbox recovered after a crash", "what", r)
 	}
-	u := &Uplink{cfg: cfg, log: opts.Logger, now: opts.Now, ob: ob, snips: snippet.New(cfg.Snippet)}
+	u := &Uplink{cfg: cfg, log: opts.Logger, now: cfg.Now, checkEpisode: opts.CheckEpisode, ob: ob}
 	if cfg.Broker != "" {
 		u.pub, err = publish.Start(publish.Config{Broker: cfg.Broker, ClientID: cfg.ClientID, Auth: cfg.Auth,
 			Prefix: cfg.TopicPrefix, Robot: cfg.Robot, MaxPayload: cfg.MaxPayload, Window: cfg.Window,
-			Bandwidth: cfg.Bandwidth, Version: cfg.Version, MinBackoff: cfg.MinBackoff, MaxBackoff: cfg.MaxBackoff},
+			Bandwidth: cfg.Bandwidth, Version: cfg.Version, MinBackoff: cfg.MinBackoff, MaxBackoff: cfg.MaxBackoff,
+			StatusEvery: cfg.StatusEvery, Now: cfg.Now},
 			ob, u.status, opts.Logger)
 		if err != nil {
 			ob.Close()
 			return nil, err
 		}
 		if opts.OnUploaded != nil {
-			u.acks = startAcks(cfg, opts.OnUploaded, opts.Logger)
+			u.acks = startAcks(cfg, opts.OnUploaded, opts.CheckEpisode, opts.Logger)
 		}
 	}
 	return u, nil
 }
 
-// Snippets is the joint-state recorder the daemon feeds
-// (PutJoints); Sheet cuts each sheet's snippet from it.
-func (u *Uplink) Snippets() *snippet.Recorder { return u.snips }
+// Robot is the robot id the uplink publishes as (robot_id).
+func (u *Uplink) Robot() string { return u.cfg.Robot }
 
 func (u *Uplink) status() wire.Status {
 	s := u.ob.Stats()
 	return wire.Status{Backlog: int64(s.Pending), BacklogBytes: s.PendingBytes, Evicted: int64(s.Evicted)}
 }
 
-// EpisodeStarted enqueues an episode_start message.
-func (u *Uplink) EpisodeStarted(m episode.Manifest) error {
-	return u.manifest(wire.KindEpisodeStart, 0, m)
+// Message is one message to enqueue: a wire body (already encoded by
+// the shipping stage) and the envelope fields that go with it.
+type Message struct {
+	Priority outbox.Priority
+	Episode  string
+	Kind     string // a wire.Kind*
+	Seq      uint64
+	Body     []byte
 }
 
-// EpisodeEnded enqueues an episode_end message.
-func (u *Uplink) EpisodeEnded(m episode.Manifest) error {
-	return u.manifest(wire.KindEpisodeEnd, 1, m)
-}
-
-func (u *Uplink) manifest(kind string, seq uint64, m episode.Manifest) error {
-	b, err := ManifestBody(m).MarshalMsg(nil)
-	if err != nil {
-		return err
-	}
-	return u.put(outbox.PriorityControl, m.ID, kind, seq, b)
-}
-
-// ManifestBody converts an episode manifest to its wire form.
-func ManifestBody(m episode.Manifest) *wire.Manifest {
-	return &wire.Manifest{ID: m.ID, Robot: m.Robot, Name: m.Name, Instruction: m.Instruction,
-		Start: unixNano(m.Start), End: unixNano(m.End), Closed: m.Closed, Outcome: m.Outcome,
-		EndReason: m.EndReason, Segments: int64(m.Segments), Transitions: int64(m.Transitions), Created: unixNano(m.Created),
-		Produced: produced(m.Produced)}
-}
-
-// produced lists the per-camera counts in camera order.
-func produced(p map[string]episode.CameraCounts) []wire.CameraCount {
-	out := make([]wire.CameraCount, 0, len(p))
-	for cam, c := range p {
-		out = append(out, wire.CameraCount{Camera: cam, Sheets: int64(c.Sheets), LabelSheets: int64(c.LabelSheets),
-			Snippets: int64(c.Snippets)})
-	}
-	slices.SortFunc(out, func(a, b wire.CameraCount) int { return strings.Compare(a.Camera, b.Camera) })
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
-
-// Segment enqueues a closed segment of episode m.
-func (u *Uplink) Segment(m episode.Manifest, s episode.Segment) error {
-	b, err := (&wire.Segment{Index: int64(s.Index), Start: unixNano(s.Start), End: unixNano(s.End),
-		StartSec: s.StartSec, EndSec: s.EndSec, Label: s.Label, Path: s.Path, Source: s.Source, Kind: s.Kind,
-		Outcome: s.Outcome, GoalID: s.GoalID}).MarshalMsg(nil)
-	if err != nil {
-		return err
-	}
-	return u.put(outbox.PriorityControl, m.ID, wire.KindSegment, uint64(s.Index), b)
-}
-
-// Sheet enqueues a contact sheet of episode and its state snippet (cut
-// from Snippets() now, so call it once the sheet's last tick passed).
-// The snippet goes at a higher priority than the sheet: when the outbox
-// is full the sheet may be evicted, the snippet is not.
-func (u *Uplink) Sheet(episodeID string, s *sheet.Sheet) error {
-	sn := u.snips.ForSheet(episodeID, &s.Meta)
-	snip, err := wire.EncodeSnippet(sn)
-	if err != nil {
-		return err
-	}
-	body, err := sheetBody(s, -1)
-	if err != nil {
-		return err
-	}
-	seq := uint64(s.Meta.Index)
+// Enqueue wraps each message in an envelope (a fresh id, this robot,
+// created now) and puts them all in the outbox with one fsync. An
+// evictable message refused by a full outbox is counted as dropped
+// (outbox.ErrFull is returned, the others are queued).
+func (u *Uplink) Enqueue(msgs ...Message) error {
 	created := u.now().UnixNano()
-	envs := []*wire.Envelope{
-		wire.New(wire.NewID(), u.cfg.Robot, episodeID, wire.KindSnippet, seq, created, snip),
-		wire.New(wire.NewID(), u.cfg.Robot, episodeID, wire.KindSheet, seq, created, body),
+	envs := make([]*wire.Envelope, len(msgs))
+	prios := make([]outbox.Priority, len(msgs))
+	for i, m := range msgs {
+		envs[i] = wire.New(wire.NewID(), u.cfg.Robot, m.Episode, m.Kind, m.Seq, created, m.Body)
+		prios[i] = m.Priority
 	}
-	u.mu.Lock()
-	u.snippets++
-	u.mu.Unlock()
-	return u.putEnvs([]outbox.Priority{outbox.PrioritySnippet, outbox.PrioritySheet}, envs)
-}
-
-// LabelSheet enqueues the labeling sheet of segment index of episode.
-func (u *Uplink) LabelSheet(episodeID string, segment int, s *sheet.Sheet) error {
-	body, err := sheetBody(s, segment)
-	if err != nil {
-		return err
-	}
-	return u.put(outbox.PrioritySheet, episodeID, wire.KindLabelSheet, uint64(segment), body)
-}
-
-func sheetBody(s *sheet.Sheet, segment int) ([]byte, error) {
-	meta, err := json.Marshal(&s.Meta)
-	if err != nil {
-		return nil, fmt.Errorf("uplink: sheet metadata: %w", err)
-	}
-	idx := int64(s.Meta.Index)
-	if segment >= 0 {
-		idx = int64(segment)
-	}
-	return (&wire.SheetBody{Camera: s.Meta.CameraID(), Index: idx, Segment: int64(segment), Name: sheet.Name(s),
-		Meta: meta, JPEG: s.JPEG}).MarshalMsg(nil)
-}
-
-func (u *Uplink) put(p outbox.Priority, episodeID, kind string, seq uint64, body []byte) error {
-	env := wire.New(wire.NewID(), u.cfg.Robot, episodeID, kind, seq, u.now().UnixNano(), body)
-	return u.putEnvs([]outbox.Priority{p}, []*wire.Envelope{env})
+	return u.putEnvs(prios, envs)
 }
 
 func (u *Uplink) putEnvs(prios []outbox.Priority, envs []*wire.Envelope) error {
@@ -213,10 +132,9 @@ func (u *Uplink) putEnvs(prios []outbox.Priority, envs []*wire.Envelope) error {
 		if err := e.Validate(); err != nil {
 			return fmt.Errorf("uplink: %s: %w", e.Kind, err)
 		}
-		// The receiver takes only ids of this robot (the rule episode
-		// ids are made by): refuse now rather than ship a message it
-		// would drop.
-		if err := episode.CheckID(u.cfg.Robot, e.Episode); err != nil {
+		// The receiver takes only ids of this robot: refuse now
+		// rather than ship a message it would drop.
+		if err := u.checkEpisode(e.Episode); err != nil {
 			return fmt.Errorf("uplink: %s not queued: %w", e.Kind, err)
 		}
 		b, err := e.MarshalMsg(nil)
@@ -250,7 +168,7 @@ func (u *Uplink) Stats() Stats {
 		s.Acks, s.BadAcks = u.acks.stats()
 	}
 	u.mu.Lock()
-	s.Enqueued, s.Dropped, s.Errors, s.Snippets = u.enqueued, u.dropped, u.errors, u.snippets
+	s.Enqueued, s.Dropped, s.Errors = u.enqueued, u.dropped, u.errors
 	u.mu.Unlock()
 	return s
 }
@@ -258,13 +176,16 @@ func (u *Uplink) Stats() Stats {
 // Flush waits until the outbox is empty or the timeout passes, and
 // reports whether it emptied (tests, and a graceful shutdown that wants
 // to drain).
+//
+// The deadline is on Config.Now's clock, so a replay with a simulated
+// clock decides when to give up deterministically.
 func (u *Uplink) Flush(timeout time.Duration) bool {
-	deadline := time.Now().Add(timeout)
+	deadline := u.now().Add(timeout)
 	for {
 		if u.ob.Stats().Pending == 0 {
 			return true
 		}
-		if time.Now().After(deadline) || u.pub == nil {
+		if u.now().After(deadline) || u.pub == nil {
 			return false
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -288,11 +209,4 @@ func (u *Uplink) Close() error {
 		u.pub.Close()
 	}
 	return u.ob.Close()
-}
-
-func unixNano(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/ringbuf"
 	"github.com/edged-robotics/edged/sheet"
-	"github.com/edged-robotics/edged/uplink/snippet"
+	"github.com/edged-robotics/edged/ship"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
@@ -44,11 +44,11 @@ var epStart = time.Date(2026, 4, 22, 7, 22, 6, 0, time.UTC)
 //   - frames (real JPEGs, cycled) enter a camera ring at p.FPS;
 //   - a sheet.Builder with recipe r makes the contact sheets, and one
 //     labeling sheet per segment (a segment every p.Segment);
-//   - every contact sheet's state snippet is cut by the uplink's
-//     snippet.Recorder from a p.JointHz JointState stream, encoded as on
+//   - every contact sheet's state snippet is cut by the shipping
+//     stage's ship.Recorder from a p.JointHz JointState stream, encoded as on
 //     the wire (wire.EncodeSnippet);
 //   - sheets go to an episode.Receiver with their metadata encoded as
-//     the uplink encodes it (compact JSON), snippets and segments too,
+//     ship encodes it (compact JSON), snippets and segments too,
 //     then the end manifest: the episode is complete.
 func buildEpisode(out string, frames [][]byte, r sheet.Recipe, p params) (episode.Cost, string, error) {
 	rcv, err := episode.OpenReceiver(filepath.Join(out, episode.EpisodesDir), episode.ReceiverOptions{})
@@ -65,7 +65,7 @@ func buildEpisode(out string, frames [][]byte, r sheet.Recipe, p params) (episod
 	if err != nil {
 		return episode.Cost{}, "", err
 	}
-	snips := snippet.New(snippet.Config{})
+	snips := ship.NewRecorder(ship.SnippetConfig{})
 	produced := episode.CameraCounts{}
 	var shipErr error
 	b, err := sheet.NewBuilder(sheet.BuilderConfig{Camera: camera, Recipe: r, Start: epStart, Source: ring,
@@ -75,7 +75,7 @@ func buildEpisode(out string, frames [][]byte, r sheet.Recipe, p params) (episod
 				_, err = rcv.Snippet(robotID, id, camera, s.Meta.Index, sn)
 			}
 			if err == nil {
-				err = ship(rcv, id, s, false)
+				err = shipSheet(rcv, id, s, false)
 			}
 			if err != nil && shipErr == nil {
 				shipErr = err
@@ -166,7 +166,7 @@ func buildEpisode(out string, frames [][]byte, r sheet.Recipe, p params) (episod
 
 // ship writes a sheet as the sink does on receipt: the JPEG and the
 // metadata exactly as uplink.sheetBody carries them.
-func ship(rcv *episode.Receiver, id string, s *sheet.Sheet, label bool) error {
+func shipSheet(rcv *episode.Receiver, id string, s *sheet.Sheet, label bool) error {
 	meta, err := json.Marshal(&s.Meta)
 	if err != nil {
 		return err
@@ -180,7 +180,7 @@ func label(b *sheet.Builder, rcv *episode.Receiver, id string, s sheet.Segment) 
 	if err != nil {
 		return err
 	}
-	return ship(rcv, id, sh, true)
+	return shipSheet(rcv, id, sh, true)
 }
 
 func shipSegment(rcv *episode.Receiver, id string, s sheet.Segment) error {

@@ -1,5 +1,5 @@
 // Package mqttconn holds what the publisher and the sink share about
-// connecting to a broker: broker URLs, TLS and mutual TLS from files,
+// connecting to an MQTT 3.1.1 broker: broker URLs, TLS and mutual TLS from files,
 // paho client options, errors an operator can act on, and a jittered
 // backoff. It starts no goroutines.
 package mqttconn
@@ -102,10 +102,11 @@ func Redact(broker string) string {
 	return broker[:start] + "REDACTED" + broker[at:]
 }
 
-// ClientOptions returns paho options with our policies: no automatic
-// reconnect (callers own the reconnect loop), a clean session unless
-// persistent is set (the sink keeps its session so the broker queues for
-// it), ordered delivery.
+// ClientOptions returns paho options with our policies: MQTT 3.1.1
+// (protocol level 4, the only version paho.mqtt.golang speaks; pinned so
+// it never falls back to 3.1), no automatic reconnect (callers own the
+// reconnect loop), a clean session unless persistent is set (the sink
+// keeps its session so the broker queues for it), ordered delivery.
 func ClientOptions(broker, clientID string, a Auth, persistent bool) (*mqtt.ClientOptions, error) {
 	u, secure, err := BrokerURL(broker)
 	if err != nil {

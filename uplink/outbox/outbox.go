@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/edged-robotics/edged/internal/fsutil"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/edged-robotics/edged/internal/fsutil"
 )
 
 // Priority orders delivery: lower numbers go first.
@@ -46,12 +48,16 @@ type Options struct {
 	// that plus SegmentBytes until compaction catches up.
 	MaxBytes int64
 	// SegmentBytes is the size at which the active file is sealed and a
-	// new one started. Default 32MiB.
+	// new one started (by the maintenance goroutine, so a file may grow
+	// a little past it). Default 32MiB.
 	SegmentBytes int64
 	// MaxRecord caps one message. Default 80MiB.
 	MaxRecord int
 	// Logger; default slog.Default().
 	Logger *slog.Logger
+	// Now is the clock of the messages' ages (Stats.OldestAge). Default
+	// time.Now.
+	Now func() time.Time
 }
 
 // Msg is one message to Put.
@@ -75,11 +81,12 @@ type Stats struct {
 	DiskBytes    int64
 	Files        int
 	Put          uint64
-	Acked        uint64
+	Acked        uint64 // delivered: the broker acknowledged them (Ack)
+	Dropped      uint64 // given up without delivery: could not be sent (Drop)
 	Evicted      uint64 // sheets evicted to make room
 	Rejected     uint64 // evictable messages refused (ErrFull)
 	OverBound    uint64 // never-evicted messages accepted beyond MaxBytes
-	Quarantined  uint64 // corrupt records moved to quarantine/
+	Quarantined  uint64 // corrupt records moved to quarantine/, each once
 	TornBytes    int64  // bytes cut off torn tails at Open
 	Syncs        uint64
 	Compactions  uint64
@@ -96,6 +103,8 @@ type segFile struct {
 	entries map[uint64]*entry
 	sealed  bool
 	deleted bool
+	dirty   bool // written since its last fsync
+	pins    int  // users outside the lock (a read, an fsync): not deleted meanwhile
 }
 
 type entry struct {
@@ -104,6 +113,7 @@ type entry struct {
 	file     *segFile
 	off      int64
 	size     int64
+	queued   bool // durable, so visible to Next
 	inflight bool
 	dead     bool
 	added    time.Time // Put, or Open for a message found on disk
@@ -121,7 +131,7 @@ type Outbox struct {
 	queues    [numPriorities][]*entry
 	deadInQ   [numPriorities]int
 	nextSeq   uint64
-	nextFile  uint64
+	nextFile  uint64 // touched by Open, then only by the maintenance goroutine
 	liveBytes int64
 	inflight  int
 	writeGen  uint64
@@ -129,15 +139,51 @@ type Outbox struct {
 	recovered []string
 	notify    chan struct{}
 
-	syncMu    sync.Mutex
+	syncMu    sync.Mutex // one fsync round at a time (group commit)
 	syncedGen uint64
+
+	wake   chan struct{} // the maintenance goroutine has work
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	// Fault injection for tests; set right after Open.
+	fsync       func(*os.File) error
+	compactRead func() // called before compaction reads a file
 }
 
-// Open opens (or creates) the outbox in opts.Dir and replays it.
+// Open opens (or creates) the outbox in opts.Dir and replays it, then
+// starts the maintenance goroutine (rotation, compaction, deleting
+// drained files), which Close stops.
 func Open(opts Options) (*Outbox, error) {
 	if opts.Dir == "" {
 		return nil, errors.New("outbox: Options.Dir is required")
 	}
+	opts = opts.withDefaults()
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("outbox: create %s: %w (check data_dir permissions)", opts.Dir, err)
+	}
+	o := &Outbox{opts: opts, log: opts.Logger, entries: map[uint64]*entry{}, nextSeq: 1,
+		notify: make(chan struct{}, 1), wake: make(chan struct{}, 1), done: make(chan struct{}),
+		fsync: (*os.File).Sync, compactRead: func() {}}
+	if err := o.replay(); err != nil {
+		o.closeFiles()
+		return nil, err
+	}
+	nf, err := o.createFile()
+	if err != nil {
+		o.closeFiles()
+		return nil, err
+	}
+	o.files = append(o.files, nf)
+	o.stats.Files = len(o.files)
+	ctx, cancel := context.WithCancel(context.Background())
+	o.cancel = cancel
+	go o.maintain(ctx)
+	o.wakeMaintenance() // the replayed files may be drained or mostly garbage
+	return o, nil
+}
+
+func (opts Options) withDefaults() Options {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes
 	}
@@ -150,24 +196,10 @@ func Open(opts Options) (*Outbox, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("outbox: create %s: %w (check data_dir permissions)", opts.Dir, err)
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
-	o := &Outbox{opts: opts, log: opts.Logger, entries: map[uint64]*entry{}, nextSeq: 1, notify: make(chan struct{}, 1)}
-	if err := o.replay(); err != nil {
-		o.closeFiles()
-		return nil, err
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if err := o.rotate(); err != nil {
-		o.closeFiles()
-		return nil, err
-	}
-	for _, f := range append([]*segFile(nil), o.files[:len(o.files)-1]...) {
-		o.maybeDrop(f)
-	}
-	return o, nil
+	return opts
 }
 
 // Recovered describes what Open repaired (torn tails, quarantined
@@ -189,108 +221,156 @@ func (o *Outbox) signal() {
 	}
 }
 
+func (o *Outbox) wakeMaintenance() {
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
 // Put stores msgs durably (one fsync for all of them, shared with
 // concurrent Puts) and returns their sequence numbers. An evictable
 // message that does not fit gets ErrFull and sequence 0; the others are
-// still stored (the error is returned with the sequences).
+// still stored (the error is returned with the sequences). The messages
+// become visible to Next only once durable: a Put that fails was not
+// and will not be handed out.
 func (o *Outbox) Put(msgs ...Msg) ([]uint64, error) {
-	seqs := make([]uint64, len(msgs))
-	o.mu.Lock()
-	if o.closed {
-		o.mu.Unlock()
-		return nil, ErrClosed
-	}
-	var buf []byte
-	var added []*entry
-	var full error
-	for i, m := range msgs {
+	for _, m := range msgs {
 		if m.Priority >= numPriorities {
-			o.mu.Unlock()
 			return nil, fmt.Errorf("outbox: bad priority %d", m.Priority)
 		}
-		size := int64(headerLen + bodyPrefix + len(m.Data))
 		if len(m.Data)+bodyPrefix > o.opts.MaxRecord {
-			o.mu.Unlock()
 			return nil, fmt.Errorf("outbox: message of %d bytes exceeds the cap of %d", len(m.Data), o.opts.MaxRecord)
 		}
-		if !o.makeRoom(size, m.Priority) {
-			o.stats.Rejected++
-			full = ErrFull
-			continue
-		}
-		seq := o.nextSeq
-		o.nextSeq++
-		seqs[i] = seq
-		e := &entry{seq: seq, prio: m.Priority, off: int64(len(buf)), size: size, added: time.Now()}
-		buf = appendRecord(buf, recPut, m.Priority, seq, m.Data)
-		added = append(added, e)
+	}
+	o.mu.Lock()
+	seqs, added, gen, full, err := o.write(msgs)
+	o.mu.Unlock()
+	if err != nil {
+		return nil, err
 	}
 	if len(added) == 0 {
-		o.mu.Unlock()
 		return seqs, full
 	}
-	f, base, err := o.append(buf)
+	err = o.sync(gen)
+	o.mu.Lock()
 	if err != nil {
+		o.discard(added)
 		o.mu.Unlock()
 		return nil, err
 	}
 	for _, e := range added {
-		e.off += base
-		o.addEntry(f, e)
-		o.queues[e.prio] = append(o.queues[e.prio], e)
-		o.stats.Put++
+		if !e.dead {
+			o.enqueue(e)
+		}
 	}
-	o.writeGen++
-	gen := o.writeGen
+	o.stats.Put += uint64(len(added))
 	o.mu.Unlock()
-	if err := o.sync(gen); err != nil {
-		return nil, err
-	}
 	o.signal()
 	return seqs, full
 }
 
+// write appends msgs (and the tombstones of what they evict) to the
+// active file in one write and indexes them, not yet visible. Called
+// with o.mu held.
+func (o *Outbox) write(msgs []Msg) (seqs []uint64, added []*entry, gen uint64, full, err error) {
+	if o.closed {
+		return nil, nil, 0, nil, ErrClosed
+	}
+	seqs = make([]uint64, len(msgs))
+	var buf []byte
+	for i, m := range msgs {
+		size := int64(headerLen + bodyPrefix + len(m.Data))
+		var ok bool
+		if buf, ok = o.makeRoom(buf, size, m.Priority); !ok {
+			o.stats.Rejected++
+			full = ErrFull
+			continue
+		}
+		seqs[i] = o.nextSeq
+		o.nextSeq++
+		added = append(added, &entry{seq: seqs[i], prio: m.Priority, off: int64(len(buf)), size: size, added: o.opts.Now()})
+		buf = appendRecord(buf, recPut, m.Priority, seqs[i], m.Data)
+	}
+	if len(buf) == 0 {
+		return seqs, nil, 0, full, nil
+	}
+	f, base, err := o.append(buf)
+	if err != nil {
+		return nil, nil, 0, full, err
+	}
+	for _, e := range added {
+		e.off += base
+		o.addEntry(f, e)
+	}
+	return seqs, added, o.writeGen, full, nil
+}
+
+// discard forgets entries whose Put failed (best-effort tombstones, in
+// case their records reach the disk anyway). Called with o.mu held.
+func (o *Outbox) discard(added []*entry) {
+	var tomb []byte
+	for _, e := range added {
+		if !e.dead {
+			tomb = o.remove(tomb, e, recEvict)
+		}
+	}
+	o.appendTombstones(tomb)
+}
+
+// enqueue makes a durable entry visible, keeping its queue in sequence
+// order (concurrent Puts may finish their fsync out of order).
+func (o *Outbox) enqueue(e *entry) {
+	e.queued = true
+	q := o.queues[e.prio]
+	i, _ := slices.BinarySearchFunc(q, e.seq, func(x *entry, seq uint64) int {
+		switch {
+		case x.seq < seq:
+			return -1
+		case x.seq > seq:
+			return 1
+		}
+		return 0
+	})
+	o.queues[e.prio] = slices.Insert(q, i, e)
+}
+
 // makeRoom evicts the oldest evictable messages not in flight until size
-// more bytes fit under MaxBytes. It reports whether a message of prio
-// may be stored.
-func (o *Outbox) makeRoom(size int64, prio Priority) bool {
+// more bytes fit under MaxBytes, appending their tombstones to buf. It
+// reports whether a message of prio may be stored.
+func (o *Outbox) makeRoom(buf []byte, size int64, prio Priority) ([]byte, bool) {
 	for o.liveBytes+size > o.opts.MaxBytes {
-		if !o.evictOldest() {
+		var ok bool
+		if buf, ok = o.evictOldest(buf); !ok {
 			break
 		}
 	}
 	if o.liveBytes+size <= o.opts.MaxBytes {
-		return true
+		return buf, true
 	}
 	if prio == PrioritySheet {
-		return false
+		return buf, false
 	}
 	o.stats.OverBound++
-	return true
+	return buf, true
 }
 
-func (o *Outbox) evictOldest() bool {
+func (o *Outbox) evictOldest(buf []byte) ([]byte, bool) {
 	for _, e := range o.queues[PrioritySheet] {
 		if e.dead || e.inflight {
 			continue
 		}
-		o.remove(e, recEvict)
 		o.stats.Evicted++
-		return true
+		return o.remove(buf, e, recEvict), true
 	}
-	return false
+	return buf, false
 }
 
-// append writes buf to the active file (rotating first if it is full)
-// and returns the file and the offset buf starts at.
+// append writes buf to the active file: the only file I/O done under
+// o.mu. Rotation is the maintenance goroutine's, woken when the file is
+// full.
 func (o *Outbox) append(buf []byte) (*segFile, int64, error) {
 	f := o.files[len(o.files)-1]
-	if f.size > 0 && f.size+int64(len(buf)) > o.opts.SegmentBytes {
-		if err := o.rotate(); err != nil {
-			return nil, 0, err
-		}
-		f = o.files[len(o.files)-1]
-	}
 	base := f.size
 	if _, err := f.f.WriteAt(buf, base); err != nil {
 		// Do not leave a half record for the next append to follow.
@@ -298,36 +378,24 @@ func (o *Outbox) append(buf []byte) (*segFile, int64, error) {
 		return nil, 0, fmt.Errorf("outbox: write %s: %w (is the disk full?)", f.f.Name(), err)
 	}
 	f.size += int64(len(buf))
+	f.dirty = true
+	o.writeGen++
 	o.stats.DiskBytes += int64(len(buf))
+	if f.size >= o.opts.SegmentBytes {
+		o.wakeMaintenance()
+	}
 	return f, base, nil
 }
 
-// rotate seals the active file (fsync) and starts a new one.
-func (o *Outbox) rotate() error {
-	if n := len(o.files); n > 0 {
-		old := o.files[n-1]
-		if err := old.f.Sync(); err != nil {
-			return fmt.Errorf("outbox: fsync %s: %w", old.f.Name(), err)
-		}
-		old.sealed = true
+// appendTombstones writes tombstones, made durable with the next fsync;
+// losing them only means the messages are sent again after a restart.
+func (o *Outbox) appendTombstones(buf []byte) {
+	if len(buf) == 0 {
+		return
 	}
-	id := o.nextFile
-	o.nextFile++
-	name := filepath.Join(o.opts.Dir, fmt.Sprintf("seg-%016x.log", id))
-	fh, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("outbox: create %s: %w", name, err)
+	if _, _, err := o.append(buf); err != nil {
+		o.log.Warn("outbox: tombstone not written; the message may be sent again after a restart", "err", err)
 	}
-	if err := fsutil.SyncDir(o.opts.Dir); err != nil {
-		fh.Close()
-		return err
-	}
-	o.files = append(o.files, &segFile{id: id, f: fh, entries: map[uint64]*entry{}})
-	o.stats.Files = len(o.files)
-	if n := len(o.files); n > 1 {
-		o.maybeDrop(o.files[n-2])
-	}
-	return nil
 }
 
 func (o *Outbox) addEntry(f *segFile, e *entry) {
@@ -339,7 +407,8 @@ func (o *Outbox) addEntry(f *segFile, e *entry) {
 }
 
 // sync makes every write up to gen durable; concurrent callers share
-// one fsync (group commit).
+// one fsync round (group commit). The fsyncs run outside o.mu, on every
+// file written since its last fsync (a file sealed meanwhile included).
 func (o *Outbox) sync(gen uint64) error {
 	o.syncMu.Lock()
 	defer o.syncMu.Unlock()
@@ -348,11 +417,30 @@ func (o *Outbox) sync(gen uint64) error {
 	}
 	o.mu.Lock()
 	g := o.writeGen
-	f := o.files[len(o.files)-1].f
+	var dirty []*segFile
+	for _, f := range o.files {
+		if f.dirty {
+			f.dirty = false
+			f.pins++
+			dirty = append(dirty, f)
+		}
+	}
 	o.stats.Syncs++
 	o.mu.Unlock()
-	if err := f.Sync(); err != nil && !errors.Is(err, os.ErrClosed) {
-		return fmt.Errorf("outbox: fsync: %w", err)
+	var err error
+	for _, f := range dirty {
+		if e := o.fsync(f.f); e != nil && err == nil {
+			err = fmt.Errorf("outbox: fsync %s: %w (is the disk failing or full?)", f.f.Name(), e)
+		}
+	}
+	o.mu.Lock()
+	for _, f := range dirty {
+		f.pins--
+		f.dirty = f.dirty || err != nil
+	}
+	o.mu.Unlock()
+	if err != nil {
+		return err
 	}
 	o.syncedGen = g
 	return nil
@@ -375,45 +463,92 @@ func (o *Outbox) Next(ctx context.Context) (Item, error) {
 }
 
 // TryNext is Next without waiting: ok is false when nothing is ready.
+// The message is read outside the lock; one whose record is unreadable
+// is quarantined, counted once, and skipped.
 func (o *Outbox) TryNext() (it Item, ok bool, err error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.closed {
-		return Item{}, false, ErrClosed
+	for {
+		o.mu.Lock()
+		if o.closed {
+			o.mu.Unlock()
+			return Item{}, false, ErrClosed
+		}
+		e := o.nextReady()
+		if e == nil {
+			o.mu.Unlock()
+			return Item{}, false, nil
+		}
+		f, off, size := e.file, e.off, e.size
+		f.pins++
+		o.mu.Unlock()
+
+		data, raw, rerr := o.read(f, off, size, e.seq)
+		o.mu.Lock()
+		o.unpin(f)
+		if rerr == nil {
+			o.mu.Unlock()
+			return Item{Seq: e.seq, Priority: e.prio, Data: data}, true, nil
+		}
+		if o.closed {
+			o.mu.Unlock()
+			return Item{}, false, ErrClosed
+		}
+		first := o.dropCorrupt(e)
+		o.mu.Unlock()
+		if first {
+			o.log.Error("outbox: corrupt message quarantined", "seq", e.seq, "err", rerr)
+			o.quarantine(f.id, off, raw)
+		}
 	}
+}
+
+// nextReady marks the first queued message that is not in flight in
+// flight and returns it. Called with o.mu held.
+func (o *Outbox) nextReady() *entry {
 	for p := range o.queues {
 		o.trimQueue(Priority(p))
 		for _, e := range o.queues[p] {
 			if e.dead || e.inflight {
 				continue
 			}
-			data, err := o.read(e)
-			if err != nil {
-				o.log.Error("outbox: corrupt message quarantined", "seq", e.seq, "err", err)
-				o.stats.Quarantined++
-				o.remove(e, recEvict)
-				continue
-			}
 			e.inflight = true
 			o.inflight++
-			return Item{Seq: e.seq, Priority: e.prio, Data: data}, true, nil
+			return e
 		}
 	}
-	return Item{}, false, nil
+	return nil
 }
 
-// read returns a copy of e's data, checking its record.
-func (o *Outbox) read(e *entry) ([]byte, error) {
-	b := make([]byte, e.size)
-	if _, err := e.file.f.ReadAt(b, e.off); err != nil {
-		return nil, fmt.Errorf("read %s@%d: %w", e.file.f.Name(), e.off, err)
+// dropCorrupt forgets an unreadable entry and reports whether this call
+// did it (so it is quarantined and counted once). Called with o.mu held.
+func (o *Outbox) dropCorrupt(e *entry) bool {
+	if e.dead {
+		return false
+	}
+	o.stats.Quarantined++
+	o.appendTombstones(o.remove(nil, e, recEvict))
+	return true
+}
+
+func (o *Outbox) unpin(f *segFile) {
+	f.pins--
+	if f.pins == 0 && f.sealed && len(f.entries) == 0 {
+		o.wakeMaintenance()
+	}
+}
+
+// read returns a copy of the data of the record of seq at off in f (no
+// lock needed: the file is pinned and records never change in place),
+// and the raw bytes when the record does not check out.
+func (o *Outbox) read(f *segFile, off, size int64, seq uint64) (data, raw []byte, err error) {
+	b := make([]byte, size) // size was capped by MaxRecord when the record was parsed or put
+	if _, err := f.f.ReadAt(b, off); err != nil {
+		return nil, b, fmt.Errorf("read %s@%d: %w", f.f.Name(), off, err)
 	}
 	r, ok := parseRecord(b, o.opts.MaxRecord)
-	if !ok || r.seq != e.seq || r.typ != recPut {
-		o.quarantine(e.file, e.off, b)
-		return nil, fmt.Errorf("record %s@%d changed on disk", e.file.f.Name(), e.off)
+	if !ok || r.seq != seq || r.typ != recPut {
+		return nil, b, fmt.Errorf("record %s@%d changed on disk", f.f.Name(), off)
 	}
-	return r.data, nil
+	return r.data, nil, nil
 }
 
 // trimQueue drops dead entries from the front, and all of them when
@@ -439,13 +574,21 @@ func (o *Outbox) trimQueue(p Priority) {
 	o.queues[p] = q
 }
 
-// Ack removes a delivered message. Unknown sequences are ignored.
-func (o *Outbox) Ack(seq uint64) {
+// Ack removes a delivered message (the broker acknowledged it). Unknown
+// sequences are ignored.
+func (o *Outbox) Ack(seq uint64) { o.forget(seq, recAck, &o.stats.Acked) }
+
+// Drop removes a message that will never be delivered (it cannot be
+// sent: it does not decode); counted apart from acknowledged ones.
+// Unknown sequences are ignored.
+func (o *Outbox) Drop(seq uint64) { o.forget(seq, recEvict, &o.stats.Dropped) }
+
+func (o *Outbox) forget(seq uint64, typ byte, counter *uint64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if e := o.entries[seq]; e != nil && !o.closed {
-		o.remove(e, recAck)
-		o.stats.Acked++
+	if e := o.entries[seq]; e != nil && e.queued && !o.closed {
+		o.appendTombstones(o.remove(nil, e, typ))
+		*counter++
 	}
 }
 
@@ -461,113 +604,27 @@ func (o *Outbox) Release(seq uint64) {
 	o.signal()
 }
 
-// remove forgets e and appends its tombstone (made durable with the
-// next fsync).
-func (o *Outbox) remove(e *entry, typ byte) {
+// remove forgets e and appends its tombstone to buf. A sealed file it
+// leaves drained or mostly garbage is the maintenance goroutine's to
+// delete or compact. Called with o.mu held.
+func (o *Outbox) remove(buf []byte, e *entry, typ byte) []byte {
 	if e.inflight {
 		o.inflight--
+		e.inflight = false
 	}
 	e.dead = true
-	o.deadInQ[e.prio]++
+	if e.queued { // a Put not yet durable has no queue slot to trim
+		o.deadInQ[e.prio]++
+	}
 	delete(o.entries, e.seq)
 	f := e.file
 	delete(f.entries, e.seq)
 	f.live -= e.size
 	o.liveBytes -= e.size
-	if _, _, err := o.append(appendRecord(nil, typ, e.prio, e.seq, nil)); err != nil {
-		o.log.Warn("outbox: tombstone not written; the message may be sent again after a restart", "seq", e.seq, "err", err)
+	if f.sealed && o.wantsWork(f) {
+		o.wakeMaintenance()
 	}
-	o.writeGen++
-	o.maybeDrop(f)
-}
-
-// maybeDrop deletes a sealed file without live messages, or compacts one
-// that is mostly garbage.
-func (o *Outbox) maybeDrop(f *segFile) {
-	if !f.sealed || f.deleted {
-		return
-	}
-	if len(f.entries) == 0 {
-		o.deleteFile(f)
-		return
-	}
-	if f.live*2 < f.size && f.size >= o.opts.SegmentBytes/4 {
-		o.compact(f)
-	}
-}
-
-// compact copies f's live records to the active file, then deletes f.
-func (o *Outbox) compact(f *segFile) {
-	var buf []byte
-	moved := make([]*entry, 0, len(f.entries))
-	for _, e := range f.entries {
-		data, err := o.read(e)
-		if err != nil {
-			o.log.Error("outbox: corrupt message quarantined during compaction", "seq", e.seq, "err", err)
-			o.stats.Quarantined++
-			continue
-		}
-		buf = appendRecord(buf, recPut, e.prio, e.seq, data)
-		moved = append(moved, e)
-	}
-	offs := make([]int64, len(moved))
-	var off int64
-	for i, e := range moved {
-		offs[i] = off
-		off += e.size
-	}
-	active := o.files[len(o.files)-1]
-	if active.size+int64(len(buf)) > o.opts.SegmentBytes && active.size > 0 {
-		if err := o.rotate(); err != nil {
-			o.log.Warn("outbox: compaction postponed", "err", err)
-			return
-		}
-	}
-	nf, base, err := o.append(buf)
-	if err != nil {
-		o.log.Warn("outbox: compaction postponed", "err", err)
-		return
-	}
-	if err := nf.f.Sync(); err != nil {
-		o.log.Warn("outbox: compaction postponed", "err", err)
-		return
-	}
-	for i, e := range moved {
-		delete(f.entries, e.seq)
-		f.live -= e.size
-		o.liveBytes -= e.size
-		e.off = base + offs[i]
-		o.addEntry(nf, e)
-	}
-	// Entries that could not be read are dropped with the file.
-	for _, e := range f.entries {
-		o.remove(e, recEvict)
-	}
-	o.stats.Compactions++
-	o.deleteFile(f)
-}
-
-func (o *Outbox) deleteFile(f *segFile) {
-	if f.deleted {
-		return
-	}
-	f.deleted = true
-	for i, g := range o.files {
-		if g == f {
-			o.files = append(o.files[:i], o.files[i+1:]...)
-			break
-		}
-	}
-	name := f.f.Name()
-	f.f.Close()
-	if err := os.Remove(name); err != nil {
-		o.log.Warn("outbox: cannot delete file", "file", name, "err", err)
-	}
-	o.stats.DiskBytes -= f.size
-	o.stats.Files = len(o.files)
-	// Without this fsync a power cut may bring the file back: its
-	// messages would be sent again, which the receiver tolerates.
-	_ = fsutil.SyncDir(o.opts.Dir)
+	return appendRecord(buf, typ, e.prio, e.seq, nil)
 }
 
 // Stats returns a snapshot.
@@ -585,13 +642,14 @@ func (o *Outbox) Stats() Stats {
 		}
 	}
 	if !oldest.IsZero() {
-		s.OldestAge = time.Since(oldest)
+		s.OldestAge = o.opts.Now().Sub(oldest)
 	}
 	return s
 }
 
-// Close makes the tombstones durable and closes the files. Messages in
-// flight stay in the outbox and are sent again after the next Open.
+// Close stops the maintenance goroutine, makes the tombstones durable
+// and closes the files. Messages in flight stay in the outbox and are
+// sent again after the next Open.
 func (o *Outbox) Close() error {
 	o.mu.Lock()
 	if o.closed {
@@ -599,12 +657,25 @@ func (o *Outbox) Close() error {
 		return nil
 	}
 	o.closed = true
+	o.mu.Unlock()
+	o.cancel()
+	<-o.done
+	o.syncMu.Lock()
+	defer o.syncMu.Unlock()
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	var err error
-	if n := len(o.files); n > 0 {
-		err = o.files[n-1].f.Sync()
+	for _, f := range o.files {
+		if !f.dirty {
+			continue
+		}
+		if e := o.fsync(f.f); e != nil {
+			err = errors.Join(err, fmt.Errorf("outbox: fsync %s: %w", f.f.Name(), e))
+			continue
+		}
+		f.dirty = false
 	}
 	o.closeFiles()
-	o.mu.Unlock()
 	return err
 }
 
@@ -612,4 +683,20 @@ func (o *Outbox) closeFiles() {
 	for _, f := range o.files {
 		f.f.Close()
 	}
+}
+
+// createFile creates the next segment file (and makes its name durable).
+func (o *Outbox) createFile() (*segFile, error) {
+	id := o.nextFile
+	o.nextFile++
+	name := filepath.Join(o.opts.Dir, fmt.Sprintf("seg-%016x.log", id))
+	fh, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("outbox: create %s: %w (check data_dir's permissions and free space)", name, err)
+	}
+	if err := fsutil.SyncDir(o.opts.Dir); err != nil {
+		fh.Close()
+		return nil, err
+	}
+	return &segFile{id: id, f: fh, entries: map[uint64]*entry{}}, nil
 }

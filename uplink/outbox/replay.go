@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // replay reads every file in order and rebuilds the index.
@@ -38,6 +37,7 @@ func (o *Outbox) replay() error {
 		o.nextFile = nf.id + 1
 	}
 	for _, e := range o.entries {
+		e.queued = true // on disk before this run: durable
 		o.queues[e.prio] = append(o.queues[e.prio], e)
 	}
 	for p := range o.queues {
@@ -72,6 +72,9 @@ func (o *Outbox) replayFile(id uint64, name string, last bool) error {
 			if err := fh.Truncate(int64(off)); err != nil {
 				return fmt.Errorf("outbox: truncate %s: %w", name, err)
 			}
+			if err := fh.Sync(); err != nil {
+				return fmt.Errorf("outbox: fsync %s: %w", name, err)
+			}
 			o.stats.TornBytes += int64(len(b) - off)
 			o.stats.DiskBytes -= int64(len(b) - off)
 			f.size = int64(off)
@@ -81,7 +84,7 @@ func (o *Outbox) replayFile(id uint64, name string, last bool) error {
 		if next < 0 {
 			next = len(b)
 		}
-		o.quarantine(f, int64(off), b[off:next])
+		o.quarantine(f.id, int64(off), b[off:next])
 		o.stats.Quarantined++
 		o.recovered = append(o.recovered, fmt.Sprintf("%s: quarantined %d corrupt bytes at offset %d", filepath.Base(name), next-off, off))
 		off = next
@@ -101,14 +104,15 @@ func (o *Outbox) apply(f *segFile, r record, off int64) {
 		delete(o.entries, r.seq)
 	}
 	if r.typ == recPut {
-		o.addEntry(f, &entry{seq: r.seq, prio: r.prio, off: off, size: int64(r.size), added: time.Now()})
+		o.addEntry(f, &entry{seq: r.seq, prio: r.prio, off: off, size: int64(r.size), added: o.opts.Now()})
 	}
 }
 
-// quarantine keeps a copy of corrupt bytes for a human to look at.
-func (o *Outbox) quarantine(f *segFile, off int64, b []byte) {
+// quarantine keeps a copy of corrupt bytes for a human to look at. It
+// does file I/O: never call it with o.mu held.
+func (o *Outbox) quarantine(fileID uint64, off int64, b []byte) {
 	dir := filepath.Join(o.opts.Dir, "quarantine")
-	name := filepath.Join(dir, fmt.Sprintf("seg-%016x-%d.bin", f.id, off))
+	name := filepath.Join(dir, fmt.Sprintf("seg-%016x-%d.bin", fileID, off))
 	if _, err := os.Stat(name); err == nil {
 		return
 	}

@@ -1,7 +1,10 @@
-// Package publish moves messages from the outbox to an MQTT broker: QoS
-// 1, one connection at a time with jittered reconnects, a bounded window
-// of messages in flight, chunking to the maximum payload, a bandwidth
-// cap, and a retained status with a last will.
+// Package publish moves messages from the outbox to an MQTT 3.1.1
+// broker: QoS 1, one connection at a time with jittered reconnects, a
+// bounded window of messages in flight, chunking to the maximum payload,
+// a bandwidth cap, and a retained status with a last will, refreshed
+// every Config.StatusEvery whether the outbox is empty or not. A message
+// that cannot be sent (it does not decode) is dropped with outbox.Drop,
+// counted in Stats.Corrupt, never as acknowledged.
 //
 // Delivery proof: a message is acknowledged in the outbox only when every
 // one of its chunks' paho tokens completed with no error AND the
@@ -56,8 +59,12 @@ type Config struct {
 	AckTimeout time.Duration
 	// Version goes into the status.
 	Version string
-	// StatusEvery refreshes the retained status. Default 30s.
+	// StatusEvery refreshes the retained status, whether the outbox is
+	// empty or holds a backlog. Default 30s.
 	StatusEvery time.Duration
+	// Now is the clock of the status time and Stats.LastAck. Default
+	// time.Now.
+	Now func() time.Time
 }
 
 // Stats are cumulative counts.
@@ -71,7 +78,7 @@ type Stats struct {
 	Chunks        uint64    // MQTT publishes (chunks) sent
 	Bytes         uint64    // payload bytes sent
 	Resent        uint64    // messages returned to the outbox unacknowledged
-	Corrupt       uint64    // outbox messages that did not decode, dropped
+	Corrupt       uint64    // outbox messages that did not decode, dropped (outbox Stats.Dropped, not Acked)
 	ThrottledNS   uint64    // time spent waiting for the bandwidth cap
 }
 
@@ -129,6 +136,9 @@ func Start(cfg Config, ob *outbox.Outbox, status func() wire.Status, log *slog.L
 	if cfg.StatusEvery <= 0 {
 		cfg.StatusEvery = 30 * time.Second
 	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	if log == nil {
 		log = slog.Default()
 	}
@@ -169,7 +179,7 @@ func (p *Publisher) topic(kind string) string { return p.cfg.Prefix + "/" + p.cf
 
 func (p *Publisher) statusPayload(state string) []byte {
 	st := p.status()
-	st.State, st.Version, st.Time = state, p.cfg.Version, time.Now().UnixNano()
+	st.State, st.Version, st.Time = state, p.cfg.Version, p.cfg.Now().UnixNano()
 	body, _ := st.MarshalMsg(nil)
 	env := wire.New(wire.NewID(), p.cfg.Robot, "", wire.KindStatus, 0, st.Time, body)
 	b, _ := env.MarshalMsg(nil)
@@ -253,8 +263,19 @@ func (p *Publisher) session(ctx context.Context, c mqtt.Client, lost chan struct
 	defer tick.Stop()
 	slots := make(chan struct{}, p.cfg.Window)
 	for {
+		// Refresh the status on its period even when the outbox never
+		// runs dry: a steady backlog is when the cloud most needs to
+		// see it move.
+		select {
+		case <-tick.C:
+			p.publishStatus(c)
+		default:
+		}
 		select {
 		case slots <- struct{}{}:
+		case <-tick.C:
+			p.publishStatus(c)
+			continue
 		case <-sctx.Done():
 			return
 		}
@@ -310,7 +331,7 @@ func (p *Publisher) send(ctx context.Context, c mqtt.Client, it outbox.Item, buc
 	if err != nil {
 		p.corrupt.Add(1)
 		p.log.Error("uplink: dropping a message that cannot be sent", "seq", it.Seq, "err", err)
-		p.ob.Ack(it.Seq)
+		p.ob.Drop(it.Seq) // not Ack: the broker never saw it
 		return nil, fmt.Errorf("%w: %v", errCorrupt, err)
 	}
 	topic := p.topic(env.Kind)
@@ -347,7 +368,7 @@ func (p *Publisher) await(ctx context.Context, seq uint64, tokens []mqtt.Token) 
 	}
 	p.ob.Ack(seq)
 	p.published.Add(1)
-	p.lastAck.Store(time.Now().UnixNano())
+	p.lastAck.Store(p.cfg.Now().UnixNano())
 }
 
 func isDone(t mqtt.Token) bool {

@@ -1,17 +1,4 @@
-// Package snippet keeps recent joint states and cuts the state snippet of
-// a sheet's window from them (wire.Snippet).
-//
-// A snippet is an observation, like the sheet it goes with: robot state
-// only, never the FSM's states or transitions. Those are the ground truth
-// a VLM's annotation is scored against; a prompt builder that hands
-// snippets to the model must not leak them, so they travel apart, as
-// segments.
-//
-// The daemon feeds it from capture's goroutines (PutJoints: a mutex and a
-// bounded ring, never blocking on I/O) and asks ForSheet when a sheet is
-// done. Memory is bounded by Config.MaxSamples; the oldest samples go
-// first. Safe for concurrent use.
-package snippet
+package ship
 
 import (
 	"math"
@@ -24,8 +11,8 @@ import (
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
-// Config of a Recorder; zero values take the defaults.
-type Config struct {
+// SnippetConfig configures a Recorder; zero values take the defaults.
+type SnippetConfig struct {
 	// MaxSamples kept (all joint topics together). Default 8192 (about
 	// 80 s at 100 Hz, several sheets).
 	MaxSamples int
@@ -37,7 +24,7 @@ type Config struct {
 	MaxGap time.Duration
 }
 
-func (c Config) withDefaults() Config {
+func (c SnippetConfig) withDefaults() SnippetConfig {
 	if c.MaxSamples <= 0 {
 		c.MaxSamples = 8192
 	}
@@ -47,17 +34,25 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Recorder holds the recent state.
+// Recorder keeps recent joint states and cuts the state snippet of a
+// sheet's window from them (wire.Snippet): joints sampled at the sheet's
+// ticks. A snippet is an observation, like the sheet it goes with: robot
+// state only, never the FSM's states (see doc.go).
+//
+// PutJoints is called from capture's goroutines (a mutex and a bounded
+// ring, never blocking on I/O); ForSheet when a sheet is done. Memory is
+// bounded by SnippetConfig.MaxSamples; the oldest samples go first. Safe
+// for concurrent use.
 type Recorder struct {
-	cfg     Config
+	cfg     SnippetConfig
 	mu      sync.Mutex
 	samples []capture.JointSample // ring, ordered by arrival
 	head    int
 	dropped uint64
 }
 
-// New returns an empty Recorder.
-func New(cfg Config) *Recorder {
+// NewRecorder returns an empty Recorder.
+func NewRecorder(cfg SnippetConfig) *Recorder {
 	cfg = cfg.withDefaults()
 	return &Recorder{cfg: cfg}
 }

@@ -1,4 +1,4 @@
-package snippet
+package ship
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ func meta(first, n int64) *sheet.Meta {
 }
 
 func TestForSheet(t *testing.T) {
-	r := New(Config{Rate: 4})
+	r := NewRecorder(SnippetConfig{Rate: 4})
 	for i := range 200 { // 100 Hz for 2 s, two topics
 		at := t0.Add(time.Duration(i) * 10 * time.Millisecond)
 		r.PutJoints(capture.JointSample{Topic: "/arm", Stamp: at, Names: []string{"a", "b"},
@@ -61,7 +61,7 @@ func TestForSheet(t *testing.T) {
 }
 
 func TestBounded(t *testing.T) {
-	r := New(Config{MaxSamples: 10})
+	r := NewRecorder(SnippetConfig{MaxSamples: 10})
 	for i := range 100 {
 		r.PutJoints(capture.JointSample{Topic: "/j", Stamp: t0.Add(time.Duration(i) * time.Millisecond)})
 	}
