@@ -4,10 +4,34 @@
 // type, md5sum and message definition. Decoding is package ros/msg's job.
 //
 // Sub-packages: xmlrpc (codec, client, server), master (master and slave
-// API clients), tcpros (headers, handshake, pooled frames), rostest
-// (real-component test helpers; tests only).
+// API clients), tcpros (headers, handshake, pooled frames), rosout (the
+// log as rosgraph_msgs/Log), rostest (real-component test helpers; tests
+// only).
 //
 // Contract:
+//   - Names are resolved as roscpp resolves them (names.go): global
+//     names stand, relative ones go into Config.Namespace ($ROS_NAMESPACE,
+//     or __ns:=), private ones (~x) under the node's name, then
+//     Config.Remaps apply. SplitArgs takes roscpp's command-line
+//     arguments (__name, __ns, __log, __ip, __hostname, __master,
+//     _param:=value, from:=to) out of a command line; Args.Apply lays them
+//     over a Config. CheckName is the one syntax rule for a name as a
+//     user writes it. The advertised host is ROS_HOSTNAME, else ROS_IP.
+//   - A good citizen: a shutdown call on the slave API (rosnode kill, or
+//     the master because a newer node registered the same name) closes
+//     Shutdown() with ShutdownReason(); the node then never registers
+//     again, and before each periodic re-registration it asks the master
+//     who owns its name (lookupNode), so it never takes a name back from
+//     a newer node. The owner closes the node and exits, as roscpp and
+//     rospy nodes do. getPid answers with its pid.
+//   - Advertise publishes a topic over TCPROS: it registers with the
+//     master (again after a restart), answers requestTopic with the
+//     node's TCPROS server, checks each subscriber's md5sum, and gives
+//     every subscriber its own bounded queue and writer goroutine:
+//     Publish copies the message and never blocks; a slow subscriber
+//     loses its oldest messages (counted in PublicationStats.Drops). At
+//     most MaxSubscribers per topic and 32 handshakes under way at once,
+//     each under CallTimeout with its header capped at MaxHeaderBytes.
 //   - NewNode starts the slave API and a master watcher. The master need
 //     not be up: the watcher polls getPid every MasterPollInterval and
 //     registers every subscription (and parameter watch) when the master
