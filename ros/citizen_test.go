@@ -110,3 +110,51 @@ func TestRosoutReachesRostopic(t *testing.T) {
 type discard struct{}
 
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
+
+// ROS_HOSTNAME comes before ROS_IP, as rospy decides: both nodes started
+// with both set advertise the same host.
+func TestHostPrecedenceAsRospy(t *testing.T) {
+	requireROS(t)
+	m := rostest.StartMaster(t)
+	env := append(m.Env(), "ROS_HOSTNAME=localhost") // m.Env sets ROS_IP=127.0.0.1
+	py := rostest.Start(t, env, rostest.Python, "-c",
+		"import rospy; rospy.init_node('host_probe', disable_signals=True); print('URI', rospy.get_node_uri(), flush=True)")
+	if err := py.Wait(30 * time.Second); err != nil {
+		t.Fatalf("rospy: %v\n%s", err, py.Output())
+	}
+	if !strings.Contains(py.Output(), "URI http://localhost:") {
+		t.Fatalf("rospy advertised %q; the test's premise is wrong", py.Output())
+	}
+	t.Setenv("ROS_IP", "127.0.0.1")
+	t.Setenv("ROS_HOSTNAME", "localhost")
+	cfg := testConfig(m.URI)
+	cfg.Host = ""
+	n, err := NewNode(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	if !strings.HasPrefix(n.URI(), "http://localhost:") {
+		t.Fatalf("edged advertises %s, rospy localhost", n.URI())
+	}
+}
+
+// _param:=value arguments are set under the node's name, typed as rospy
+// reads them.
+func TestPrivateParams(t *testing.T) {
+	requireROS(t)
+	m := rostest.StartMaster(t)
+	cfg := testConfig(m.URI)
+	cfg.PrivateParams = map[string]string{"rate": "10", "mode": "fast"}
+	n, err := NewNode(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	c := m.Client("/t")
+	rostest.WaitFor(t, 10*time.Second, "the private parameters", func() bool {
+		rate, err1 := c.GetParam(context.Background(), "/edged/rate")
+		mode, err2 := c.GetParam(context.Background(), "/edged/mode")
+		return err1 == nil && err2 == nil && rate == 10 && mode == "fast"
+	})
+}
