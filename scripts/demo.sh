@@ -156,8 +156,12 @@ if c:
           f"{mb(c['label_sheet_bytes']):.2f}, snippets {mb(c['snippet_bytes']):.2f}, other {mb(c['other_bytes']):.3f}")
     print(f"VLM input            {c['vlm_tokens']} tokens (contact {c['contact_sheet_tokens']}, labeling {c['label_sheet_tokens']}) "
           f"for {c['cameras']} camera(s) x {c['episode_seconds']:.1f} s")
+    nseg = len(si.get('segments') or [])
+    every = c['episode_seconds'] / nseg if nseg else 0
     print(f"per camera-hour      {mb(c['bytes_per_camera_hour']):.1f} MB shipped, {c['tokens_per_camera_hour']:,.0f} VLM tokens "
-          f"(budget: 65 MB and 265,000 tokens; low-cost preset 35 MB and 175,000)")
+          f"with a segment every {every:.1f} s (a labeling sheet per segment)")
+    print(f"                     budget with a segment every 12 s: 65 MB and 265,000 tokens (low-cost preset 35 MB and 175,000);")
+    print(f"                     make bench measures it (scripts/bench-cost.sh)")
 else:
     print("cost                 the sink has no complete copy of the episode (see sink.log)")
 PYEOF
