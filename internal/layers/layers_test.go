@@ -1,0 +1,151 @@
+package layers
+
+import (
+	"go/build"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/edged-robotics/edged/"
+
+// layer of every package: a package imports only packages of a lower
+// layer. Tools (bench, soak, stress) sit on top.
+var layer = map[string]int{
+	"internal/fsutil": 0, "internal/poll": 0, "internal/sampledata": 0, "internal/brokertest": 0,
+	"internal/chromium": 1, "internal/layers": 0,
+	"ros/xmlrpc": 0, "ros/tcpros": 0, "ros/msg": 0, "ros/rosout": 1, "ros/master": 1, "ros": 2, "ros/rostest": 2,
+	"score": 0, "sheet/recipe": 0, "sheet/turbojpeg": 0,
+	"uplink/wire": 0, "uplink/mqttconn": 0, "uplink/outbox": 1, "uplink/publish": 2, "uplink": 3,
+	"capture": 3, "bag": 3, "config": 3,
+	"ringbuf": 4, "episode": 4,
+	"sheet": 5, "fsm": 5, "uplink/sink": 5, "episode/view": 5,
+	"ship": 6, "report": 6,
+	"daemon":    7,
+	"cmd/edged": 8, "systemd": 8,
+}
+
+const tools = 9 // bench/..., soak/..., stress/...
+
+// mustNot are imports the layers allow but the design does not.
+var mustNot = map[string][]string{
+	// The config file is mapped onto each stage's Config by the daemon.
+	"fsm": {"config"}, "uplink": {"config"}, "capture": {"config"}, "sheet": {"config"},
+	// The store knows nothing of scoring or of how it is shown (view).
+	"episode": {"config", "score"},
+}
+
+// only lists the complete set of edged packages a package may depend on,
+// directly or not: uplink moves bytes and knows no domain package.
+var only = map[string][]string{
+	"uplink": {"internal/fsutil", "uplink/mqttconn", "uplink/outbox", "uplink/publish", "uplink/wire"},
+}
+
+func TestLayers(t *testing.T) {
+	pkgs := packages(t)
+	for _, p := range pkgs {
+		lp, ok := layerOf(p.rel)
+		if !ok {
+			t.Errorf("package %s has no layer: place it in internal/layers' table", p.rel)
+			continue
+		}
+		for _, dep := range p.deps {
+			ld, ok := layerOf(dep)
+			if ok && ld >= lp {
+				t.Errorf("%s (layer %d) imports %s (layer %d): an import may only go down a layer", p.rel, lp, dep, ld)
+			}
+			if slices.Contains(mustNot[p.rel], dep) {
+				t.Errorf("%s imports %s, which the design forbids (see mustNot)", p.rel, dep)
+			}
+		}
+	}
+	byRel := map[string]pkg{}
+	for _, p := range pkgs {
+		byRel[p.rel] = p
+	}
+	for name, allowed := range only {
+		for _, dep := range closure(byRel, name) {
+			if !slices.Contains(allowed, dep) {
+				t.Errorf("%s depends on %s; it may depend only on %v", name, dep, allowed)
+			}
+		}
+	}
+}
+
+func layerOf(rel string) (int, bool) {
+	for _, top := range []string{"bench/", "soak", "stress"} {
+		if strings.HasPrefix(rel, top) {
+			return tools, true
+		}
+	}
+	l, ok := layer[rel]
+	return l, ok
+}
+
+type pkg struct {
+	rel  string
+	deps []string // edged packages imported by non-test files
+}
+
+// packages lists every package of the module with its edged imports.
+func packages(t *testing.T) []pkg {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []pkg
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if n := d.Name(); path != root && (strings.HasPrefix(n, ".") || n == "testdata" || n == "bin") {
+			return filepath.SkipDir
+		}
+		bp, err := build.ImportDir(path, 0)
+		if err != nil {
+			return nil // no Go files here
+		}
+		rel, _ := filepath.Rel(root, path)
+		p := pkg{rel: filepath.ToSlash(rel)}
+		for _, imp := range bp.Imports {
+			if dep, ok := strings.CutPrefix(imp, module); ok {
+				p.deps = append(p.deps, dep)
+			}
+		}
+		out = append(out, p)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
+	return out
+}
+
+// closure is every edged package name depends on, directly or not.
+func closure(pkgs map[string]pkg, name string) []string {
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(n string) {
+		for _, d := range pkgs[n].deps {
+			if !seen[d] {
+				seen[d] = true
+				walk(d)
+			}
+		}
+	}
+	walk(name)
+	var out []string
+	for d := range seen {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
+}
