@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -197,15 +199,8 @@ func (n *Node) Close() error {
 	n.once.Do(func() {
 		n.mu.Lock()
 		n.closed = true
-		subs := make([]*Subscription, 0, len(n.subs))
-		for _, s := range n.subs {
-			subs = append(subs, s)
-		}
-		pubs := make([]*Publication, 0, len(n.pubs))
-		for _, p := range n.pubs {
-			pubs = append(pubs, p)
-		}
 		n.mu.Unlock()
+		subs, pubs := n.subscriptions(), n.publications()
 		for _, s := range subs {
 			_ = s.Close()
 		}
@@ -305,16 +300,7 @@ func sameURI(a, b string) bool { return strings.TrimSuffix(a, "/") == strings.Tr
 // registerAll registers every publication, subscription, parameter watch
 // and private parameter with the master (all idempotent on its side).
 func (n *Node) registerAll() error {
-	n.mu.Lock()
-	subs := make([]*Subscription, 0, len(n.subs))
-	for _, s := range n.subs {
-		subs = append(subs, s)
-	}
-	pubs := make([]*Publication, 0, len(n.pubs))
-	for _, p := range n.pubs {
-		pubs = append(pubs, p)
-	}
-	n.mu.Unlock()
+	subs, pubs := n.subscriptions(), n.publications()
 	var errs []error
 	errs = append(errs, n.setPrivateParams())
 	for _, p := range pubs {
@@ -412,11 +398,7 @@ func (n *Node) publication(topic string) *Publication {
 func (n *Node) publications() []*Publication {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	out := make([]*Publication, 0, len(n.pubs))
-	for _, p := range n.pubs {
-		out = append(out, p)
-	}
-	return out
+	return slices.Collect(maps.Values(n.pubs))
 }
 
 func (n *Node) removeSub(s *Subscription) {
@@ -436,9 +418,5 @@ func (n *Node) subscription(topic string) *Subscription {
 func (n *Node) subscriptions() []*Subscription {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	out := make([]*Subscription, 0, len(n.subs))
-	for _, s := range n.subs {
-		out = append(out, s)
-	}
-	return out
+	return slices.Collect(maps.Values(n.subs))
 }
