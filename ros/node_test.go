@@ -2,6 +2,7 @@ package ros
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -193,6 +194,13 @@ func TestSlaveAPI(t *testing.T) {
 			t.Fatalf("%s: %v", method, err)
 		}
 		return v
+	}
+	// getPid answers with a status message, as rospy does (rosnode ping
+	// and rosnode info print it).
+	v, err := c.Call(ctx, "getPid", "/t")
+	raw, _ := v.([]any)
+	if err != nil || len(raw) != 3 || raw[1] == "" || raw[2] != os.Getpid() {
+		t.Errorf("getPid = %v, %v; want [1, a status, pid]", raw, err)
 	}
 	if v := call("getMasterUri", "/t"); v != m.URI {
 		t.Errorf("getMasterUri = %v", v)
