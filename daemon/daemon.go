@@ -43,6 +43,9 @@ type Options struct {
 	// Rosout, when set, is the handler under Logger: Run advertises
 	// /rosout and attaches it, so the log also reaches the ROS graph.
 	Rosout *rosout.Handler
+	// LogLevel, when set, is the log's level: Run serves it to
+	// rosconsole tools (~get_loggers, ~set_logger_level).
+	LogLevel *slog.LevelVar
 }
 
 // ErrROSShutdown is returned by Run when the ROS graph asked edged to
@@ -141,6 +144,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	defer d.node.Close()
 	defer d.publishLog()()
+	d.serveLogLevel()
 	d.topo.Store(&topology{})
 	if err := d.startFSM(ctx, d.clock); err != nil {
 		return err

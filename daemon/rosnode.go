@@ -35,6 +35,17 @@ func (d *Daemon) rosConfig() ros.Config {
 	return c
 }
 
+// serveLogLevel lets rqt_logger_level and rosservice read and set the
+// log level (when Run was given one).
+func (d *Daemon) serveLogLevel() {
+	if d.opts.LogLevel == nil {
+		return
+	}
+	if err := d.node.ServeLogLevel(d.opts.LogLevel); err != nil {
+		d.log.Warn("daemon: cannot serve the log level to rosconsole tools", "err", err)
+	}
+}
+
 // publishLog advertises /rosout and sends the log there too (when Run
 // was given a rosout handler). The returned func detaches the handler
 // before the node closes.

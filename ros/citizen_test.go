@@ -158,3 +158,33 @@ func TestPrivateParams(t *testing.T) {
 		return err1 == nil && err2 == nil && rate == 10 && mode == "fast"
 	})
 }
+
+// rosconsole's logger services: rosservice (rospy) reads the level with
+// get_loggers and changes it with set_logger_level.
+func TestLoggerLevelServices(t *testing.T) {
+	requireROS(t)
+	rostest.Require(t, "rosservice")
+	m := rostest.StartMaster(t)
+	n := startNode(t, m.URI)
+	var level slog.LevelVar
+	if err := n.ServeLogLevel(&level); err != nil {
+		t.Fatal(err)
+	}
+	rostest.WaitFor(t, 10*time.Second, "the services registered", func() bool {
+		st, err := m.Client("/t").GetSystemState(context.Background())
+		return err == nil && len(st.Services["/edged/set_logger_level"]) > 0
+	})
+	get := rostest.Start(t, m.Env(), "rosservice", "call", "/edged/get_loggers")
+	if err := get.Wait(30 * time.Second); err != nil || !strings.Contains(get.Output(), `name: "edged"`) ||
+		!strings.Contains(get.Output(), `level: "info"`) {
+		t.Fatalf("get_loggers: %v\n%s", err, get.Output())
+	}
+	set := rostest.Start(t, m.Env(), "rosservice", "call", "/edged/set_logger_level", "edged", "debug")
+	if err := set.Wait(30 * time.Second); err != nil || level.Level() != slog.LevelDebug {
+		t.Fatalf("set_logger_level: %v, level %v\n%s", err, level.Level(), set.Output())
+	}
+	bad := rostest.Start(t, m.Env(), "rosservice", "call", "/edged/set_logger_level", "edged", "loud")
+	if err := bad.Wait(30 * time.Second); err == nil || !strings.Contains(bad.Output(), "want debug") {
+		t.Fatalf("a bad level was not refused: %v\n%s", err, bad.Output())
+	}
+}

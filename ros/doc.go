@@ -32,6 +32,12 @@
 //     loses its oldest messages (counted in PublicationStats.Drops). At
 //     most MaxSubscribers per topic and 32 handshakes under way at once,
 //     each under CallTimeout with its header capped at MaxHeaderBytes.
+//   - AdvertiseService provides a service on the same TCPROS server
+//     (registered as rosrpc://HOST:PORT): each request frame is capped at
+//     MaxHeaderBytes and read under CallTimeout; the handler's answer or
+//     error goes back as TCPROS's ok byte and frame. ServeLogLevel uses
+//     it for roscpp's ~get_loggers and ~set_logger_level over a
+//     slog.LevelVar.
 //   - NewNode starts the slave API and a master watcher. The master need
 //     not be up: the watcher polls getPid every MasterPollInterval and
 //     registers every subscription (and parameter watch) when the master

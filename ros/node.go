@@ -49,6 +49,7 @@ type Node struct {
 	mu         sync.Mutex // guards everything below
 	subs       map[string]*Subscription
 	pubs       map[string]*Publication
+	services   map[string]*Service
 	params     map[string]*paramWatch
 	masterPid  int
 	lastErr    string
@@ -108,6 +109,7 @@ func NewNode(ctx context.Context, cfg Config) (*Node, error) {
 		shutdownCh: make(chan struct{}),
 		subs:       map[string]*Subscription{},
 		pubs:       map[string]*Publication{},
+		services:   map[string]*Service{},
 		params:     map[string]*paramWatch{},
 	}
 	n.http = &http.Server{Handler: n.slaveAPI(), ReadHeaderTimeout: cfg.CallTimeout}
@@ -207,6 +209,7 @@ func (n *Node) Close() error {
 		for _, p := range pubs {
 			_ = p.Close()
 		}
+		n.unregisterServices()
 		n.unsubscribeParams()
 		n.cancel()
 		_ = n.http.Close()
@@ -306,6 +309,9 @@ func (n *Node) registerAll() error {
 	for _, p := range pubs {
 		errs = append(errs, p.register(n.ctx))
 	}
+	for _, s := range n.serviceList() {
+		errs = append(errs, n.registerService(n.ctx, s))
+	}
 	for _, s := range subs {
 		errs = append(errs, s.register(n.ctx))
 	}
@@ -399,6 +405,18 @@ func (n *Node) publications() []*Publication {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return slices.Collect(maps.Values(n.pubs))
+}
+
+func (n *Node) service(name string) *Service {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.services[name]
+}
+
+func (n *Node) serviceList() []*Service {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Collect(maps.Values(n.services))
 }
 
 func (n *Node) removeSub(s *Subscription) {

@@ -53,20 +53,22 @@ func (n *Node) handshakeSubscriber(conn net.Conn) error {
 	if err != nil {
 		return err
 	}
-	refuse := func(msg string) error {
-		_, _ = conn.Write(tcpros.EncodeHeader(tcpros.Header{"error": msg}))
-		return errors.New(msg)
-	}
 	if _, svc := h["service"]; svc {
-		return refuse("edged offers no services")
+		return n.serveService(conn, h)
 	}
 	topic := h["topic"]
 	p := n.publication(topic)
 	if p == nil {
-		return refuse(fmt.Sprintf("edged does not publish [%s]", topic))
+		return n.refuse(conn, fmt.Sprintf("edged does not publish [%s]", topic))
 	}
 	if md5 := h["md5sum"]; md5 != "*" && md5 != p.opts.MD5Sum {
-		return refuse(fmt.Sprintf("md5sum mismatch on %s: edged publishes %s (%s), the subscriber wants %s", topic, p.opts.Type, p.opts.MD5Sum, md5))
+		return n.refuse(conn, fmt.Sprintf("md5sum mismatch on %s: edged publishes %s (%s), the subscriber wants %s", topic, p.opts.Type, p.opts.MD5Sum, md5))
 	}
 	return p.accept(conn, h["callerid"])
+}
+
+// refuse answers a connection header with an error header.
+func (n *Node) refuse(conn net.Conn, msg string) error {
+	_, _ = conn.Write(tcpros.EncodeHeader(tcpros.Header{"error": msg}))
+	return errors.New(msg)
 }

@@ -22,7 +22,7 @@ func TestRoslaunchStartsEdged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test with roslaunch; skipped with -short")
 	}
-	rostest.Require(t, "roslaunch", "rosnode", "rostopic")
+	rostest.Require(t, "roslaunch", "rosnode", "rostopic", "rosservice")
 	m := rostest.StartMaster(t)
 	tmp := t.TempDir()
 	pkg := filepath.Join(tmp, "pkgs", "edged_launch_test")
@@ -53,6 +53,11 @@ func TestRoslaunchStartsEdged(t *testing.T) {
 		uri, err := client.LookupNode(context.Background(), "/robot1/edged3")
 		return err == nil && uri != ""
 	})
+	// rosconsole's services set the level: debug records then reach /rosout.
+	set := rostest.Start(t, m.Env(), "rosservice", "call", "/robot1/edged3/set_logger_level", "edged", "debug")
+	if err := set.Wait(30 * time.Second); err != nil {
+		t.Errorf("rosservice call set_logger_level: %v\n%s", err, set.Output())
+	}
 	// edged logs why it stops: that record reaches rostopic on /rosout.
 	echo := rostest.Start(t, m.Env(), "rostopic", "echo", "-n", "1", "/rosout")
 	rostest.WaitFor(t, 30*time.Second, "rostopic to subscribe to /rosout", func() bool {

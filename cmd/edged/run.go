@@ -42,9 +42,9 @@ func newRunCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			level := slog.LevelInfo
+			level := new(slog.LevelVar) // rosservice call .../set_logger_level changes it
 			if debug {
-				level = slog.LevelDebug
+				level.Set(slog.LevelDebug)
 			}
 			logHandler, closeLog, err := runLogHandler(level)
 			if err != nil {
@@ -67,7 +67,7 @@ func newRunCmd() *cobra.Command {
 			}()
 			d, err := daemon.New(cfg, daemon.Options{Logger: log, Version: version, Reload: reload,
 				LoadConfig: func() (*config.Config, error) { return config.Load(cfgPath) },
-				ROSArgs:    rosArgs, Rosout: rosLog})
+				ROSArgs:    rosArgs, Rosout: rosLog, LogLevel: level})
 			if err != nil {
 				return err
 			}
@@ -89,7 +89,7 @@ func newRunCmd() *cobra.Command {
 
 // runLogHandler is the terminal's handler, also appending to the file
 // roslaunch names with __log:= (as roscpp writes its log there).
-func runLogHandler(level slog.Level) (slog.Handler, func(), error) {
+func runLogHandler(level slog.Leveler) (slog.Handler, func(), error) {
 	opts := &slog.HandlerOptions{Level: level, AddSource: false}
 	term := slog.NewTextHandler(os.Stderr, opts)
 	if rosArgs.Log == "" {

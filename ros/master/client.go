@@ -110,6 +110,19 @@ func (c *Client) UnregisterPublisher(ctx context.Context, topic, callerAPI strin
 	return err
 }
 
+// RegisterService registers a service at serviceAPI (rosrpc://host:port)
+// provided by callerAPI.
+func (c *Client) RegisterService(ctx context.Context, service, serviceAPI, callerAPI string) error {
+	_, err := Call(ctx, c.rpc, "registerService", c.callerID, service, serviceAPI, callerAPI)
+	return err
+}
+
+// UnregisterService removes a service registration.
+func (c *Client) UnregisterService(ctx context.Context, service, serviceAPI string) error {
+	_, err := Call(ctx, c.rpc, "unregisterService", c.callerID, service, serviceAPI)
+	return err
+}
+
 // UnregisterSubscriber removes the registration; the master reports how
 // many were removed (0 if callerAPI was not registered).
 func (c *Client) UnregisterSubscriber(ctx context.Context, topic, callerAPI string) (int, error) {
