@@ -55,7 +55,7 @@ func (d *Daemon) publishLog() (detach func()) {
 		return func() {}
 	}
 	pub, err := d.node.Advertise(ros.PublishOptions{Topic: rosout.Topic, Type: rosout.Type, MD5Sum: rosout.MD5Sum,
-		Definition: rosout.Definition, QueueSize: 1000})
+		Definition: rosout.Definition, QueueSize: 100}) // x MaxMessage x 16 subscribers: <= 26 MB if all stall
 	if err != nil {
 		d.log.Warn("daemon: cannot publish the log on /rosout; it goes to the terminal only", "err", err)
 		return func() {}
