@@ -23,7 +23,7 @@ func newConfigCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := daemon.Check(c); err != nil {
+			if err := daemon.CheckWithArgs(c, rosArgs); err != nil { // run's ROS arguments too (__name:=...)
 				return fmt.Errorf("config %s: %w", args[0], err)
 			}
 			out, err := c.Marshal()
