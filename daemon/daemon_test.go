@@ -126,7 +126,7 @@ uplink: {broker: %q, max_payload: 32KiB}
 
 	ep := checkRecorded(t, store, truthPath)
 	sheetDir := filepath.Join(store, ep.Manifest.ID, "sheets", "top")
-	checkUploaded(t, sinkOut, filepath.Join(store, ep.Manifest.ID), ep)
+	checkUploaded(t, sinkOut, filepath.Join(store, ep.Manifest.ID), ep, "top", 2)
 
 	// edged replay of the same bag makes the same sheets.
 	replayOut := filepath.Join(tmp, "replay")
@@ -238,7 +238,7 @@ func startSink(t *testing.T, broker, out string) {
 // export, score) find it and agree with the robot's store; it is
 // complete; every sheet, labeling sheet and snippet arrived byte for byte
 // (chunked, since max_payload is smaller than a sheet).
-func checkUploaded(t *testing.T, sinkOut, epDir string, ep *episode.Episode) {
+func checkUploaded(t *testing.T, sinkOut, epDir string, ep *episode.Episode, camera string, sheets int) {
 	t.Helper()
 	store := episode.StoreDir(sinkOut)
 	ms, err := episode.List(store)
@@ -274,7 +274,7 @@ func checkUploaded(t *testing.T, sinkOut, epDir string, ep *episode.Episode) {
 			t.Errorf("no %s at the robot", sub)
 		}
 		// The same path in the episode directory, camera directory
-		// included (the camera is named "top" in the config): one format.
+		// included (the camera's configured name): one format.
 		for _, p := range local {
 			rel, _ := filepath.Rel(epDir, p)
 			want, _ := os.ReadFile(p)
@@ -288,9 +288,9 @@ func checkUploaded(t *testing.T, sinkOut, epDir string, ep *episode.Episode) {
 			}
 		}
 	}
-	snips, _ := filepath.Glob(filepath.Join(got.Dir, episode.SnippetsDir, "top", "*"+episode.SnippetExt))
-	if len(snips) != 2 {
-		t.Errorf("sink has %d snippets, want one per sheet (2)", len(snips))
+	snips, _ := filepath.Glob(filepath.Join(got.Dir, episode.SnippetsDir, camera, "*"+episode.SnippetExt))
+	if len(snips) != sheets {
+		t.Errorf("sink has %d snippets, want one per sheet (%d)", len(snips), sheets)
 	}
 	t.Logf("sink manifest: complete %v, held %+v, produced %+v; score F1 %v", m.Complete, m.Held, m.Produced, r)
 }

@@ -18,31 +18,53 @@ import (
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/brokertest"
+	"github.com/edged-robotics/edged/internal/sampledata"
 	"github.com/edged-robotics/edged/ros/rostest"
 	"github.com/edged-robotics/edged/sheet"
 	"github.com/klauspost/compress/zstd"
 )
 
 // TestReplayShipsObservationsApartFromTruth replays the generated demo
-// episode to a real broker and sink, and checks what the daemon built:
-// one labeling sheet per closed segment, named and described by its
-// index, each one VLM tile; and no FSM label in any snippet (snippets are
-// shown to the VLM, the labels are what its answer is scored against).
+// episode and the real G1 episode to a real broker and sink, and checks
+// what the daemon built: one labeling sheet per closed segment, named
+// and described by its index, each one VLM tile; no FSM label in any
+// snippet (snippets are shown to the VLM, the labels are what its answer
+// is scored against); and the sink's copy, read by the commands' own
+// readers, agrees with the robot's store.
 func TestReplayShipsObservationsApartFromTruth(t *testing.T) {
-	tmp := t.TempDir()
-	bag, _ := simBag(t, tmp)
+	for _, tc := range []struct {
+		name                      string
+		bag                       func(t *testing.T, dir string) string
+		camera, joints, fsm, idle string
+	}{
+		{"generated", func(t *testing.T, dir string) string { b, _ := simBag(t, dir); return b },
+			"/camera/color/image_raw/compressed", "/joint_states", "/task/state", "IDLE"},
+		{"g1", func(t *testing.T, _ string) string { return sampledata.Path(t, "g1_ep29.bag") },
+			"/cam_high/image_raw/compressed", "/joint_states", "/task_state", "idle"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			replayToSink(t, tmp, tc.bag(t, tmp), fmt.Sprintf(`
+cameras: [{topic: %s, name: top}]
+joints: [{topic: %s}]
+fsm: [{topic: %s, type: string, idle_states: [%s]}]
+`, tc.camera, tc.joints, tc.fsm, tc.idle))
+		})
+	}
+}
+
+// replayToSink replays bag with the topics of topicsYAML through a real
+// broker into a sink and checks both stores (see the test above).
+func replayToSink(t *testing.T, tmp, bag, topicsYAML string) {
 	broker := brokertest.Start(t, brokertest.Options{})
 	sinkOut := filepath.Join(tmp, "sink")
 	startSink(t, broker.URL, sinkOut)
 	cfg, err := config.Parse([]byte(fmt.Sprintf(`
 robot_id: sim-01
 data_dir: %s
-cameras: [{topic: /camera/color/image_raw/compressed, name: top}]
-joints: [{topic: /joint_states}]
-fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]
 http: {listen: "off"}
 uplink: {broker: %q, max_payload: 32KiB}
-`, filepath.Join(tmp, "data"), broker.URL)))
+%s`, filepath.Join(tmp, "data"), broker.URL, topicsYAML)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,6 +123,11 @@ uplink: {broker: %q, max_payload: 32KiB}
 			}
 		}
 	}
+	rostest.WaitFor(t, 20*time.Second, "the sink's copy complete", func() bool {
+		got, err := episode.Load(episode.StoreDir(sinkOut), ep.Manifest.ID)
+		return err == nil && got.Manifest.Complete
+	})
+	checkUploaded(t, sinkOut, filepath.Join(store, ep.Manifest.ID), ep, "top", int(sum.Sheets))
 }
 
 var labelFile = regexp.MustCompile(`^label-([0-9]{4,})\.jpg$`)
@@ -126,6 +153,12 @@ func checkLabelSheets(t *testing.T, dir string, ep *episode.Episode) {
 		if m.Kind != "label" || m.Index != s.Index || m.Segment == nil || m.Segment.Index != s.Index ||
 			!m.Segment.Start.Time().Equal(s.Start) || !m.Segment.End.Time().Equal(s.End) || m.Tokens != 258 || len(m.Tiles) == 0 {
 			t.Errorf("segment %d [%.2f, %.2f): meta %+v", s.Index, s.StartSec, s.EndSec, m)
+			continue
+		}
+		if s.End.Equal(s.Start) { // nothing lies inside [start, start): a placeholder, and why
+			if len(m.Tiles) != 1 || !m.Tiles[0].Placeholder || m.Note == "" {
+				t.Errorf("empty segment %d at %.2f: tiles %+v, note %q; want one placeholder and a note", s.Index, s.StartSec, m.Tiles, m.Note)
+			}
 			continue
 		}
 		for _, tm := range m.Tiles {
