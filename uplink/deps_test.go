@@ -14,8 +14,9 @@ const module = "github.com/edged-robotics/edged/"
 // or not: it moves bytes (wire format, outbox, MQTT) and knows no domain
 // package; the daemon's shipping stage (package ship) converts
 // manifests, segments, sheets and snippets into wire bodies, and the
-// daemon maps the config file.
-var allowedDeps = []string{"internal/fsutil", "uplink/mqttconn", "uplink/outbox", "uplink/publish", "uplink/wire"}
+// daemon maps the config file (internal/fielderr is only the error
+// type that names a config key).
+var allowedDeps = []string{"internal/fielderr", "internal/fsutil", "uplink/mqttconn", "uplink/outbox", "uplink/publish", "uplink/wire"}
 
 // TestImportsNoDomainPackage: the dependencies of package uplink (not
 // of its tests) are the byte-moving packages only.
