@@ -9,6 +9,7 @@ import (
 
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/config"
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/ringbuf"
 )
@@ -124,7 +125,7 @@ func (d *Daemon) newTopology(cfg *config.Config, cur *topology, cams, joints []s
 		if name == "" {
 			name = topic
 		}
-		t.cams = append(t.cams, camera{topic: topic, name: fileName(name), ring: ring})
+		t.cams = append(t.cams, camera{topic: topic, name: episode.CameraDir(name), ring: ring})
 	}
 	return t, nil
 }
