@@ -445,13 +445,17 @@ func TestValidate(t *testing.T) {
 		want string // "" valid
 	}{
 		{Config{Cameras: []string{"/cam"}}, ""},
-		{Config{Cameras: []string{"cam"}}, "cameras[0]: must be a global ROS name"},
-		{Config{Cameras: []string{"/a", ""}}, "cameras[1]: required"},
-		{Config{Joints: []string{"/j j"}}, "joints[0]: must be a global ROS name"},
-		{Config{Cameras: []string{"/x"}, FSM: []FSMTopic{{Topic: "/x"}}}, "fsm[0].topic: topic /x is already used by cameras[0]"},
+		{Config{Cameras: []string{"cam"}}, `cameras[0].topic: "cam" is not a global ROS name`},
+		{Config{Cameras: []string{"/a", ""}}, "cameras[1].topic: required"},
+		{Config{Joints: []string{"/j j"}}, `joints[0].topic: "/j j" is not a ROS graph name`},
+		// ros.CheckName's rule: a part starts with a letter (capture
+		// took /cam/0, which the master refuses)
+		{Config{Cameras: []string{"/cam/0"}}, `cameras[0].topic: "/cam/0" is not a ROS graph name`},
+		{Config{Joints: []string{"/j"}, FSM: []FSMTopic{{Topic: "/j", Field: "episode.recording_topic"}}}, "episode.recording_topic: topic /j is already used by joints[0].topic"},
+		{Config{Cameras: []string{"/x"}, FSM: []FSMTopic{{Topic: "/x"}}}, "fsm[0].topic: topic /x is already used by cameras[0].topic"},
 		{Config{Joints: []string{"/j"}, MaxStampSkew: -1}, "max_stamp_skew: must be >= 0"},
 		{Config{Joints: []string{"/j"}, SimTime: 7}, "sim_time:"},
-		{Config{Joints: []string{"/j"}, ClockTopic: "clock"}, "clock_topic: must be a global ROS name"},
+		{Config{Joints: []string{"/j"}, ClockTopic: "clock"}, `clock_topic: "clock" is not a global ROS name`},
 		{Config{Joints: []string{"/clock"}}, "clock_topic: /clock is also configured"},
 		{Config{Joints: []string{"/clock"}, SimTime: SimTimeOff}, ""},
 		{Config{Joints: []string{"/j"}, QueueSize: -1}, "queue_size: must be >= 0"},

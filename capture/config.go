@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/edged-robotics/edged/internal/fielderr"
+	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros/tcpros"
 )
 
@@ -68,6 +70,10 @@ type FSMTopic struct {
 	// actionlib_msgs/GoalStatusArray arrive typed and anything else as
 	// *msg.Value.
 	Dynamic bool
+	// Field is the config key that named the topic, for errors.
+	// Default fsm[i].topic (i its index here); the daemon sets
+	// episode.recording_topic and episode.instruction_topic.
+	Field string
 }
 
 // Config says which topics feed which role. The zero value plus topics
@@ -141,21 +147,21 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Validate checks the config without any I/O. Its errors name the field
-// (cameras[1]: must be a global ROS name starting with /, got "cam").
+// Validate checks the config without any I/O. Its errors name the
+// config file's key (cameras[1].topic: "cam" is not a global ROS
+// name). Capture owns the topics' rules: names as ros.CheckName has
+// them, made global by the caller (daemon resolves them), and one role
+// per topic; config and fsm do not repeat them, daemon.Check applies
+// them to the topics run subscribes.
 func (c Config) Validate() error {
 	var errs []error
 	add := func(field, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+		errs = append(errs, fielderr.New(field, format, args...))
 	}
 	seen := map[string]string{}
 	topic := func(field, t string) {
-		if t == "" {
-			add(field, "required")
-			return
-		}
-		if !strings.HasPrefix(t, "/") || strings.ContainsAny(t, " \t\r\n") {
-			add(field, "must be a global ROS name starting with /, got %q", t)
+		if err := checkGlobal(t); err != nil {
+			add(field, "%w", err)
 			return
 		}
 		if prev, dup := seen[t]; dup {
@@ -165,13 +171,17 @@ func (c Config) Validate() error {
 		seen[t] = field
 	}
 	for i, t := range c.Cameras {
-		topic(fmt.Sprintf("cameras[%d]", i), t)
+		topic(fmt.Sprintf("cameras[%d].topic", i), t)
 	}
 	for i, t := range c.Joints {
-		topic(fmt.Sprintf("joints[%d]", i), t)
+		topic(fmt.Sprintf("joints[%d].topic", i), t)
 	}
 	for i, t := range c.FSM {
-		topic(fmt.Sprintf("fsm[%d].topic", i), t.Topic)
+		f := t.Field
+		if f == "" {
+			f = fmt.Sprintf("fsm[%d].topic", i)
+		}
+		topic(f, t.Topic)
 	}
 	if c.MaxStampSkew < 0 {
 		add("max_stamp_skew", "must be >= 0 (0: default %v), got %v", DefaultMaxStampSkew, c.MaxStampSkew)
@@ -179,8 +189,10 @@ func (c Config) Validate() error {
 	if c.SimTime > SimTimeOn {
 		add("sim_time", "must be SimTimeAuto, SimTimeOff or SimTimeOn, got %d", c.SimTime)
 	}
-	if c.ClockTopic != "" && (!strings.HasPrefix(c.ClockTopic, "/") || strings.ContainsAny(c.ClockTopic, " \t\r\n")) {
-		add("clock_topic", "must be a global ROS name starting with /, got %q", c.ClockTopic)
+	if c.ClockTopic != "" {
+		if err := checkGlobal(c.ClockTopic); err != nil {
+			add("clock_topic", "%w", err)
+		}
 	}
 	if _, dup := seen[c.withDefaults().ClockTopic]; dup && c.SimTime != SimTimeOff {
 		add("clock_topic", "%s is also configured as a data topic", c.withDefaults().ClockTopic)
@@ -210,4 +222,19 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("cameras, joints, fsm: %w", ErrNoTopics))
 	}
 	return errors.Join(errs...)
+}
+
+// checkGlobal is ros.CheckName's rule for a name capture subscribes,
+// which must be global (resolved) already.
+func checkGlobal(topic string) error {
+	if topic == "" {
+		return errors.New("required")
+	}
+	if err := ros.CheckName(topic); err != nil {
+		return err
+	}
+	if !strings.HasPrefix(topic, "/") {
+		return fmt.Errorf("%q is not a global ROS name (resolve it in the node's namespace first)", topic)
+	}
+	return nil
 }

@@ -16,7 +16,8 @@ import (
 // documented on each field before validation.
 type Config struct {
 	// RobotID names this robot in MQTT topics and episode ids. Required;
-	// letters, digits, '-', '_' and '.', at most 64 characters.
+	// letters, digits, '-', '_' and '.', not starting with '.', at most
+	// 64 characters (uplink.CheckRobotID's rule).
 	RobotID string `yaml:"robot_id"`
 	// DataDir holds episodes/ and outbox/. Default /var/lib/edged.
 	DataDir string         `yaml:"data_dir"`
@@ -34,8 +35,9 @@ type Config struct {
 
 // ROS is how edged joins the ROS graph.
 type ROS struct {
-	// MasterURI of the ROS master. Default "": $ROS_MASTER_URI at start,
-	// else http://localhost:11311 (resolved by the ros package, not here).
+	// MasterURI of the ROS master, http:// or https://. Default "":
+	// $ROS_MASTER_URI at start, else http://localhost:11311 (resolved and
+	// checked by the ros package, not here).
 	MasterURI string `yaml:"master_uri"`
 	// NodeName is edged's node name; a relative one goes into the
 	// namespace ($ROS_NAMESPACE or __ns:=), as roscpp puts a node's
@@ -111,7 +113,8 @@ type Episode struct {
 	// std_msgs/String (the episode id, empty between episodes). Default
 	// none.
 	RecordingTopic string `yaml:"recording_topic"`
-	// MaxDuration closes an episode that runs longer. Default 1h.
+	// MaxDuration closes an episode (or a session) that runs longer.
+	// Default 1h, at least 1s (fsm.CheckMaxDuration's rule).
 	MaxDuration Duration `yaml:"max_duration"`
 	// Instruction is the task given to the robot, stored with every
 	// episode. Default "".
@@ -183,8 +186,10 @@ func (s Sheet) Recipe() recipe.Recipe {
 
 // Uplink is the MQTT side.
 type Uplink struct {
-	// Broker is tcp://host:1883 or ssl://host:8883. Default "": messages
-	// wait in the outbox until a broker is configured.
+	// Broker is tcp://host:1883 or ssl://host:8883 (also mqtt://,
+	// mqtts://, tls://; the port is required: mqttconn.BrokerURL's
+	// rule). Default "": messages wait in the outbox until a broker is
+	// configured.
 	Broker string `yaml:"broker"`
 	// TopicPrefix starts every topic: PREFIX/ROBOT_ID/... Default edged;
 	// levels of letters, digits, '-', '_' and '.' joined by '/'. The
@@ -240,7 +245,8 @@ func Load(path string) (*Config, error) {
 
 // Parse parses YAML over the defaults, refusing unknown keys, and
 // validates: a key written as 0 stays 0 (and is refused where 0 is
-// invalid) rather than silently becoming the default. On a validation error the defaulted config is returned too.
+// invalid) rather than silently becoming the default. On a validation
+// error the defaulted config is returned too.
 func Parse(b []byte) (*Config, error) {
 	c := Default()
 	dec := yaml.NewDecoder(bytes.NewReader(b))

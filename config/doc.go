@@ -19,17 +19,24 @@
 //     RenameFields renames fields a command took from flags (data_dir
 //     -> --out), so errors about a flag name the flag.
 //   - One owner per rule: a setting a component reads is validated by
-//     that component's own Validate, which names the config key
-//     (ringbuf: ring.max_bytes; uplink: uplink.topic_prefix,
-//     max_payload, outbox_bytes, bandwidth, cert_file/key_file), and
-//     daemon.Check applies it; Validate here holds the schema's rules,
-//     the rules that span sections, and the rules of fields a command
-//     renames to its flags. TestConfigCheckAgreesWithRun (daemon) keeps
-//     them from drifting apart.
+//     that component's own rule, which names the config key, and
+//     daemon.Check applies it: ringbuf (ring.max_bytes); uplink
+//     (robot_id, uplink.topic_prefix, max_payload, outbox_bytes,
+//     bandwidth, cert_file/key_file); uplink/mqttconn (uplink.broker);
+//     ros (ros.master_uri, ros.node_name; ros.CheckName, the rule of
+//     every ROS name, which Validate here applies to the topics as
+//     written); fsm (fsm[].type and field, episode.max_duration);
+//     capture (one role per topic, on the resolved names). Validate here
+//     holds the schema's rules and the rules that span sections.
+//     Components return *FieldError values too (internal/fielderr), so
+//     RenameFields renames a flag's field in daemon.Check's errors as
+//     well. TestConfigCheckAgreesWithRun (daemon) keeps the check and
+//     run from drifting apart.
 //   - This package imports no other edged package except sheet/recipe,
 //     the cgo-free rule set of the sheet recipe, which Validate applies
 //     (Sheet.Recipe) so that config and the sheet builder share one rule
-//     (field ranges, at most 400 tiles, the sheet's pixel budget).
+//     (field ranges, at most 400 tiles, the sheet's pixel budget), ros
+//     for ros.CheckName, and internal/fielderr.
 //     cmd/edged and daemon map the other sections onto each component's
 //     own config struct.
 //

@@ -4,10 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"strings"
-	"time"
 
+	"github.com/edged-robotics/edged/internal/fielderr"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/sheet/recipe"
 )
@@ -16,17 +15,15 @@ import (
 type problems []error
 
 func (p *problems) add(field, format string, args ...any) {
-	*p = append(*p, &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
+	*p = append(*p, fielderr.New(field, format, args...))
 }
 
 // FieldError is one problem of one field. Field is the YAML path
 // (sheet.tile_width, fsm[0].type); a command that took the value from a
-// flag renames it (see RenameFields).
-type FieldError struct {
-	Field, Msg string
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+// flag renames it (see RenameFields). It is the type the components'
+// own rules return too (internal/fielderr), so renaming reaches the
+// errors of daemon.Check as well as Validate's.
+type FieldError = fielderr.Error
 
 // Validate checks every field without I/O and returns all problems
 // joined, or nil.
@@ -36,7 +33,6 @@ func (c *Config) Validate() error {
 	c.validateROS(&p)
 	c.validateTopics(&p)
 	c.validateRecipe(&p)
-	c.validateUplink(&p)
 	if l := c.HTTP.Listen; l != "off" {
 		if _, _, err := net.SplitHostPort(l); err != nil {
 			p.add("http.listen", "must be host:port or \"off\", got %q", l)
@@ -70,47 +66,67 @@ func (e *ValidationError) Unwrap() []error { return e.Problems }
 // what the user wrote instead, e.g. "data_dir" -> "--out") renamed, so
 // that an error about a value given as a flag names the flag. A field
 // matches a name exactly or as its prefix followed by '.' or '['
-// ("fsm[0]" renames fsm[0].type; the longest match wins). Other errors
-// are returned unchanged.
+// ("fsm[0]" renames fsm[0].type; the longest match wins). err may be a
+// *ValidationError or any errors.Join tree (daemon.Check's): every
+// *FieldError in it is renamed, and the result lists the problems
+// flat. An error holding no field error is returned unchanged.
 func RenameFields(err error, names map[string]string) error {
-	var ve *ValidationError
-	if !errors.As(err, &ve) {
+	var fe *FieldError
+	if !errors.As(err, &fe) {
 		return err
 	}
-	out := &ValidationError{Problems: make([]error, len(ve.Problems))}
-	for i, p := range ve.Problems {
+	leaves := unjoinAll(err)
+	out := &ValidationError{Problems: make([]error, len(leaves))}
+	for i, p := range leaves {
 		out.Problems[i] = p
-		var fe *FieldError
-		if !errors.As(p, &fe) {
-			continue
-		}
-		best := "" // the longest name that matches wins
-		for from := range names {
-			if rest, ok := strings.CutPrefix(fe.Field, from); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') && len(from) > len(best) {
-				best = from
-			}
-		}
-		if best != "" {
-			out.Problems[i] = &FieldError{Field: names[best] + fe.Field[len(best):], Msg: fe.Msg}
+		if errors.As(p, &fe) {
+			out.Problems[i] = rename(fe, names)
 		}
 	}
 	return out
 }
 
-func (c *Config) validateTop(p *problems) {
-	switch {
-	case c.RobotID == "":
-		p.add("robot_id", "required (names MQTT topics and episode ids)")
-	case len(c.RobotID) > 64:
-		p.add("robot_id", "must be at most 64 characters")
-	case !SafeSegment(c.RobotID):
-		p.add("robot_id", "must use only letters, digits, '-', '_' and '.', and not start with '.', got %q", c.RobotID)
+// rename returns fe under the longest name of names that matches its
+// field, or fe when none does.
+func rename(fe *FieldError, names map[string]string) error {
+	best := ""
+	for from := range names {
+		if rest, ok := strings.CutPrefix(fe.Field, from); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') && len(from) > len(best) {
+			best = from
+		}
 	}
+	if best == "" {
+		return fe
+	}
+	return &FieldError{Field: names[best] + fe.Field[len(best):], Msg: fe.Msg, Err: fe.Err}
+}
+
+// unjoinAll lists the leaves of a tree of joined errors (errors.Join,
+// *ValidationError), also below an error that wraps a join (its
+// message, which only adds context, is dropped).
+func unjoinAll(err error) []error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		if u := errors.Unwrap(err); u != nil {
+			if _, multi := u.(interface{ Unwrap() []error }); multi {
+				return unjoinAll(u)
+			}
+		}
+		return []error{err}
+	}
+	var out []error
+	for _, e := range j.Unwrap() {
+		out = append(out, unjoinAll(e)...)
+	}
+	return out
+}
+
+func (c *Config) validateTop(p *problems) {
+	// robot_id is the uplink's rule (uplink.CheckRobotID), and
+	// episode.max_duration fsm's (fsm.CheckMaxDuration): daemon.Check
+	// applies them.
 	if !strings.HasPrefix(c.DataDir, "/") && !strings.HasPrefix(c.DataDir, ".") {
 		p.add("data_dir", "must be an absolute path or start with ./, got %q", c.DataDir)
-	}
-	if c.Episode.MaxDuration < Duration(time.Second) {
-		p.add("episode.max_duration", "must be >= 1s")
 	}
 	if c.Episode.KeepBytes < 1<<20 {
 		p.add("episode.keep_bytes", "must be >= 1MiB")
@@ -129,16 +145,8 @@ func (c *Config) validateTop(p *problems) {
 }
 
 func (c *Config) validateROS(p *problems) {
-	if u := c.ROS.MasterURI; u != "" {
-		if pu, err := url.Parse(u); err != nil || pu.Scheme != "http" || pu.Host == "" {
-			p.add("ros.master_uri", "must be http://host:port, got %q", u)
-		}
-	}
-	if n := c.ROS.NodeName; strings.HasPrefix(n, "~") {
-		p.add("ros.node_name", "must be a global or relative name, got the private name %q", n)
-	} else if err := ros.CheckName(n); err != nil {
-		p.add("ros.node_name", "%v", err)
-	}
+	// ros.master_uri and ros.node_name are the node's rules
+	// (ros.Config.Validate), applied by daemon.Check.
 	if c.ROS.MaxMessage < 1024 {
 		p.add("ros.max_message", "must be >= 1KiB")
 	}
@@ -159,40 +167,19 @@ func (c *Config) validateROS(p *problems) {
 	}
 }
 
+// validateTopics applies ros.CheckName, the one rule of a ROS name, to
+// every topic as written (relative and private names included). That
+// no topic feeds two roles is capture's rule and the sources' types
+// and fields fsm's: daemon.Check applies both to the resolved topics.
 func (c *Config) validateTopics(p *problems) {
-	seen := map[string]string{}
-	dup := func(field, topic string) {
-		if prev, ok := seen[topic]; ok {
-			p.add(field, "topic %s is already used by %s", topic, prev)
-		}
-		seen[topic] = field
-	}
 	for i, cam := range c.Cameras {
-		f := fmt.Sprintf("cameras[%d].topic", i)
-		checkTopic(p, f, cam.Topic, false)
-		dup(f, cam.Topic)
+		checkTopic(p, fmt.Sprintf("cameras[%d].topic", i), cam.Topic, false)
 	}
 	for i, j := range c.Joints {
-		f := fmt.Sprintf("joints[%d].topic", i)
-		checkTopic(p, f, j.Topic, false)
-		dup(f, j.Topic)
+		checkTopic(p, fmt.Sprintf("joints[%d].topic", i), j.Topic, false)
 	}
 	for i, s := range c.FSM {
-		f := fmt.Sprintf("fsm[%d]", i)
-		checkTopic(p, f+".topic", s.Topic, false)
-		dup(f+".topic", s.Topic)
-		switch s.Type {
-		case FSMString, FSMSmach, FSMActionlib:
-			if s.Field != "" {
-				p.add(f+".field", "only allowed with type field")
-			}
-		case FSMField:
-			if s.Field == "" {
-				p.add(f+".field", "required with type field (e.g. status.phase)")
-			}
-		default:
-			p.add(f+".type", "must be string, smach, actionlib or field, got %q", s.Type)
-		}
+		checkTopic(p, fmt.Sprintf("fsm[%d].topic", i), s.Topic, false)
 	}
 }
 
@@ -220,40 +207,6 @@ func (c *Config) validateRecipe(p *problems) {
 	}
 }
 
-// validateUplink checks the broker address (its flag, replay's
-// --broker, is renamed in its errors); the uplink package owns the
-// section's other rules.
-func (c *Config) validateUplink(p *problems) {
-	u := c.Uplink
-	if u.Broker != "" {
-		pu, err := url.Parse(u.Broker)
-		switch {
-		case pu != nil && pu.User != nil:
-			// paho would not send them, and the URL is logged: refuse,
-			// without echoing the secret.
-			p.add("uplink.broker", "must not hold credentials: put the username in uplink.username and the password in uplink.password_file")
-		case err != nil || pu.Host == "":
-			p.add("uplink.broker", "must be tcp://host:port or ssl://host:port, got %q", redactUserinfo(u.Broker))
-		case pu.Scheme != "tcp" && pu.Scheme != "ssl" && pu.Scheme != "mqtt" && pu.Scheme != "mqtts" && pu.Scheme != "tls":
-			p.add("uplink.broker", "scheme must be tcp, mqtt, ssl, mqtts or tls, got %q", pu.Scheme)
-		case pu.Port() == "":
-			p.add("uplink.broker", "needs a port (tcp://host:1883, ssl://host:8883), got %q", u.Broker)
-		}
-	}
-	// topic_prefix, max_payload, outbox_bytes, bandwidth and the
-	// cert_file/key_file pair are the uplink's rules (uplink.Config
-	// Validate), applied by daemon.Check: one owner each.
-}
-
-// redactUserinfo hides what precedes the last '@' of a broker address
-// that did not parse (it may hold a password).
-func redactUserinfo(broker string) string {
-	if at := strings.LastIndexByte(broker, '@'); at >= 0 {
-		return "REDACTED" + broker[at:]
-	}
-	return broker
-}
-
 func checkTopic(p *problems, field, topic string, optional bool) {
 	if topic == "" {
 		if !optional {
@@ -266,29 +219,10 @@ func checkTopic(p *problems, field, topic string, optional bool) {
 	}
 }
 
-// SafeSegment is the one rule for ids that become a path segment and
-// an MQTT topic level (robot_id): letters, digits, '-', '_' and '.', not
-// starting with '.' (so never "." or ".."). It is stricter than the
-// wire's SafeName, which also allows ':'.
-func SafeSegment(s string) bool { return s != "" && s[0] != '.' && isIdent(s) }
-
 // unjoin lists the errors of an errors.Join (or err itself).
 func unjoin(err error) []error {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		return j.Unwrap()
 	}
 	return []error{err}
-}
-
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		ok := r == '-' || r == '_' || r == '.' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
-		if !ok {
-			return false
-		}
-	}
-	return true
 }

@@ -1,7 +1,11 @@
 package daemon
 
 import (
+	"errors"
+
+	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/config"
+	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/ros"
 )
 
@@ -31,10 +35,18 @@ func CheckWithArgs(cfg *config.Config, args ros.Args) error {
 	if err := checkROS(cfg, args); err != nil {
 		return err
 	}
-	if fc := fsmConfig(cfg); fc.Wanted() { // as startFSM decides
+	// episode.max_duration cuts sessions too, without an fsm stage
+	if err := fsm.CheckMaxDuration(cfg.Episode.MaxDuration.D()); err != nil {
+		return err
+	}
+	fc := fsmConfig(cfg)
+	if fc.Wanted() { // as startFSM decides
 		if err := fc.Validate(); err != nil {
 			return err
 		}
+	}
+	if err := checkTopics(cfg, args); err != nil {
+		return err
 	}
 	if err := ringConfig(cfg).Validate(); err != nil {
 		return err
@@ -52,6 +64,32 @@ func CheckWithArgs(cfg *config.Config, args ros.Args) error {
 		}
 	}
 	return nil
+}
+
+// checkTopics applies capture's topic rules (global names, one role
+// per topic) to the configured topics as run resolves and subscribes
+// them; discovered topics fill only roles the config leaves empty.
+func checkTopics(cfg *config.Config, args ros.Args) error {
+	resolved, err := resolveTopics(cfg, args)
+	if err != nil {
+		return err
+	}
+	var fc *fsm.Config
+	if c := fsmConfig(&resolved); c.Wanted() {
+		fc = &c
+	}
+	cams, joints := configuredTopics(&resolved)
+	err = captureConfig(&resolved, cams, joints, fc).Validate()
+	if err != nil && !onlyNoTopics(err) { // no topics: run discovers them
+		return err
+	}
+	return nil
+}
+
+// onlyNoTopics reports whether err is capture's ErrNoTopics alone.
+func onlyNoTopics(err error) bool {
+	j, ok := err.(interface{ Unwrap() []error })
+	return ok && len(j.Unwrap()) == 1 && errors.Is(err, capture.ErrNoTopics)
 }
 
 // checkROS validates the node's config as Run builds it, with the

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -11,9 +12,19 @@ import (
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/fsm"
+	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/uplink"
+	"github.com/edged-robotics/edged/uplink/mqttconn"
 )
+
+// withRobot adds robot_id: r to a config that names none.
+func withRobot(yaml string) string {
+	if strings.HasPrefix(yaml, "robot_id:") {
+		return yaml
+	}
+	return "robot_id: r\n" + yaml
+}
 
 // TestConfigCheckAgreesWithRun: for every setting whose rule lived in
 // two places, the value `edged config check` (Check) accepts is the
@@ -21,10 +32,13 @@ import (
 // refusals name the config key. They disagreed: a 30x30 sheet passed
 // the check and built no sheets; config wanted an outbox of 16MiB and
 // the uplink 1MiB (the uplink's rule, whose eviction its tests show
-// working at 1MiB, is the one now), topic prefixes and bandwidths had two rule sets, a
-// ring of 1000 bytes passed ringbuf (whose errors named
-// ringbuf.max_bytes), and a recording topic without FSM sources passed
-// the check but not fsm.New.
+// working at 1MiB, is the one now); topic prefixes and bandwidths had
+// two rule sets; a ring of 1000 bytes passed ringbuf (whose errors
+// named ringbuf.max_bytes); a recording topic without FSM sources
+// passed the check but not fsm.New; a broker without a port, a
+// robot_id with ':' and a 1ms max_duration passed one side only; the
+// check refused an https master the node takes; cam and /cam, one
+// topic once resolved, passed the check and failed capture.
 func TestConfigCheckAgreesWithRun(t *testing.T) {
 	for _, tc := range []struct {
 		name, yaml string
@@ -50,9 +64,40 @@ func TestConfigCheckAgreesWithRun(t *testing.T) {
 		{"cert without key", "uplink: {cert_file: /etc/hostname}", "uplink.cert_file: cert_file and key_file"},
 		{"recording topic alone", "episode: {recording_topic: /rec}", ""},
 		{"fsm field path", "fsm: [{topic: /s, type: field, field: 'a..b'}]", "fsm[0].field:"},
+		// One owner each since: the broker address is mqttconn's (the
+		// uplink took a broker without a port, config refused it)
+		{"broker without port", "uplink: {broker: 'tcp://b'}", "uplink.broker: needs a port"},
+		{"broker scheme", "uplink: {broker: 'http://b:1'}", "uplink.broker: scheme must be"},
+		{"broker credentials", "uplink: {broker: 'tcp://u:hunter2@b:1883'}", "uplink.password_file"},
+		{"broker", "uplink: {broker: 'mqtts://b:8883'}", ""},
+		// fsm's: the sources' types and fields
+		{"fsm type", "fsm: [{topic: /s, type: magic}]", "fsm[0].type: must be string, smach, actionlib or field"},
+		{"fsm field missing", "fsm: [{topic: /s, type: field}]", "fsm[0].field: required"},
+		{"fsm field for string", "fsm: [{topic: /s, field: a}]", "fsm[0].field: only allowed with type field"},
+		// capture's: one role per topic, on the names run subscribes
+		// (config compared names as written: cam and /cam passed)
+		{"topic in two roles", "cameras: [{topic: /a}]\njoints: [{topic: /a}]", "joints[0].topic: topic /a is already used by cameras[0].topic"},
+		{"relative and global one topic", "cameras: [{topic: cam}, {topic: /cam}]", "cameras[1].topic: topic /cam is already used by cameras[0].topic"},
+		{"fsm and recording topic", "fsm: [{topic: /s}]\nepisode: {recording_topic: /s}", "episode.recording_topic: topic /s is already used by fsm[0].topic"},
+		{"fsm topic twice", "fsm: [{topic: /s}, {topic: s}]", "fsm[1].topic: topic /s is already used by fsm[0].topic"},
+		// ros.CheckName: the one rule of a name
+		{"topic syntax", "cameras: [{topic: /cam/0}]", `cameras[0].topic: "/cam/0" is not a ROS graph name`},
+		// ros's: the master's URI and the node's name (config refused
+		// https, which the node takes)
+		{"https master", "ros: {master_uri: 'https://m:11311'}", ""},
+		{"master uri", "ros: {master_uri: 'localhost:11311'}", "ros.master_uri:"},
+		{"private node name", "ros: {node_name: '~edged'}", "ros.node_name: must be a global or relative name"},
+		// fsm's episode.max_duration (fsm took 1ms, config wanted 1s)
+		{"max_duration 1ms", "episode: {max_duration: 1ms}\nfsm: [{topic: /s}]", "episode.max_duration: must be >= 1s"},
+		{"max_duration 1s", "episode: {max_duration: 1s}\nfsm: [{topic: /s}]", ""},
+		// the uplink's robot_id, the stricter rule (the uplink took ':')
+		{"robot id with a colon", "robot_id: a:b", "robot_id: must use only letters"},
+		{"robot id ..", "robot_id: '..'", "robot_id: must use only letters"},
+		{"robot id too long", "robot_id: " + strings.Repeat("r", 65), "robot_id: must be at most 64 characters"},
+		{"robot id", "robot_id: arm-01.eu_2", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := config.Parse([]byte("robot_id: r\ndata_dir: " + t.TempDir() + "\n" + tc.yaml + "\n"))
+			cfg, err := config.Parse([]byte("data_dir: " + t.TempDir() + "\n" + withRobot(tc.yaml) + "\n"))
 			if err == nil {
 				err = Check(cfg)
 			}
@@ -69,23 +114,76 @@ func TestConfigCheckAgreesWithRun(t *testing.T) {
 	}
 }
 
+// TestCheckMaxDurationOfSessions: without an fsm stage, sessions are
+// cut at episode.max_duration, so Check applies fsm's rule of it then
+// too (it is the one gate: sessions have no constructor of their own).
+func TestCheckMaxDurationOfSessions(t *testing.T) {
+	for _, tc := range []struct{ d, want string }{{"1ms", "episode.max_duration: must be >= 1s"}, {"0s", "episode.max_duration: must be >= 1s"}, {"1s", ""}} {
+		cfg, err := config.Parse([]byte("robot_id: r\ndata_dir: " + t.TempDir() + "\nepisode: {max_duration: " + tc.d + "}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = Check(cfg)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("max_duration %s: got %v, want %q", tc.d, err, tc.want)
+		}
+	}
+}
+
 // runAccepts builds, from cfg, each component edged run builds (as
-// run does, past Check): the sheet builder, a camera's ring, the
-// uplink and the fsm stage. It returns the first refusal.
+// run does, past Check): the ROS node, the sheet builder, a camera's
+// ring, the uplink, the fsm stage and capture's config for the
+// resolved topics. It returns the first refusal.
 func runAccepts(t *testing.T, cfg *config.Config) error {
 	t.Helper()
-	d := &Daemon{cfg: *cfg}
-	topo, err := d.newTopology(cfg, &topology{}, []string{"/cam"}, nil)
+	rc := rosNodeConfig(cfg, ros.Args{})
+	rc.Host, rc.Logger = "127.0.0.1", slog.New(slog.NewTextHandler(io.Discard, nil))
+	node, err := ros.NewNode(context.Background(), rc) // listens on loopback; dials nothing yet
+	if err != nil {
+		return err
+	}
+	node.Close()
+	resolved, err := resolveTopics(cfg, ros.Args{})
+	if err != nil {
+		return err
+	}
+	d := &Daemon{cfg: resolved}
+	cams, joints := configuredTopics(&resolved)
+	if len(cams) == 0 {
+		cams = []string{"/cam"} // as discovery would fill it
+	}
+	topo, err := d.newTopology(&resolved, &topology{}, cams, joints)
 	if err != nil {
 		return err
 	}
 	defer topo.closeRings()
-	b, err := sheet.NewBuilder(sheet.BuilderConfig{Camera: "/cam", Recipe: d.recipe(), Start: time.Unix(1, 0),
+	b, err := sheet.NewBuilder(sheet.BuilderConfig{Camera: cams[0], Recipe: d.recipe(), Start: time.Unix(1, 0),
 		Source: topo.cams[0].ring, Emit: func(*sheet.Sheet) error { return nil }})
 	if err != nil {
 		return err
 	}
 	b.Close()
+	if err := uplinkAccepts(&resolved); err != nil {
+		return err
+	}
+	if d.fsmCfg = fsmConfig(&resolved); d.fsmCfg.Wanted() {
+		st, err := episode.Open(filepath.Join(cfg.DataDir, episode.EpisodesDir), episode.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if d.machine, err = fsm.New(d.fsmCfg, st); err != nil {
+			return err
+		}
+		defer d.machine.Close()
+	}
+	ccfg, _ := d.captureSetup(topo)
+	return ccfg.Validate()
+}
+
+// uplinkAccepts builds the uplink as run does, and connects its
+// options as the publisher would (the broker address's rule).
+func uplinkAccepts(cfg *config.Config) error {
 	ucfg, err := uplinkConfig(cfg, "")
 	if err != nil {
 		return err
@@ -96,17 +194,10 @@ func runAccepts(t *testing.T, cfg *config.Config) error {
 		return err
 	}
 	up.Close()
-	if fc := fsmConfig(cfg); fc.Wanted() {
-		st, err := episode.Open(filepath.Join(cfg.DataDir, episode.EpisodesDir), episode.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		m, err := fsm.New(fc, st)
-		if err != nil {
+	if ucfg.Broker != "" {
+		if _, err := mqttconn.ClientOptions(ucfg.Broker, ucfg.ClientID, ucfg.Auth, false); err != nil {
 			return err
 		}
-		m.Close()
 	}
 	return nil
 }

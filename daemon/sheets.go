@@ -20,7 +20,7 @@ type camera struct {
 // configuredName is the camera's name when the config gave it one (it
 // then names the camera's directories, here and at the receiver), else "".
 func (c camera) configuredName() string {
-	if c.name == fileName(c.topic) {
+	if c.name == episode.CameraDir(c.topic) {
 		return ""
 	}
 	return c.name
@@ -178,7 +178,3 @@ func (s *sheetSession) close() {
 	}
 	s.builders = nil
 }
-
-// fileName turns a topic into a name safe for a path segment: the
-// episode layout's camera directory rule.
-func fileName(topic string) string { return episode.CameraDir(topic) }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/config"
+	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/ringbuf"
 )
 
@@ -123,7 +125,7 @@ func (d *Daemon) newTopology(cfg *config.Config, cur *topology, cams, joints []s
 		if name == "" {
 			name = topic
 		}
-		t.cams = append(t.cams, camera{topic: topic, name: fileName(name), ring: ring})
+		t.cams = append(t.cams, camera{topic: topic, name: episode.CameraDir(name), ring: ring})
 	}
 	return t, nil
 }
@@ -145,20 +147,48 @@ func (d *Daemon) startCapture(ctx context.Context, t *topology) (*capture.Captur
 // captureSetup is capture's config and sinks for topology t (live and
 // replay alike): the rings' router, the joint sink and the fsm stage.
 func (d *Daemon) captureSetup(t *topology) (capture.Config, capture.Sinks) {
-	ccfg := capture.Config{MaxStampSkew: d.cfg.Capture.MaxStampSkew.D(), QueueSize: d.cfg.ROS.QueueSize,
-		StateQueueSize: d.cfg.ROS.StateQueueSize, MaxMessageBytes: int(d.cfg.ROS.MaxMessage),
-		QueueBytes: int(d.cfg.ROS.QueueBytes), StateQueueBytes: int(d.cfg.ROS.StateQueueBytes),
-		MaxStateMessageBytes: int(d.cfg.ROS.MaxStateMessage),
-		Cameras:              t.cameraTopics(), Joints: t.joints}
+	var fc *fsm.Config
+	if d.machine != nil {
+		fc = &d.fsmCfg
+	}
+	ccfg := captureConfig(&d.cfg, t.cameraTopics(), t.joints, fc)
 	sinks := capture.Sinks{Frames: &d.router, Joints: &d.joints}
 	if d.machine != nil {
-		topics, dynamic := d.fsmCfg.Topics()
-		for i, topic := range topics {
-			ccfg.FSM = append(ccfg.FSM, capture.FSMTopic{Topic: topic, Dynamic: dynamic[i]})
-		}
 		sinks.States = d.machine
 	}
 	return ccfg, sinks
+}
+
+// captureConfig is capture's config for these camera and joint topics
+// and, when fc is not nil, the fsm stage's topics, each named by its
+// config key in capture's errors. Check validates what it returns for
+// the configured topics, so capture's topic rules are applied once.
+func captureConfig(cfg *config.Config, cams, joints []string, fc *fsm.Config) capture.Config {
+	ccfg := capture.Config{MaxStampSkew: cfg.Capture.MaxStampSkew.D(), QueueSize: cfg.ROS.QueueSize,
+		StateQueueSize: cfg.ROS.StateQueueSize, MaxMessageBytes: int(cfg.ROS.MaxMessage),
+		QueueBytes: int(cfg.ROS.QueueBytes), StateQueueBytes: int(cfg.ROS.StateQueueBytes),
+		MaxStateMessageBytes: int(cfg.ROS.MaxStateMessage),
+		Cameras:              cams, Joints: joints}
+	if fc == nil {
+		return ccfg
+	}
+	topics, dynamic := fc.Topics()
+	for i, topic := range topics {
+		ccfg.FSM = append(ccfg.FSM, capture.FSMTopic{Topic: topic, Dynamic: dynamic[i], Field: fsmTopicField(fc, i, topic)})
+	}
+	return ccfg
+}
+
+// fsmTopicField is the config key of fc.Topics()[i].
+func fsmTopicField(fc *fsm.Config, i int, topic string) string {
+	switch {
+	case i < len(fc.Sources):
+		return fmt.Sprintf("fsm[%d].topic", i)
+	case topic == fc.RecordingTopic:
+		return "episode.recording_topic"
+	default:
+		return "episode.instruction_topic"
+	}
 }
 
 // setTopology makes t current: frames go to its rings, new episodes get

@@ -42,8 +42,12 @@ const maxCameraDir = 96
 // CameraDir is the directory name of a camera (its topic, or the
 // configured camera name): every character outside [A-Za-z0-9._-]
 // becomes '_', leading and trailing '_' and '.' are cut ("camera" when
-// nothing is left). The robot names its sheet directories with it and
-// the sink the directories of what it receives, so both agree.
+// nothing is left). It is the one rule of a camera's directory name:
+// the robot names its sheet, label and snippet directories with it (of
+// the configured name, else the topic: sheet.Meta.CameraID), the sink
+// the directories of what it receives, and the report reads them. It is
+// idempotent, as the robot applies it to a name already converted and
+// the sink to the original.
 func CameraDir(topic string) string {
 	n := strings.Trim(strings.Map(func(r rune) rune {
 		if r == '-' || r == '.' || r == '_' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/internal/fielderr"
 	"github.com/edged-robotics/edged/ros/msg"
 )
 
@@ -134,44 +135,69 @@ func (c *Config) defaults() {
 	}
 }
 
-// Validate checks the config without I/O; errors name the field.
+// MinMaxDuration is the shortest episode.max_duration: an episode
+// shorter than a second holds no sheet.
+const MinMaxDuration = time.Second
+
+// CheckMaxDuration is the one rule of episode.max_duration, which cuts
+// episodes here and sessions in the daemon (daemon.Check applies it to
+// the value as written, where 0 is no default).
+func CheckMaxDuration(d time.Duration) error {
+	if d < MinMaxDuration {
+		return fielderr.New("episode.max_duration", "must be >= %s, got %s", MinMaxDuration, d)
+	}
+	return nil
+}
+
+// Validate checks the config without I/O; errors are *fielderr.Error
+// naming the config key. The rules of the sources' types and field
+// paths and of episode.max_duration are fsm's own (config does not
+// repeat them); topic names and one role per topic are capture's
+// (capture.Config.Validate), which sees these topics too.
 func (c Config) Validate() error {
 	if len(c.Sources) == 0 && c.RecordingTopic == "" {
 		// A recording topic alone decides episodes (see the package doc).
 		return fmt.Errorf("fsm: at least one source or a recording topic is required")
 	}
-	seen := map[string]bool{c.RecordingTopic: c.RecordingTopic != "", c.InstructionTopic: c.InstructionTopic != ""}
 	for i, s := range c.Sources {
-		f := fmt.Sprintf("fsm[%d]", i)
-		if s.Topic == "" {
-			return fmt.Errorf("%s.topic: required", f)
-		}
-		if seen[s.Topic] {
-			return fmt.Errorf("%s.topic: %s is used twice", f, s.Topic)
-		}
-		seen[s.Topic] = true
-		kind := s.Kind
-		if kind == "" {
-			kind = KindString
-		}
-		switch kind {
-		case KindString, KindSmach, KindActionlib:
-			if s.Field != "" {
-				return fmt.Errorf("%s.field: only for type field", f)
-			}
-		case KindField:
-			if err := msg.ParsePath(s.Field); err != nil {
-				return fmt.Errorf("%s.field: %w", f, err)
-			}
-		default:
-			return fmt.Errorf("%s.type: must be string, smach, actionlib or field, not %q", f, s.Kind)
+		if err := s.validate(fmt.Sprintf("fsm[%d]", i)); err != nil {
+			return err
 		}
 	}
-	if c.MaxDuration < 0 {
-		return fmt.Errorf("episode.max_duration: must be > 0")
+	if c.MaxDuration != 0 { // 0: the default
+		if err := CheckMaxDuration(c.MaxDuration); err != nil {
+			return err
+		}
 	}
 	if c.HeartbeatEvery < 0 || c.QueueSize < 0 || c.QueueBytes < 0 {
 		return fmt.Errorf("fsm: heartbeat interval, queue size and queue bytes must be >= 0")
+	}
+	return nil
+}
+
+// validate checks one source, f being its config key (fsm[0]).
+func (s Source) validate(f string) error {
+	if s.Topic == "" {
+		return fielderr.New(f+".topic", "required")
+	}
+	kind := s.Kind
+	if kind == "" {
+		kind = KindString
+	}
+	switch kind {
+	case KindString, KindSmach, KindActionlib:
+		if s.Field != "" {
+			return fielderr.New(f+".field", "only allowed with type field")
+		}
+	case KindField:
+		if s.Field == "" {
+			return fielderr.New(f+".field", "required with type field (e.g. status.phase)")
+		}
+		if err := msg.ParsePath(s.Field); err != nil {
+			return fielderr.New(f+".field", "%w", err)
+		}
+	default:
+		return fielderr.New(f+".type", "must be string, smach, actionlib or field, got %q", s.Kind)
 	}
 	return nil
 }

@@ -299,7 +299,11 @@ func TestValidate(t *testing.T) {
 		{Config{Sources: []Source{{Topic: "/a", Kind: "magic"}}}, "fsm[0].type"},
 		{Config{Sources: []Source{{Topic: "/a", Kind: KindField}}}, "fsm[0].field"},
 		{Config{Sources: []Source{{Topic: "/a", Field: "x"}}}, "fsm[0].field: only"},
-		{Config{Sources: []Source{{Topic: "/a"}, {Topic: "/a"}}}, "fsm[1].topic"},
+		{Config{Sources: []Source{{Topic: "/a", Kind: KindField, Field: "a..b"}}}, "fsm[0].field:"},
+		{Config{Sources: []Source{{}}}, "fsm[0].topic: required"},
+		// fsm took any positive duration, config wanted >= 1s: one rule
+		{Config{RecordingTopic: "/r", MaxDuration: time.Millisecond}, "episode.max_duration: must be >= 1s"},
+		{Config{RecordingTopic: "/r", MaxDuration: -time.Second}, "episode.max_duration: must be >= 1s"},
 	} {
 		if err := tc.cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Validate(%+v) = %v, want %q", tc.cfg, err, tc.want)

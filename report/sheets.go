@@ -108,7 +108,7 @@ func readCamera(dir string, o Options, budget int64) (*camera, []string) {
 	}
 	// Labeling sheets are in labels/CAMERA (episode.LabelDir); older
 	// episodes kept them beside the contact sheets.
-	lDir := filepath.Join(filepath.Dir(filepath.Dir(dir)), episode.LabelsDir, filepath.Base(dir))
+	lDir := episode.LabelDir(filepath.Dir(filepath.Dir(dir)), filepath.Base(dir))
 	nSheets := len(ents)
 	lents, _ := os.ReadDir(lDir)
 	ents = append(ents, lents...)

@@ -137,7 +137,10 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Validate checks c (after defaults) without I/O; errors name the field.
+// Validate checks c (after defaults) without I/O; errors name the
+// field. The rules of ros.master_uri (http or https) and ros.node_name
+// are the node's alone: config does not repeat them, daemon.Check
+// applies these to the node config run builds.
 func (c Config) Validate() error {
 	var errs []error
 	u, err := url.Parse(c.MasterURI)
@@ -149,7 +152,10 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("ros.namespace: %w", err))
 		}
 	}
-	if _, err := newNames(c.Namespace, c.NodeName, c.Remaps); err != nil {
+	if strings.HasPrefix(c.NodeName, "~") {
+		// a private name would put the node under itself
+		errs = append(errs, fmt.Errorf("ros.node_name: must be a global or relative name, got the private name %q", c.NodeName))
+	} else if _, err := newNames(c.Namespace, c.NodeName, c.Remaps); err != nil {
 		errs = append(errs, err)
 	}
 	if strings.ContainsAny(c.Host, "/ ") {

@@ -42,6 +42,9 @@ func TestConfigValidate(t *testing.T) {
 		{"bad uri", Config{MasterURI: "localhost:11311"}, "ros.master_uri"},
 		{"bad name", Config{NodeName: "/9lives"}, "ros.node_name"},
 		{"empty part", Config{NodeName: "/a//b"}, "ros.node_name"},
+		// the node took ~edged as /edged; config refused it: one rule
+		{"private name", Config{NodeName: "~edged"}, "ros.node_name: must be a global or relative name"},
+		{"https master", Config{MasterURI: "https://master:11311/"}, ""},
 		{"bad namespace", Config{Namespace: "/9ns"}, "ros.namespace"},
 		{"bad remap", Config{Remaps: map[string]string{"a": "b c"}}, "remapping a:=b c"},
 		{"bad host", Config{Host: "a b"}, "ros.host"},

@@ -2,10 +2,10 @@ package uplink
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
+	"github.com/edged-robotics/edged/internal/fielderr"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 	"github.com/edged-robotics/edged/uplink/publish"
 	"github.com/edged-robotics/edged/uplink/wire"
@@ -65,6 +65,27 @@ const (
 	MinBandwidth   = 1 << 10
 )
 
+// MaxRobotID is the longest robot_id.
+const MaxRobotID = 64
+
+// CheckRobotID is the one rule of robot_id, which names this robot's
+// MQTT topic level, its envelopes and its episode ids (so a path
+// segment at the sink): 1..64 of letters, digits, '-', '_' and '.', not
+// starting with '.' (never "." or ".."). It is stricter than
+// wire.SafeName, which a sink applies to what it receives and which
+// also allows ':'. config does not repeat it; daemon.Check applies it.
+func CheckRobotID(id string) error {
+	switch {
+	case id == "":
+		return fielderr.New("robot_id", "required (names MQTT topics and episode ids)")
+	case len(id) > MaxRobotID:
+		return fielderr.New("robot_id", "must be at most %d characters", MaxRobotID)
+	case strings.ContainsRune(id, ':') || !wire.SafeName(id):
+		return fielderr.New("robot_id", "must use only letters, digits, '-', '_' and '.', and not start with '.', got %q", id)
+	}
+	return nil
+}
+
 // validTopicPrefix: one or more MQTT topic levels of [A-Za-z0-9._-]
 // joined by '/': no wildcard, no $ (broker-internal topics), no empty
 // level.
@@ -106,10 +127,10 @@ func (c Config) Validate() error {
 	c = c.withDefaults()
 	var errs []error
 	add := func(field, f string, a ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(f, a...)))
+		errs = append(errs, fielderr.New(field, f, a...))
 	}
-	if !wire.SafeName(c.Robot) {
-		add("robot_id", "required, letters, digits, '-', '_', '.', ':' (got %q)", c.Robot)
+	if err := CheckRobotID(c.Robot); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Dir == "" {
 		add("data_dir", "required (the outbox lives in DATA_DIR/outbox)")

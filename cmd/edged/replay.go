@@ -79,7 +79,7 @@ func newReplayCmd() *cobra.Command {
 }
 
 // replayConfig loads the config (or starts from the defaults) and applies
-// the flags, then validates.
+// the flags, then checks it as daemon.New will.
 func replayConfig(path, out, broker, fsmTopic, fsmType string, idle []string) (*config.Config, error) {
 	c := config.Default()
 	c.RobotID, c.DataDir = "replay", "./replay-out"
@@ -104,8 +104,9 @@ func replayConfig(path, out, broker, fsmTopic, fsmType string, idle []string) (*
 	if fsmTopic != "" {
 		c.FSM = []config.FSMSource{{Topic: fsmTopic, Type: fsmType, IdleStates: idle}}
 	}
-	if err := c.Validate(); err != nil {
-		// Errors about values the flags set name the flags.
+	if err := daemon.Check(&c); err != nil {
+		// Errors about values the flags set name the flags, whichever
+		// component's rule refused them (Check applies them all).
 		return nil, config.RenameFields(err, flagFields(out, broker, fsmTopic))
 	}
 	return &c, nil

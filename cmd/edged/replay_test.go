@@ -27,6 +27,10 @@ func TestReplayFlagErrorsNameTheFlag(t *testing.T) {
 		{"broker port", "", "tcp://b", "", "string", "--broker: needs a port", "uplink.broker"},
 		{"fsm type", "", "", "/s", "magic", "--fsm-type: must be", "fsm[0]"},
 		{"fsm topic", "", "", "s 1", "string", `--fsm: "s 1" is not a ROS graph name`, "fsm[0]"},
+		// rules that moved to their components (uplink/mqttconn, fsm)
+		// still name the flag: replay checks with daemon.Check
+		{"broker credentials", "", "tcp://u:hunter2@b:1883", "", "string", "--broker: must not hold credentials", "hunter2"},
+		{"fsm type field", "", "", "/s", "field", "--fsm.field: required", "fsm[0]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := replayConfig("", tc.out, tc.broker, tc.fsm, tc.fsmType, nil)

@@ -15,7 +15,7 @@ const module = "github.com/edged-robotics/edged/"
 // layer of every package: a package imports only packages of a lower
 // layer. Tools (bench, soak, stress) sit on top.
 var layer = map[string]int{
-	"internal/fsutil": 0, "internal/poll": 0, "internal/sampledata": 0, "internal/brokertest": 0,
+	"internal/fsutil": 0, "internal/fielderr": 0, "internal/poll": 0, "internal/sampledata": 0, "internal/brokertest": 0,
 	"internal/chromium": 1, "internal/layers": 0,
 	"ros/xmlrpc": 0, "ros/tcpros": 0, "ros/msg": 0, "ros/rosout": 1, "ros/master": 1, "ros": 2, "ros/rostest": 2,
 	"score": 0, "sheet/recipe": 0, "sheet/turbojpeg": 0,
@@ -41,7 +41,7 @@ var mustNot = map[string][]string{
 // only lists the complete set of edged packages a package may depend on,
 // directly or not: uplink moves bytes and knows no domain package.
 var only = map[string][]string{
-	"uplink": {"internal/fsutil", "uplink/mqttconn", "uplink/outbox", "uplink/publish", "uplink/wire"},
+	"uplink": {"internal/fielderr", "internal/fsutil", "uplink/mqttconn", "uplink/outbox", "uplink/publish", "uplink/wire"},
 }
 
 func TestLayers(t *testing.T) {

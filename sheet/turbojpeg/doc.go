@@ -25,5 +25,8 @@
 // Build tags: with cgo (the default) the package links -lturbojpeg. With
 // the tag purego, or without cgo, a pure-Go fallback with the same API
 // (image/jpeg plus a box filter emulating the DCT scaling) is used instead;
-// it is several times slower and always encodes 4:2:0.
+// it is several times slower and always encodes 4:2:0. The fallback
+// (pure.go) is compiled in both builds, so the cgo build's tests
+// compare the two on the same inputs (diff_test.go: sizes equal, pixels
+// within documented bounds, FuzzBackendsAgree).
 package turbojpeg

@@ -2,130 +2,22 @@
 
 package turbojpeg
 
-import (
-	"bytes"
-	"fmt"
-	"image"
-	"image/jpeg"
-)
+// Without cgo, or with the tag purego, the pure-Go backend (pure.go) is
+// the package's Decoder and Encoder.
 
 // Decoder decodes JPEGs with image/jpeg (pure-Go fallback). Not safe for
 // concurrent use: one per goroutine, like the cgo version.
-type Decoder struct {
-	limits Limits
-}
+type Decoder struct{ *pureDecoder }
 
 // NewDecoder returns a decoder enforcing limits (zero fields: defaults).
-func NewDecoder(limits Limits) (*Decoder, error) {
-	return &Decoder{limits: limits.orDefault()}, nil
-}
-
-// Close is a no-op kept for API parity.
-func (d *Decoder) Close() {}
-
-// Header reads the JPEG header and checks the dimensions against the limits.
-func (d *Decoder) Header(data []byte) (Header, error) {
-	if len(data) == 0 {
-		return Header{}, ErrEmpty
-	}
-	cfg, err := jpeg.DecodeConfig(bytes.NewReader(data))
-	if err != nil {
-		return Header{}, fmt.Errorf("%w: header: %v", ErrCorrupt, err)
-	}
-	if err := d.limits.Check(cfg.Width, cfg.Height); err != nil {
-		return Header{}, err
-	}
-	return Header{Width: cfg.Width, Height: cfg.Height, Subsamp: Subsamp420}, nil
-}
-
-// Decode decodes jpeg to packed RGB at num/8 of its size into dst (grown
-// if too small). The scaling is a box filter over the full decode.
-func (d *Decoder) Decode(data []byte, num int, dst []byte) (w, h int, rgb []byte, err error) {
-	if err := checkScale(num); err != nil {
-		return 0, 0, nil, err
-	}
-	hd, err := d.Header(data)
-	if err != nil {
-		return 0, 0, nil, err
-	}
-	img, err := jpeg.Decode(bytes.NewReader(data))
-	if err != nil {
-		return 0, 0, nil, fmt.Errorf("%w: decode: %v", ErrCorrupt, err)
-	}
-	w, h = Scaled(hd.Width, num), Scaled(hd.Height, num)
-	rgb = grow(dst, RGBSize(w, h))
-	boxScale(img, rgb, w, h)
-	return w, h, rgb, nil
-}
-
-// boxScale averages the source pixels falling into each destination pixel.
-func boxScale(img image.Image, dst []byte, w, h int) {
-	b := img.Bounds()
-	sw, sh := b.Dx(), b.Dy()
-	for y := 0; y < h; y++ {
-		y0, y1 := y*sh/h, max((y+1)*sh/h, y*sh/h+1)
-		for x := 0; x < w; x++ {
-			x0, x1 := x*sw/w, max((x+1)*sw/w, x*sw/w+1)
-			var r, g, bl, n uint32
-			for sy := y0; sy < y1 && sy < sh; sy++ {
-				for sx := x0; sx < x1 && sx < sw; sx++ {
-					cr, cg, cb, _ := img.At(b.Min.X+sx, b.Min.Y+sy).RGBA()
-					r, g, bl, n = r+cr>>8, g+cg>>8, bl+cb>>8, n+1
-				}
-			}
-			if n == 0 {
-				n = 1
-			}
-			i := (y*w + x) * 3
-			dst[i], dst[i+1], dst[i+2] = byte(r/n), byte(g/n), byte(bl/n)
-		}
-	}
-}
+func NewDecoder(limits Limits) (*Decoder, error) { return &Decoder{newPureDecoder(limits)}, nil }
 
 // Encoder encodes packed RGB with image/jpeg (always 4:2:0 colour, or gray
 // when sub is SubsampGray).
-type Encoder struct{}
+type Encoder struct{ pureEncoder }
 
 // NewEncoder returns an encoder.
 func NewEncoder() (*Encoder, error) { return &Encoder{}, nil }
-
-// Close is a no-op kept for API parity.
-func (e *Encoder) Close() {}
-
-// Encode compresses a w x h packed RGB image (rows stride bytes apart) at
-// quality 1..100, appending to dst[:0]. Returns the JPEG.
-func (e *Encoder) Encode(dst, rgb []byte, w, h, stride, quality int, sub Subsamp) ([]byte, error) {
-	if err := checkEncodeArgs(rgb, w, h, stride, quality, sub); err != nil {
-		return nil, err
-	}
-	var img image.Image
-	if sub == SubsampGray {
-		g := image.NewGray(image.Rect(0, 0, w, h))
-		for y := 0; y < h; y++ {
-			row := rgb[y*stride:]
-			for x := 0; x < w; x++ {
-				r, gg, b := uint32(row[3*x]), uint32(row[3*x+1]), uint32(row[3*x+2])
-				g.Pix[y*g.Stride+x] = byte((299*r + 587*gg + 114*b + 500) / 1000)
-			}
-		}
-		img = g
-	} else {
-		m := image.NewNRGBA(image.Rect(0, 0, w, h))
-		for y := 0; y < h; y++ {
-			row := rgb[y*stride:]
-			out := m.Pix[y*m.Stride:]
-			for x := 0; x < w; x++ {
-				out[4*x], out[4*x+1], out[4*x+2], out[4*x+3] = row[3*x], row[3*x+1], row[3*x+2], 255
-			}
-		}
-		img = m
-	}
-	buf := bytes.NewBuffer(dst[:0])
-	if err := jpeg.Encode(buf, img, &jpeg.Options{Quality: quality}); err != nil {
-		return nil, fmt.Errorf("turbojpeg(purego): encode %dx%d: %w", w, h, err)
-	}
-	return buf.Bytes(), nil
-}
 
 // Backend names the implementation compiled in.
 const Backend = "purego"

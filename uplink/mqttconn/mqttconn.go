@@ -68,9 +68,12 @@ func (a Auth) TLSConfig() (*tls.Config, error) {
 // BrokerURL normalizes a broker address for paho: tcp:// and mqtt://
 // are plain, ssl://, mqtts:// and tls:// use TLS.
 //
-// Credentials in the URL (tcp://user:pass@host) are refused: paho would
-// not send them, and the URL is logged. The username and the password
-// file have their own settings.
+// It is the one rule of a broker address (uplink.broker, edged sink's
+// and edged replay's --broker): a port is required, as paho would
+// otherwise dial port 0 (config check used to require it; the uplink
+// took tcp://host). Credentials in the URL (tcp://user:pass@host) are
+// refused: paho would not send them, and the URL is logged. The
+// username and the password file have their own settings.
 func BrokerURL(broker string) (string, bool, error) {
 	u, err := url.Parse(broker)
 	if err != nil || u.Host == "" {
@@ -79,13 +82,21 @@ func BrokerURL(broker string) (string, bool, error) {
 	if u.User != nil {
 		return "", false, fmt.Errorf("broker: must not hold credentials (got %q): put the username in uplink.username and the password in uplink.password_file (edged sink: --username, --password-file)", Redact(broker))
 	}
+	secure := false
 	switch u.Scheme {
 	case "tcp", "mqtt":
-		return "tcp://" + u.Host, false, nil
 	case "ssl", "mqtts", "tls":
+		secure = true
+	default:
+		return "", false, fmt.Errorf("broker: scheme must be tcp, mqtt, ssl, mqtts or tls, got %q", u.Scheme)
+	}
+	if u.Port() == "" {
+		return "", false, fmt.Errorf("broker: needs a port (tcp://host:1883, ssl://host:8883), got %q", broker)
+	}
+	if secure {
 		return "ssl://" + u.Host, true, nil
 	}
-	return "", false, fmt.Errorf("broker: scheme must be tcp, mqtt, ssl, mqtts or tls, got %q", u.Scheme)
+	return "tcp://" + u.Host, false, nil
 }
 
 // Redact hides what could be credentials in a broker address: whatever

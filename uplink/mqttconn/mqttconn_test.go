@@ -23,9 +23,14 @@ func TestBrokerURL(t *testing.T) {
 		{"tls://h:8883", "ssl://h:8883", true, true},
 		{"http://h:80", "", false, false},
 		{"h:1883", "", false, false},
+		// the uplink took these and paho dialed port 0; config refused them
+		{"tcp://h", "", false, false},
+		{"ssl://h:", "", false, false},
+		{"mqtts://[::1]:8883", "ssl://[::1]:8883", true, true},
 		{"tcp://robot:hunter2@h:1883", "", false, false},
 		{"tcp://hunter2@h:1883", "", false, false},
 		{"tcp://robot:hunter2@%zz", "", false, false},
+		{"tcp://robot:hunter2@h", "", false, false},
 	} {
 		got, tls, err := BrokerURL(tc.in)
 		if (err == nil) != tc.ok || got != tc.want || tls != tc.tls {
