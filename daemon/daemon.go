@@ -164,6 +164,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 		d.sheetLoop(loopCtx, d.store.Dir(), d.clock, d.machine == nil)
 	}()
 	err = d.refreshOrStart(ctx, &d.cfg)
+	if err != nil && ctx.Err() != nil {
+		err = nil // stopped while starting (SIGTERM during a slow start): a normal stop
+	}
 	if err == nil {
 		d.log.Info("daemon: running", "node", d.node.Name(), "data_dir", d.cfg.DataDir)
 		watchdogDone := d.notifyReady(ctx)

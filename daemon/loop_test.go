@@ -84,12 +84,15 @@ func TestLoopedBagUnderSimTime(t *testing.T) {
 		if len(ep.Segments) != 2 || ep.Segments[0].Label != "REACH" || ep.Segments[1].Label != "GRASP" {
 			t.Fatalf("episode %s: segments %+v, want REACH then GRASP", mf.ID, ep.Segments)
 		}
+		// A String has no header: it is stamped with the /clock time of
+		// its arrival, which lags on a loaded machine; the bug this
+		// guards against gave 0-second episodes at the bag's end.
 		for _, s := range ep.Segments {
-			if d := s.EndSec - s.StartSec; math.Abs(d-1) > 0.2 {
+			if d := s.EndSec - s.StartSec; math.Abs(d-1) > 0.6 {
 				t.Errorf("episode %s: %s lasts %.2f s, want 1 s", mf.ID, s.Label, d)
 			}
 		}
-		if start := mf.Start.Sub(time.Unix(1000, 0)).Seconds(); math.Abs(start-0.5) > 0.2 {
+		if start := mf.Start.Sub(time.Unix(1000, 0)).Seconds(); math.Abs(start-0.5) > 0.6 {
 			t.Errorf("episode %s starts at bag time %.2f s, want 0.5 s", mf.ID, start)
 		}
 	}
