@@ -18,7 +18,7 @@ var layer = map[string]int{
 	"internal/fsutil": 0, "internal/poll": 0, "internal/sampledata": 0, "internal/brokertest": 0,
 	"internal/chromium": 1, "internal/layers": 0,
 	"ros/xmlrpc": 0, "ros/tcpros": 0, "ros/msg": 0, "ros/rosout": 1, "ros/master": 1, "ros": 2, "ros/rostest": 2,
-	"score": 0, "sheet/recipe": 0, "sheet/turbojpeg": 0,
+	"score": 0, "rtl": 0, "sheet/recipe": 0, "sheet/turbojpeg": 0,
 	"uplink/wire": 0, "uplink/mqttconn": 0, "uplink/outbox": 1, "uplink/publish": 2, "uplink": 3,
 	"capture": 3, "bag": 3, "config": 3,
 	"ringbuf": 4, "episode": 4,
