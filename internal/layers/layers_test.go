@@ -22,7 +22,7 @@ var layer = map[string]int{
 	"uplink/wire": 0, "uplink/mqttconn": 0, "uplink/outbox": 1, "uplink/publish": 2, "uplink": 3,
 	"capture": 3, "bag": 3, "config": 3,
 	"ringbuf": 4, "episode": 4,
-	"sheet": 5, "fsm": 5, "uplink/sink": 5, "episode/view": 5,
+	"sheet": 5, "fsm": 5, "uplink/sink": 5, "episode/view": 5, "tracecheck": 5,
 	"ship": 6, "report": 6,
 	"daemon":    7,
 	"cmd/edged": 8, "systemd": 8,
