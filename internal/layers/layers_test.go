@@ -23,7 +23,7 @@ var layer = map[string]int{
 	"capture": 3, "bag": 3, "config": 3,
 	"ringbuf": 4, "episode": 4,
 	"sheet": 5, "fsm": 5, "uplink/sink": 5, "episode/view": 5, "tracecheck": 5,
-	"ship": 6, "report": 6,
+	"ship": 6, "report": 6, "dataset": 6,
 	"daemon":    7,
 	"cmd/edged": 8, "systemd": 8,
 }
