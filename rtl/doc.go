@@ -53,9 +53,9 @@
 // This is what the paper's checks imply: "after the robot asked" holds of
 // nothing when it never asked (so AfterFirst(ask).Exists(say) fails), and
 // "before the robot went to the lobby" is all that happened when it never
-// went (so not BeforeFirst(goto(lobby)).Exists(pick) forbids picking
-// before a goto that never came at all). Exists(e) holds when some
-// element of its trace matches e.
+// went (so not tr.BeforeFirst(goto(lobby)).Exists(pick) also fails
+// when the robot picked and never went to the lobby). Exists(e) holds
+// when some element of its trace matches e.
 //
 // # Witnesses
 //
