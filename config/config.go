@@ -31,6 +31,19 @@ type Config struct {
 	Uplink  Uplink         `yaml:"uplink"`
 	HTTP    HTTP           `yaml:"http"`
 	Capture CaptureOptions `yaml:"capture"`
+	Checks  Checks         `yaml:"checks"`
+}
+
+// Checks are the RTL trace checks edged run evaluates when an episode
+// closes (docs/rtl.md); their verdicts go into the manifest. The rules'
+// format and rules belong to package tracecheck: the daemon checks them
+// (daemon.Check), this package only holds them.
+type Checks struct {
+	// File is a rules file (docs/rtl.md). Default "": none.
+	File string `yaml:"file"`
+	// Rules are rules inline, in the rules file's format (checks:,
+	// map:), evaluated after File's. Default: none.
+	Rules yaml.Node `yaml:"rules,omitempty"`
 }
 
 // ROS is how edged joins the ROS graph.

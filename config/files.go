@@ -9,7 +9,7 @@ import (
 
 // CheckFiles is the I/O step of validation, kept apart from Validate
 // (which does none): every file the config names (uplink.password_file,
-// uplink.ca_file, uplink.cert_file, uplink.key_file) must be a regular
+// uplink.ca_file, uplink.cert_file, uplink.key_file, checks.file) must be a regular
 // file that this process can open and read. `edged config check` and
 // `edged run` both call it (through daemon.Check), so a config that
 // passes the check does not fail at start for a missing file. Run the
@@ -22,6 +22,7 @@ func (c *Config) CheckFiles() error {
 		{"uplink.ca_file", c.Uplink.CAFile},
 		{"uplink.cert_file", c.Uplink.CertFile},
 		{"uplink.key_file", c.Uplink.KeyFile},
+		{"checks.file", c.Checks.File},
 	} {
 		if f.path == "" {
 			continue

@@ -14,7 +14,7 @@ import (
 // it names exist and are readable), then the rules of each component
 // the daemon builds from it, applied to the very configs it builds (the
 // ROS node's names, the fsm sources, the ring, the uplink with its TLS
-// files loaded as a connect would). `edged config check` and New both
+// files loaded as a connect would, the trace checks' rules). `edged config check` and New both
 // call it, so the check cannot accept a config that run then refuses.
 // What only the running machine can tell (a busy http.listen port, an
 // unwritable data_dir, a broker that does not answer) is left to Run.
@@ -63,7 +63,8 @@ func CheckWithArgs(cfg *config.Config, args ros.Args) error {
 			return err
 		}
 	}
-	return nil
+	_, err = rulesOf(cfg)
+	return err
 }
 
 // checkTopics applies capture's topic rules (global names, one role

@@ -18,6 +18,7 @@ import (
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros/rosout"
 	"github.com/edged-robotics/edged/ship"
+	"github.com/edged-robotics/edged/tracecheck"
 	"github.com/edged-robotics/edged/uplink"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -79,6 +80,8 @@ type Daemon struct {
 	loopBeat    atomic.Int64 // unix ns of the sheet loop's last round
 	shipFailing atomic.Bool  // the last outbox put failed (ship logs runs)
 	buildTime   prometheus.Histogram
+	rules       *tracecheck.Rules // the trace checks; nil: none
+	checks      checkStats
 
 	// Set by Run before the HTTP server starts, read-only afterwards.
 	node     *ros.Node
@@ -113,8 +116,14 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Daemon{cfg: resolved, log: opts.Logger, opts: opts, events: make(chan episodeEvent, 256),
-		buildTime: newSheetBuildHistogram()}, nil
+	rules, err := rulesOf(cfg)
+	if err != nil {
+		return nil, err
+	}
+	d := &Daemon{cfg: resolved, log: opts.Logger, opts: opts, events: make(chan episodeEvent, 256),
+		buildTime: newSheetBuildHistogram(), rules: rules}
+	d.checks.init(rules)
+	return d, nil
 }
 
 // Run joins the ROS graph and records until ctx ends, then shuts down in

@@ -20,6 +20,13 @@
 // (uplinkConfig; uplink imports no config) and hands what it makes to a
 // ship.Shipper over the uplink, which owns the wire bodies.
 //
+// Trace checks (config checks:, package tracecheck; checks.go): when an
+// episode ends, the run loop evaluates them over the closed episode,
+// writes the verdicts into its manifest (Store.SetVerdicts) and ships
+// them in the end manifest; UNSAT verdicts count in
+// edged_check_violations_total{check}. An episode that cannot be read
+// ships without verdicts, never not at all.
+//
 // Episodes the store's Open closed after a crash are shipped at start
 // like any other (their segments, then the closed manifest). /healthz is
 // not ready while the episode store cannot write (a full disk): the fsm

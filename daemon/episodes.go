@@ -117,8 +117,9 @@ func (r *sheetRunner) handle(ev episodeEvent) {
 			cur.finish(ev.manifest.End)
 			r.cur = nil
 		}
-		// After the last sheets, so that a consumer sees the end last.
-		d.ship("episode end", d.out.EpisodeEnded(ev.manifest))
+		// After the last sheets, so that a consumer sees the end last,
+		// with the trace checks' verdicts.
+		d.ship("episode end", d.out.EpisodeEnded(d.judge(r.storeDir, ev.manifest)))
 	}
 }
 

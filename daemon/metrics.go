@@ -64,6 +64,7 @@ var (
 	mqttResent        = desc("mqtt_resent_total", "Messages returned to the outbox unacknowledged (to be sent again).")
 	mqttConnectErrors = desc("mqtt_connect_errors_total", "Failed connection attempts to the broker.")
 	outboxOldest      = desc("outbox_oldest_age_seconds", "How long the oldest message in the outbox has waited.")
+	checkViolations   = desc("check_violations_total", "Episodes whose trace check (checks: in the config, docs/rtl.md) was UNSAT, per check.", "check")
 	mqttLastAck       = desc("mqtt_last_ack_timestamp_seconds", "When the broker last acknowledged a message (unix seconds, 0: never).")
 )
 
@@ -83,7 +84,7 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 		sheetsTotal, sheetBytes, sheetErrors, labelSheets, episodesTotal, segmentsTotal, episodesUploaded, episodeOpen, fsmEvents,
 		fsmDropped, fsmBad, fsmStoreErrors, fsmTruncated, fsmClockResets, storeErrors, storeWritable, storeLost, storeDeleted, storeFree, jointSamples, masterUp, outboxPending, outboxPendingB, outboxDisk,
 		outboxEvicted, outboxQuarantined, outboxAcked, outboxDropped, uplinkEnqueued, uplinkErrors, mqttConnected, mqttPublished, mqttBytes,
-		mqttResent, mqttConnectErrors, outboxOldest, mqttLastAck} {
+		mqttResent, mqttConnectErrors, outboxOldest, mqttLastAck, checkViolations} {
 		ch <- d
 	}
 }
@@ -118,6 +119,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(ringSpan, s.Span.Seconds(), cam.topic)
 	}
 	counter(ringDropped, d.router.dropped.Load())
+	for _, c := range d.checks.snapshot() {
+		counter(checkViolations, c.n, c.check)
+	}
 	st := &d.stats
 	counter(sheetsTotal, st.sheets.Load())
 	counter(sheetBytes, st.sheetBytes.Load())

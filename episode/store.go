@@ -238,6 +238,12 @@ func (s *Store) MarkRecoveryShipped(id string) error {
 	return s.mark(id, func(m *Manifest) { m.RecoveryShipped = true })
 }
 
+// SetVerdicts records the trace checks' verdicts of a closed episode
+// (edged run evaluates them when the episode closes).
+func (s *Store) SetVerdicts(id string, v []Verdict) error {
+	return s.mark(id, func(m *Manifest) { m.Verdicts = v })
+}
+
 // mark rewrites one episode's manifest with set applied.
 func (s *Store) mark(id string, set func(*Manifest)) error {
 	s.mu.Lock()

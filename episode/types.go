@@ -60,6 +60,18 @@ type Manifest struct {
 	// Cost is a receiver's cost line of what it holds (ReadCost),
 	// written once the episode is complete; only its manifests have it.
 	Cost *Cost `json:"cost,omitempty"`
+	// Verdicts of the trace checks (package tracecheck) evaluated when
+	// the episode closed, in the rules' order; absent from manifests of
+	// an edged without checks, and from older ones.
+	Verdicts []Verdict `json:"verdicts,omitempty"`
+}
+
+// Verdict is one trace check's outcome over the episode: Sat (SAT) or
+// not (UNSAT), and the witness that decided it as a sentence.
+type Verdict struct {
+	Check   string `json:"check"`
+	Sat     bool   `json:"sat"`
+	Witness string `json:"witness,omitempty"`
 }
 
 // CameraCounts counts one camera's files of an episode.

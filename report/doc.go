@@ -1,7 +1,9 @@
 // Package report renders one recorded episode as a single self-contained
 // HTML file for a field engineer (`edged report`): the episode header,
 // the FSM segments as a timeline on a time axis with a table below (each
-// segment with its labeling sheets), the contact sheets per camera at
+// segment with its labeling sheets), the trace checks' verdicts when the
+// manifest has them (SAT or UNSAT with the witness, docs/rtl.md), the
+// contact sheets per camera at
 // their times, and, for each cloud annotation given, a second timeline row
 // with its scores against the FSM ground truth (package score: tau_k,
 // tau_zeta with the encoder named, segment F1, end-to-end F1 with the

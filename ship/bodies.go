@@ -17,7 +17,15 @@ func ManifestBody(m episode.Manifest) *wire.Manifest {
 	return &wire.Manifest{ID: m.ID, Robot: m.Robot, Name: m.Name, Instruction: m.Instruction,
 		Start: unixNano(m.Start), End: unixNano(m.End), Closed: m.Closed, Outcome: m.Outcome,
 		EndReason: m.EndReason, Segments: int64(m.Segments), Transitions: int64(m.Transitions), Created: unixNano(m.Created),
-		Produced: produced(m.Produced)}
+		Produced: produced(m.Produced), Verdicts: verdicts(m.Verdicts)}
+}
+
+func verdicts(vs []episode.Verdict) []wire.Verdict {
+	var out []wire.Verdict
+	for _, v := range vs {
+		out = append(out, wire.Verdict{Check: v.Check, Sat: v.Sat, Witness: v.Witness})
+	}
+	return out
 }
 
 // produced lists the per-camera counts in camera order.

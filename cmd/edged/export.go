@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/edged-robotics/edged/config"
+	"github.com/edged-robotics/edged/dataset"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/episode/view"
 	"github.com/spf13/cobra"
@@ -17,14 +20,24 @@ func newExportCmd() *cobra.Command {
 	var rate float64
 	cmd := &cobra.Command{
 		Use:   "export EPISODE",
-		Short: "Export an episode's segments as WGO JSON, a step table or Foxglove events",
+		Short: "Export an episode's segments as WGO JSON, a step table, Foxglove events, or ViSTa and ETP-Bench samples",
 		Long: "export writes the recorded segments of EPISODE (an id, a unique id prefix or an episode\n" +
 			"directory) as --format wgo ({\"segments\":[{start_sec,end_sec,subtask}]}), steps (CSV step,subtask,stage\n" +
-			"at --rate Hz) or foxglove (a JSON list of Foxglove event bodies).",
+			"at --rate Hz) or foxglove (a JSON list of Foxglove event bodies); as --format vista (a ViSTa sample:\n" +
+			"the steps as a sequential description with their level, and per step its labeling sheets and time\n" +
+			"range) or etp (an ETP-Bench sample: -o DIR gets etp.json with the instruction and the executed plan,\n" +
+			"and first_frame.jpg). docs/rtl.md has the vista and etp schemas with samples.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := episode.Load(episode.StoreDir(dir), args[0])
 			if err != nil {
+				return err
+			}
+			if format == "etp" {
+				if outFile == "" || outFile == "-" {
+					return fmt.Errorf("export: --format etp writes a directory (etp.json, first_frame.jpg): give it with -o DIR")
+				}
+				_, err := dataset.WriteETP(outFile, e)
 				return err
 			}
 			w := cmd.OutOrStdout()
@@ -36,7 +49,12 @@ func newExportCmd() *cobra.Command {
 				defer f.Close()
 				w = f
 			}
-			if err := view.Export(w, e, format, rate); err != nil {
+			if format == "vista" {
+				err = writeIndented(w, dataset.NewVista(e))
+			} else {
+				err = view.Export(w, e, format, rate)
+			}
+			if err != nil {
 				return err
 			}
 			for _, p := range e.Problems {
@@ -45,9 +63,15 @@ func newExportCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", view.FormatWGO, "wgo, steps or foxglove")
+	cmd.Flags().StringVar(&format, "format", view.FormatWGO, "wgo, steps, foxglove, vista or etp")
 	cmd.Flags().StringVar(&dir, "dir", config.DefaultDataDir, "data_dir or episode store directory")
 	cmd.Flags().Float64Var(&rate, "rate", 10, "steps per second for --format steps")
-	cmd.Flags().StringVarP(&outFile, "output", "o", "", "write to this file instead of stdout")
+	cmd.Flags().StringVarP(&outFile, "output", "o", "", "write to this file instead of stdout (etp: this directory)")
 	return cmd
+}
+
+func writeIndented(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

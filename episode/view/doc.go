@@ -3,7 +3,8 @@
 //
 //   - table.go renders the store for a terminal: WriteList (one line per
 //     episode, `edged inspect`) and WriteTimeline (one episode, its
-//     manifest and one line per segment, `edged inspect EPISODE`);
+//     manifest with its trace checks' verdicts, and one line per
+//     segment, `edged inspect EPISODE`);
 //   - export.go writes an episode's segments in the export formats of
 //     `edged export` (Export: wgo, steps, foxglove);
 //   - segmentation.go turns a recorded episode into a score.Segmentation

@@ -52,6 +52,13 @@ func WriteTimeline(w io.Writer, e *episode.Episode) error {
 		fmt.Fprintf(w, "recovered    after a crash: %d segments closed as interrupted, %d torn bytes cut, %d corrupt regions quarantined\n",
 			m.Recovery.Interrupted, m.Recovery.TornBytes, m.Recovery.Quarantined)
 	}
+	for _, v := range m.Verdicts {
+		verdict := "UNSAT"
+		if v.Sat {
+			verdict = "SAT"
+		}
+		fmt.Fprintf(w, "check        %-5s %s: %s\n", verdict, clip(v.Check, 60), clip(v.Witness, 200))
+	}
 	for _, p := range e.Problems {
 		fmt.Fprintf(w, "PROBLEM      %s\n", p)
 	}

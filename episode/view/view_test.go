@@ -86,8 +86,10 @@ func TestTables(t *testing.T) {
 		t.Fatalf("list:\n%s", b.String())
 	}
 	b.Reset()
+	e.Manifest.Verdicts = []episode.Verdict{{Check: "grasp-first", Sat: true, Witness: "found grasp"}, {Check: "no-drop", Witness: "found drop"}}
 	must(t, WriteTimeline(&b, e))
-	for _, want := range []string{"pick up the bottle", "grasp, firmly", "   1.000s", "   2.500s", "1.500s", "cost         "} {
+	for _, want := range []string{"pick up the bottle", "grasp, firmly", "   1.000s", "   2.500s", "1.500s", "cost         ",
+		"check        SAT   grasp-first: found grasp", "check        UNSAT no-drop: found drop"} {
 		if !strings.Contains(b.String(), want) {
 			t.Fatalf("timeline lacks %q:\n%s", want, b.String())
 		}

@@ -142,6 +142,9 @@ func ManifestOf(m *wire.Manifest) episode.Manifest {
 		out.Produced[episode.CameraDir(c.Camera)] = episode.CameraCounts{Sheets: int(c.Sheets),
 			LabelSheets: int(c.LabelSheets), Snippets: int(c.Snippets)}
 	}
+	for _, v := range m.Verdicts {
+		out.Verdicts = append(out.Verdicts, episode.Verdict{Check: v.Check, Sat: v.Sat, Witness: v.Witness})
+	}
 	return out
 }
 

@@ -61,6 +61,17 @@ type Manifest struct {
 	// receiver holding all of it, and every segment, holds the episode
 	// complete.
 	Produced []CameraCount `msg:"produced,limit=1024"`
+	// Verdicts of the robot's trace checks, sent in episode_end (empty
+	// in episode_start, from robots without checks and from older ones).
+	Verdicts []Verdict `msg:"verdicts,limit=1024"`
+}
+
+// Verdict is one trace check's outcome over the episode (SAT when Sat)
+// and the witness that decided it.
+type Verdict struct {
+	Check   string `msg:"check"`
+	Sat     bool   `msg:"sat"`
+	Witness string `msg:"witness"`
 }
 
 // CameraCount is what the robot made of an episode for one camera.

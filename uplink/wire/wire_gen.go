@@ -1249,6 +1249,68 @@ func (z *Manifest) DecodeMsg(dc *msgp.Reader) (err error) {
 					return
 				}
 			}
+		case "verdicts":
+			var zb0003 uint32
+			zb0003, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "Verdicts")
+				return
+			}
+			if zb0003 > 1024 {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Verdicts) >= int(zb0003) {
+				z.Verdicts = (z.Verdicts)[:zb0003]
+			} else {
+				z.Verdicts = make([]Verdict, zb0003)
+			}
+			for za0002 := range z.Verdicts {
+				var zb0004 uint32
+				zb0004, err = dc.ReadMapHeader()
+				if err != nil {
+					err = msgp.WrapError(err, "Verdicts", za0002)
+					return
+				}
+				if zb0004 > 1024 {
+					err = msgp.ErrLimitExceeded
+					return
+				}
+				for zb0004 > 0 {
+					zb0004--
+					field, err = dc.ReadMapKeyPtr()
+					if err != nil {
+						err = msgp.WrapError(err, "Verdicts", za0002)
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "check":
+						z.Verdicts[za0002].Check, err = dc.ReadString()
+						if err != nil {
+							err = msgp.WrapError(err, "Verdicts", za0002, "Check")
+							return
+						}
+					case "sat":
+						z.Verdicts[za0002].Sat, err = dc.ReadBool()
+						if err != nil {
+							err = msgp.WrapError(err, "Verdicts", za0002, "Sat")
+							return
+						}
+					case "witness":
+						z.Verdicts[za0002].Witness, err = dc.ReadString()
+						if err != nil {
+							err = msgp.WrapError(err, "Verdicts", za0002, "Witness")
+							return
+						}
+					default:
+						err = dc.Skip()
+						if err != nil {
+							err = msgp.WrapError(err, "Verdicts", za0002)
+							return
+						}
+					}
+				}
+			}
 		default:
 			err = dc.Skip()
 			if err != nil {
@@ -1262,9 +1324,9 @@ func (z *Manifest) DecodeMsg(dc *msgp.Reader) (err error) {
 
 // EncodeMsg implements msgp.Encodable
 func (z *Manifest) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 13
+	// map header, size 14
 	// write "id"
-	err = en.Append(0x8d, 0xa2, 0x69, 0x64)
+	err = en.Append(0x8e, 0xa2, 0x69, 0x64)
 	if err != nil {
 		return
 	}
@@ -1400,15 +1462,58 @@ func (z *Manifest) EncodeMsg(en *msgp.Writer) (err error) {
 			return
 		}
 	}
+	// write "verdicts"
+	err = en.Append(0xa8, 0x76, 0x65, 0x72, 0x64, 0x69, 0x63, 0x74, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteArrayHeader(uint32(len(z.Verdicts)))
+	if err != nil {
+		err = msgp.WrapError(err, "Verdicts")
+		return
+	}
+	for za0002 := range z.Verdicts {
+		// map header, size 3
+		// write "check"
+		err = en.Append(0x83, 0xa5, 0x63, 0x68, 0x65, 0x63, 0x6b)
+		if err != nil {
+			return
+		}
+		err = en.WriteString(z.Verdicts[za0002].Check)
+		if err != nil {
+			err = msgp.WrapError(err, "Verdicts", za0002, "Check")
+			return
+		}
+		// write "sat"
+		err = en.Append(0xa3, 0x73, 0x61, 0x74)
+		if err != nil {
+			return
+		}
+		err = en.WriteBool(z.Verdicts[za0002].Sat)
+		if err != nil {
+			err = msgp.WrapError(err, "Verdicts", za0002, "Sat")
+			return
+		}
+		// write "witness"
+		err = en.Append(0xa7, 0x77, 0x69, 0x74, 0x6e, 0x65, 0x73, 0x73)
+		if err != nil {
+			return
+		}
+		err = en.WriteString(z.Verdicts[za0002].Witness)
+		if err != nil {
+			err = msgp.WrapError(err, "Verdicts", za0002, "Witness")
+			return
+		}
+	}
 	return
 }
 
 // MarshalMsg implements msgp.Marshaler
 func (z *Manifest) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
-	// map header, size 13
+	// map header, size 14
 	// string "id"
-	o = append(o, 0x8d, 0xa2, 0x69, 0x64)
+	o = append(o, 0x8e, 0xa2, 0x69, 0x64)
 	o = msgp.AppendString(o, z.ID)
 	// string "robot"
 	o = append(o, 0xa5, 0x72, 0x6f, 0x62, 0x6f, 0x74)
@@ -1452,6 +1557,21 @@ func (z *Manifest) MarshalMsg(b []byte) (o []byte, err error) {
 			err = msgp.WrapError(err, "Produced", za0001)
 			return
 		}
+	}
+	// string "verdicts"
+	o = append(o, 0xa8, 0x76, 0x65, 0x72, 0x64, 0x69, 0x63, 0x74, 0x73)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.Verdicts)))
+	for za0002 := range z.Verdicts {
+		// map header, size 3
+		// string "check"
+		o = append(o, 0x83, 0xa5, 0x63, 0x68, 0x65, 0x63, 0x6b)
+		o = msgp.AppendString(o, z.Verdicts[za0002].Check)
+		// string "sat"
+		o = append(o, 0xa3, 0x73, 0x61, 0x74)
+		o = msgp.AppendBool(o, z.Verdicts[za0002].Sat)
+		// string "witness"
+		o = append(o, 0xa7, 0x77, 0x69, 0x74, 0x6e, 0x65, 0x73, 0x73)
+		o = msgp.AppendString(o, z.Verdicts[za0002].Witness)
 	}
 	return
 }
@@ -1573,6 +1693,68 @@ func (z *Manifest) UnmarshalMsg(bts []byte) (o []byte, err error) {
 					return
 				}
 			}
+		case "verdicts":
+			var zb0003 uint32
+			zb0003, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Verdicts")
+				return
+			}
+			if zb0003 > 1024 {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Verdicts) >= int(zb0003) {
+				z.Verdicts = (z.Verdicts)[:zb0003]
+			} else {
+				z.Verdicts = make([]Verdict, zb0003)
+			}
+			for za0002 := range z.Verdicts {
+				var zb0004 uint32
+				zb0004, bts, err = msgp.ReadMapHeaderBytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Verdicts", za0002)
+					return
+				}
+				if zb0004 > 1024 {
+					err = msgp.ErrLimitExceeded
+					return
+				}
+				for zb0004 > 0 {
+					zb0004--
+					field, bts, err = msgp.ReadMapKeyZC(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Verdicts", za0002)
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "check":
+						z.Verdicts[za0002].Check, bts, err = msgp.ReadStringBytes(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "Verdicts", za0002, "Check")
+							return
+						}
+					case "sat":
+						z.Verdicts[za0002].Sat, bts, err = msgp.ReadBoolBytes(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "Verdicts", za0002, "Sat")
+							return
+						}
+					case "witness":
+						z.Verdicts[za0002].Witness, bts, err = msgp.ReadStringBytes(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "Verdicts", za0002, "Witness")
+							return
+						}
+					default:
+						bts, err = msgp.Skip(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "Verdicts", za0002)
+							return
+						}
+					}
+				}
+			}
 		default:
 			bts, err = msgp.Skip(bts)
 			if err != nil {
@@ -1590,6 +1772,10 @@ func (z *Manifest) Msgsize() (s int) {
 	s = 1 + 3 + msgp.StringPrefixSize + len(z.ID) + 6 + msgp.StringPrefixSize + len(z.Robot) + 5 + msgp.StringPrefixSize + len(z.Name) + 12 + msgp.StringPrefixSize + len(z.Instruction) + 6 + msgp.Int64Size + 4 + msgp.Int64Size + 7 + msgp.BoolSize + 8 + msgp.StringPrefixSize + len(z.Outcome) + 11 + msgp.StringPrefixSize + len(z.EndReason) + 9 + msgp.Int64Size + 12 + msgp.Int64Size + 8 + msgp.Int64Size + 9 + msgp.ArrayHeaderSize
 	for za0001 := range z.Produced {
 		s += z.Produced[za0001].Msgsize()
+	}
+	s += 9 + msgp.ArrayHeaderSize
+	for za0002 := range z.Verdicts {
+		s += 1 + 6 + msgp.StringPrefixSize + len(z.Verdicts[za0002].Check) + 4 + msgp.BoolSize + 8 + msgp.StringPrefixSize + len(z.Verdicts[za0002].Witness)
 	}
 	return
 }
@@ -2872,5 +3058,166 @@ func (z *Status) UnmarshalMsg(bts []byte) (o []byte, err error) {
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Status) Msgsize() (s int) {
 	s = 1 + 6 + msgp.StringPrefixSize + len(z.State) + 8 + msgp.StringPrefixSize + len(z.Version) + 8 + msgp.Int64Size + 14 + msgp.Int64Size + 8 + msgp.Int64Size + 5 + msgp.Int64Size
+	return
+}
+
+// DecodeMsg implements msgp.Decodable
+func (z *Verdict) DecodeMsg(dc *msgp.Reader) (err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, err = dc.ReadMapHeader()
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z5817a858limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, err = dc.ReadMapKeyPtr()
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "check":
+			z.Check, err = dc.ReadString()
+			if err != nil {
+				err = msgp.WrapError(err, "Check")
+				return
+			}
+		case "sat":
+			z.Sat, err = dc.ReadBool()
+			if err != nil {
+				err = msgp.WrapError(err, "Sat")
+				return
+			}
+		case "witness":
+			z.Witness, err = dc.ReadString()
+			if err != nil {
+				err = msgp.WrapError(err, "Witness")
+				return
+			}
+		default:
+			err = dc.Skip()
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	return
+}
+
+// EncodeMsg implements msgp.Encodable
+func (z Verdict) EncodeMsg(en *msgp.Writer) (err error) {
+	// map header, size 3
+	// write "check"
+	err = en.Append(0x83, 0xa5, 0x63, 0x68, 0x65, 0x63, 0x6b)
+	if err != nil {
+		return
+	}
+	err = en.WriteString(z.Check)
+	if err != nil {
+		err = msgp.WrapError(err, "Check")
+		return
+	}
+	// write "sat"
+	err = en.Append(0xa3, 0x73, 0x61, 0x74)
+	if err != nil {
+		return
+	}
+	err = en.WriteBool(z.Sat)
+	if err != nil {
+		err = msgp.WrapError(err, "Sat")
+		return
+	}
+	// write "witness"
+	err = en.Append(0xa7, 0x77, 0x69, 0x74, 0x6e, 0x65, 0x73, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteString(z.Witness)
+	if err != nil {
+		err = msgp.WrapError(err, "Witness")
+		return
+	}
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z Verdict) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// map header, size 3
+	// string "check"
+	o = append(o, 0x83, 0xa5, 0x63, 0x68, 0x65, 0x63, 0x6b)
+	o = msgp.AppendString(o, z.Check)
+	// string "sat"
+	o = append(o, 0xa3, 0x73, 0x61, 0x74)
+	o = msgp.AppendBool(o, z.Sat)
+	// string "witness"
+	o = append(o, 0xa7, 0x77, 0x69, 0x74, 0x6e, 0x65, 0x73, 0x73)
+	o = msgp.AppendString(o, z.Witness)
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *Verdict) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z5817a858limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = msgp.ReadMapKeyZC(bts)
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "check":
+			z.Check, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Check")
+				return
+			}
+		case "sat":
+			z.Sat, bts, err = msgp.ReadBoolBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Sat")
+				return
+			}
+		case "witness":
+			z.Witness, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Witness")
+				return
+			}
+		default:
+			bts, err = msgp.Skip(bts)
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z Verdict) Msgsize() (s int) {
+	s = 1 + 6 + msgp.StringPrefixSize + len(z.Check) + 4 + msgp.BoolSize + 8 + msgp.StringPrefixSize + len(z.Witness)
 	return
 }

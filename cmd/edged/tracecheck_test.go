@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/edged-robotics/edged/internal/sampledata"
+)
+
+// simData replays the generated demo episode into a data_dir.
+func simData(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("/usr/bin/python3 with rosbag needed to generate the sample episode (make deps)")
+	}
+	tmp := t.TempDir()
+	bag := filepath.Join(tmp, "sim.bag")
+	if out, err := exec.Command("/usr/bin/python3", "../../scripts/sim/sim_robot.py", "--bag", bag).CombinedOutput(); err != nil {
+		t.Skipf("cannot generate the sample bag (python3-rosbag missing? make deps): %v\n%s", err, out)
+	}
+	data := filepath.Join(tmp, "data")
+	edged(t, true, "replay", "-q", "--out", data, "--fsm", "/task/state", "--idle", "IDLE", bag)
+	return data
+}
+
+// g1Data replays the real G1 recording into a data_dir.
+func g1Data(t *testing.T) string {
+	t.Helper()
+	bag := sampledata.Path(t, "g1_ep29.bag")
+	data := filepath.Join(t.TempDir(), "data")
+	edged(t, true, "replay", "-q", "--out", data, "--fsm", "/task_state", "--idle", "idle", bag)
+	return data
+}
+
+func writeRules(t *testing.T, rules string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "rules.yaml")
+	if err := os.WriteFile(p, []byte(rules), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+type checkJSON struct {
+	Episodes []struct {
+		ID      string `json:"episode"`
+		Results []struct {
+			Check    string `json:"check"`
+			Sat      bool   `json:"sat"`
+			Sentence string `json:"sentence"`
+			Witness  []struct {
+				Element int `json:"element"`
+			} `json:"witness"`
+		} `json:"results"`
+	} `json:"episodes"`
+	Summary *struct {
+		Checks []struct {
+			Check    string  `json:"check"`
+			PassRate float64 `json:"pass_rate"`
+		} `json:"checks"`
+	} `json:"summary"`
+}
+
+// verdicts runs edged check --json and returns check -> sat.
+func verdicts(t *testing.T, args ...string) (map[string]bool, checkJSON) {
+	t.Helper()
+	var got checkJSON
+	out := edged(t, true, append([]string{"check", "--json"}, args...)...)
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got.Episodes) != 1 {
+		t.Fatalf("check --json: %v\n%s", err, out)
+	}
+	m := map[string]bool{}
+	for _, r := range got.Episodes[0].Results {
+		m[r.Check] = r.Sat
+		if r.Sentence == "" || len(r.Witness) == 0 {
+			t.Errorf("%s: no witness", r.Check)
+		}
+	}
+	return m, got
+}
+
+func TestCheckGeneratedEpisode(t *testing.T) {
+	data := simData(t)
+	rules := writeRules(t, `
+checks:
+  - name: grasp-then-lift
+    formula: tr.AfterFirst(grasp).Exists(lift) and not tr.BeforeFirst(grasp).Exists(lift)
+  - name: place-after-last-carry
+    formula: tr.AfterLast(carry).Exists(place)
+  - name: reach-after-place
+    formula: tr.AfterFirst(place).Exists(reach)
+  - name: scoped-out
+    instruction: fetch the mail
+    formula: tr.Exists(x)
+`)
+	got, js := verdicts(t, "--rules", rules, filepath.Join(data, "episodes"))
+	want := map[string]bool{"grasp-then-lift": true, "place-after-last-carry": true, "reach-after-place": false}
+	if len(got) != len(want) {
+		t.Fatalf("verdicts %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: sat %v, want %v", k, got[k], v)
+		}
+	}
+	if js.Summary == nil || len(js.Summary.Checks) != 3 {
+		t.Fatalf("a store gives a summary of 3 checks: %+v", js.Summary)
+	}
+	out := edged(t, true, "check", "--rules", rules, data)
+	for _, w := range []string{"UNSAT  reach-after-place", "PASS RATE", "100.0%"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("text output lacks %q:\n%s", w, out)
+		}
+	}
+	bad := writeRules(t, "checks: [{name: a, formula: 'tr.Exists(a)'}, {name: b, formula: 'tr.AfterFirst(x).Exists(y'}]")
+	if out := edged(t, false, "check", "--rules", bad, data); !strings.Contains(out, "checks[1].formula: 1:26: expected ')'") {
+		t.Errorf("bad formula: %s", out)
+	}
+}
+
+func TestCheckG1Episode(t *testing.T) {
+	data := g1Data(t)
+	rules := writeRules(t, `
+checks:
+  - name: aligned-before-grasp
+    formula: tr.BeforeFirst(grasp).Exists(align_pregrasp)
+  - name: carry-after-grasp
+    formula: tr.AfterFirst(grasp).Exists(carry(.*))
+  - name: never-dropped
+    formula: not tr.Exists(drop)
+map:
+  lift_and_carry: carry(object)
+`)
+	got, _ := verdicts(t, "--rules", rules, filepath.Join(data, "episodes"))
+	want := map[string]bool{"aligned-before-grasp": true, "carry-after-grasp": true, "never-dropped": true}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: sat %v, want %v", k, got[k], v)
+		}
+	}
+}

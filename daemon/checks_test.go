@@ -1,0 +1,75 @@
+package daemon
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/edged-robotics/edged/config"
+	"github.com/edged-robotics/edged/episode"
+)
+
+// checksConfig is a replay config of the G1 recording with trace checks
+// from a file and inline.
+func checksConfig(t *testing.T, inline string) *config.Config {
+	t.Helper()
+	rules := filepath.Join(t.TempDir(), "rules.yaml")
+	if err := os.WriteFile(rules, []byte("checks:\n  - name: grasped\n    formula: tr.Exists(grasp)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Parse([]byte("robot_id: g1\ndata_dir: " + t.TempDir() + "\nhttp: {listen: off}\n" +
+		"fsm: [{topic: /task_state, idle_states: [idle]}]\nchecks:\n  file: " + rules + "\n  rules:\n" + inline))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestChecksJudgeClosedEpisodes: the configured checks are evaluated
+// when an episode closes; the verdicts are in the manifest and counted
+// per check for /metrics.
+func TestChecksJudgeClosedEpisodes(t *testing.T) {
+	if _, err := os.Stat(sampleBag); err != nil {
+		t.Skipf("sample bag %s absent (it lives outside the repository): %v", sampleBag, err)
+	}
+	c := checksConfig(t, "    checks:\n      - name: dropped\n        formula: tr.Exists(drop)\n")
+	d, err := New(c, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Replay(context.Background(), []string{sampleBag}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := episode.List(filepath.Join(c.DataDir, episode.EpisodesDir))
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("episodes %+v %v", ms, err)
+	}
+	v := ms[0].Verdicts
+	if len(v) != 2 || v[0].Check != "grasped" || !v[0].Sat || v[1].Check != "dropped" || v[1].Sat || v[1].Witness == "" {
+		t.Fatalf("verdicts %+v", v)
+	}
+	got := d.checks.snapshot()
+	if len(got) != 2 || got[0] != (checkCount{"dropped", 1}) || got[1] != (checkCount{"grasped", 0}) {
+		t.Fatalf("violations %+v", got)
+	}
+}
+
+func TestChecksConfigErrors(t *testing.T) {
+	for _, tc := range []struct{ inline, want string }{
+		{"    checks: [{name: a, formula: 'tr.Exists(a'}]\n", "checks.rules: checks[0].formula: 1:12: expected ')'"},
+		{"    checks: [{name: grasped, formula: 'tr.Exists(a)'}]\n", `checks[1].name: "grasped" is also checks[0]'s name`},
+		{"    nonsense: 1\n", "checks.rules: rules: yaml"},
+	} {
+		c := checksConfig(t, tc.inline)
+		if err := Check(c); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.inline, err, tc.want)
+		}
+	}
+	c := checksConfig(t, "    checks: []\n")
+	c.Checks.File = filepath.Join(t.TempDir(), "absent.yaml")
+	if err := Check(c); err == nil || !strings.Contains(err.Error(), "checks.file") {
+		t.Errorf("absent rules file: %v", err)
+	}
+}

@@ -1,0 +1,196 @@
+package dataset
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/internal/fsutil"
+	"github.com/edged-robotics/edged/rtl"
+	"github.com/edged-robotics/edged/sheet"
+)
+
+// ETPFormat names the ETP export's schema version.
+const ETPFormat = "edged-etp/1"
+
+// File names of the ETP export in its output directory.
+const (
+	ETPFile   = "etp.json"
+	FrameFile = "first_frame.jpg"
+)
+
+// Caps of what the export reads.
+const (
+	maxMetaBytes  = 4 << 20
+	maxSheetBytes = 64 << 20
+	maxPixels     = 16 << 20 // the sheet recipe's canvas cap
+)
+
+// ETP is one ETP-Bench sample: instruction, first frame, executed plan.
+type ETP struct {
+	Format      string       `json:"format"`
+	Episode     string       `json:"episode"`
+	Robot       string       `json:"robot"`
+	Instruction string       `json:"instruction"`
+	Image       string       `json:"image"` // file in the output directory; "" without contact sheets
+	ImageSource *ImageSource `json:"image_source,omitempty"`
+	Plan        []PlanStep   `json:"plan"`
+}
+
+// ImageSource says where the first frame was cut from.
+type ImageSource struct {
+	Camera  string    `json:"camera"`
+	Sheet   string    `json:"sheet"` // relative to the episode directory
+	Tile    int       `json:"tile"`  // index in the sheet's tiles
+	Seconds float64   `json:"seconds"`
+	Stamp   time.Time `json:"stamp"`
+}
+
+// PlanStep is one executed step.
+type PlanStep struct {
+	Step     int       `json:"step"` // from 1
+	Action   string    `json:"action"`
+	Args     []string  `json:"args"`
+	Label    string    `json:"label"`
+	StartSec float64   `json:"start_sec"`
+	EndSec   float64   `json:"end_sec"`
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end"`
+	Outcome  string    `json:"outcome"`
+}
+
+// WriteETP writes the ETP sample of e into dir (created if needed):
+// etp.json and, when the episode has contact sheets, first_frame.jpg.
+func WriteETP(dir string, e *episode.Episode) (ETP, error) {
+	x := ETP{Format: ETPFormat, Episode: e.Manifest.ID, Robot: e.Manifest.Robot,
+		Instruction: e.Manifest.Instruction, Plan: []PlanStep{}}
+	for i, s := range steps(e) {
+		el := rtl.ParseElement(s.Label)
+		x.Plan = append(x.Plan, PlanStep{Step: i + 1, Action: el.Name, Args: nonNil(el.Args), Label: s.Label,
+			StartSec: round6(s.StartSec), EndSec: round6(s.EndSec), Start: s.Start.UTC(), End: s.End.UTC(), Outcome: s.Outcome})
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return x, fmt.Errorf("export etp: %w", err)
+	}
+	frame, src, err := FirstFrame(e.Dir)
+	if err != nil {
+		return x, err
+	}
+	if frame != nil {
+		if err := os.WriteFile(filepath.Join(dir, FrameFile), frame, 0o644); err != nil {
+			return x, fmt.Errorf("export etp: %w", err)
+		}
+		x.Image, x.ImageSource = FrameFile, src
+	}
+	b, err := json.MarshalIndent(x, "", "  ")
+	if err != nil {
+		return x, fmt.Errorf("export etp: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ETPFile), append(b, '\n'), 0o644); err != nil {
+		return x, fmt.Errorf("export etp: %w", err)
+	}
+	return x, nil
+}
+
+// FirstFrame cuts the first tile that shows a frame out of the episode's
+// contact sheets (cameras in name order, sheets in index order) as a
+// JPEG; nil when there is none.
+func FirstFrame(epDir string) ([]byte, *ImageSource, error) {
+	for _, cam := range cameras(filepath.Join(epDir, episode.SheetsDir)) {
+		for _, name := range sheetNames(filepath.Join(epDir, episode.SheetsDir, cam)) {
+			rel := filepath.ToSlash(filepath.Join(episode.SheetsDir, cam, name))
+			meta, err := readMeta(filepath.Join(epDir, rel+".json"))
+			if err != nil {
+				return nil, nil, err
+			}
+			for i, t := range meta.Tiles {
+				if t.Placeholder {
+					continue
+				}
+				img, err := cutTile(filepath.Join(epDir, rel+".jpg"), meta, t)
+				if err != nil {
+					return nil, nil, err
+				}
+				return img, &ImageSource{Camera: cam, Sheet: rel + ".jpg", Tile: i, Seconds: t.Seconds,
+					Stamp: t.Stamp.Time().UTC()}, nil
+			}
+		}
+	}
+	return nil, nil, nil
+}
+
+// sheetNames lists the contact sheets of a camera directory, without
+// extension, in index order.
+func sheetNames(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && strings.HasPrefix(n, "sheet-") {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out) // sheet-NNNN: zero-padded
+	return out
+}
+
+func readMeta(path string) (*sheet.Meta, error) {
+	b, err := fsutil.ReadFileCapped(path, maxMetaBytes)
+	if err != nil {
+		return nil, fmt.Errorf("export etp: %w", err)
+	}
+	var m sheet.Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("export etp: %s: bad sheet metadata: %w", path, err)
+	}
+	return &m, nil
+}
+
+// cutTile decodes the sheet (its size checked against the cap first)
+// and encodes tile t at the sheet's quality.
+func cutTile(path string, m *sheet.Meta, t sheet.TileMeta) ([]byte, error) {
+	b, err := fsutil.ReadFileCapped(path, maxSheetBytes)
+	if err != nil {
+		return nil, fmt.Errorf("export etp: %w", err)
+	}
+	cfg, err := jpeg.DecodeConfig(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("export etp: %s: %w", path, err)
+	}
+	if cfg.Width*cfg.Height > maxPixels {
+		return nil, fmt.Errorf("export etp: %s: %dx%d is more than %d pixels", path, cfg.Width, cfg.Height, maxPixels)
+	}
+	img, err := jpeg.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("export etp: %s: %w", path, err)
+	}
+	r := image.Rect(t.Column*m.TileWidth, t.Row*m.TileHeight, (t.Column+1)*m.TileWidth, (t.Row+1)*m.TileHeight)
+	if m.TileWidth <= 0 || m.TileHeight <= 0 || !r.In(img.Bounds()) {
+		return nil, fmt.Errorf("export etp: %s: tile %v lies outside the %v sheet (bad metadata)", path, r, img.Bounds())
+	}
+	sub, ok := img.(interface {
+		SubImage(image.Rectangle) image.Image
+	})
+	if !ok {
+		return nil, fmt.Errorf("export etp: %s: cannot cut a %T", path, img)
+	}
+	q := m.Quality
+	if q < 1 || q > 100 {
+		q = 90
+	}
+	var out bytes.Buffer
+	if err := jpeg.Encode(&out, sub.SubImage(r), &jpeg.Options{Quality: q}); err != nil {
+		return nil, fmt.Errorf("export etp: %w", err)
+	}
+	return out.Bytes(), nil
+}
