@@ -98,7 +98,6 @@ func dirVersion(b []byte) string {
 	return strconv.Itoa(len(b)) + "-" + strconv.FormatUint(uint64(crc32.Checksum(b, castagnoli)), 16)
 }
 
-
 // Get implements Blobs.
 func (d DirBlobs) Get(name string, max int64) ([]byte, string, error) {
 	p, err := d.path(name)
@@ -237,7 +236,7 @@ func (s sub) Get(name string, max int64) ([]byte, string, error) {
 	return s.b.Get(s.prefix+name, max)
 }
 func (s sub) Put(name string, b []byte, c Cond) (string, error) { return s.b.Put(s.prefix+name, b, c) }
-func (s sub) Delete(name string) error                         { return s.b.Delete(s.prefix + name) }
+func (s sub) Delete(name string) error                          { return s.b.Delete(s.prefix + name) }
 func (s sub) List(prefix string) ([]BlobInfo, error) {
 	l, err := s.b.List(s.prefix + prefix)
 	for i := range l {

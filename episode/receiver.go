@@ -527,4 +527,3 @@ func writeFileAtomic(path string, b []byte) error {
 	}
 	return fsutil.WriteFileAtomic(path, b)
 }
-
