@@ -257,3 +257,40 @@ func sameBlob(bl Blobs, name string, b []byte) (bool, error) {
 	}
 	return bytes.Equal(old, b), nil
 }
+
+// Mirror copies the blobs under prefix of b into dir (named without the
+// prefix), so that the readers (List, Load, ReadCost), which read
+// directories, read a store kept in an object store: inspect, score,
+// export and report take s3:// through it. Files a receiver writes once
+// are fetched when absent or of another size; the manifest and the
+// record files, which change, every time. The sink's own files (dot
+// names) are left out.
+func Mirror(b Blobs, prefix, dir string) error {
+	list, err := b.List(prefix)
+	if err != nil {
+		return err
+	}
+	for _, f := range list {
+		rel := strings.TrimPrefix(strings.TrimPrefix(f.Name, prefix), "/")
+		if rel == "" || strings.HasPrefix(rel, ".") || strings.Contains(rel, "/.") {
+			continue
+		}
+		local := filepath.Join(dir, filepath.FromSlash(rel))
+		base := path.Base(rel)
+		changes := base == manifestName || base == segmentsName || base == transitionsName
+		if fi, err := os.Stat(local); err == nil && fi.Size() == f.Size && !changes {
+			continue
+		}
+		body, _, err := b.Get(f.Name, maxFileBytes)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since listed
+		}
+		if err != nil {
+			return fmt.Errorf("episode: mirror %s: %w", f.Name, err)
+		}
+		if err := writeFileAtomic(local, body); err != nil {
+			return fmt.Errorf("episode: mirror into %s: %w", dir, err)
+		}
+	}
+	return nil
+}

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/episode/s3store"
 	"github.com/edged-robotics/edged/internal/brokertest"
+	"github.com/edged-robotics/edged/internal/s3test"
 	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/uplink"
@@ -47,9 +49,28 @@ func (c *countingBlobs) count(name string) int {
 // the content sent, every episode is complete and judged complete once,
 // and every robot hears its episode acknowledged.
 func TestSharedSubscriptionSinks(t *testing.T) {
-	b := brokertest.Start(t, brokertest.Options{})
 	out := t.TempDir()
-	store := &countingBlobs{Blobs: episode.DirBlobs{Root: out}, writes: map[string]int{}}
+	testSharedSinks(t, out, episode.DirBlobs{Root: out})
+}
+
+// TestSharedSinksOnS3: the same with the store in a real S3 server
+// (versitygw), read back through the readers (episode.Mirror).
+func TestSharedSinksOnS3(t *testing.T) {
+	srv := s3test.Start(t)
+	st, err := s3store.Open(context.Background(), srv.URL("fleet"), s3store.Options{Getenv: srv.Getenv})
+	mustNil(t, err)
+	out := t.TempDir()
+	testSharedSinks(t, srv.URL("fleet"), st)
+	mustNil(t, episode.Mirror(st, "", out))
+	ms, err := episode.List(filepath.Join(out, episode.EpisodesDir))
+	if err != nil || len(ms) != 6 {
+		t.Errorf("the mirror lists %d episodes (%v), want 6", len(ms), err)
+	}
+}
+
+func testSharedSinks(t *testing.T, out string, blobs episode.Blobs) {
+	b := brokertest.Start(t, brokertest.Options{})
+	store := &countingBlobs{Blobs: blobs, writes: map[string]int{}}
 	var mu sync.Mutex
 	completed := map[string]int{}
 	var sinks []*sink.Sink
@@ -128,7 +149,9 @@ func TestSharedSubscriptionSinks(t *testing.T) {
 		if completed[e.ep] != 1 {
 			t.Errorf("%s judged complete %d times", e.ep, completed[e.ep])
 		}
-		got, err := episode.Load(filepath.Join(out, episode.EpisodesDir), e.ep)
+		local := t.TempDir()
+		mustNil(t, episode.Mirror(store, episode.EpisodesDir+"/"+e.ep, local))
+		got, err := episode.Load("", local)
 		mustNil(t, err)
 		if !got.Manifest.Complete || len(got.Segments) != sheetsPer || len(got.Problems) != 0 {
 			t.Errorf("%s: complete %v, %d segments, problems %v", e.ep, got.Manifest.Complete, len(got.Segments), got.Problems)
