@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -56,7 +58,10 @@ func main() {
 	flag.BoolVar(&o.keepLogs, "keep-logs", false, "keep the sinks' logs (and the output, with -out)")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
-	r, err := run(context.Background(), o)
+	// Interrupted, run still stops the broker and the sinks it started.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r, err := run(ctx, o)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -135,7 +140,7 @@ func run(ctx context.Context, o options) (*result, error) {
 	}
 	wg.Wait()
 	log.Printf("fleet: episodes ended after %s; waiting for the acks", time.Since(start).Round(time.Second))
-	fleet.waitAcks(o.timeout)
+	fleet.waitAcks(ctx, o.timeout)
 	elapsed := time.Since(start)
 	cpu1 := cpuOf(sinks)
 	res := &result{Robots: o.robots, Sinks: o.sinks, Seconds: elapsed.Seconds(), Episodes: len(fleet.robots)}

@@ -239,8 +239,8 @@ func (r *robot) publish(o options, e *wire.Envelope) {
 			if t.WaitTimeout(60*time.Second) && t.Error() == nil {
 				break
 			}
-			if try == 20 {
-				log.Printf("robot %s: publish failed 20 times: %v", r.id, t.Error())
+			if try == 300 {
+				log.Printf("robot %s: publish failed for 5 minutes: %v", r.id, t.Error())
 				return
 			}
 			time.Sleep(time.Second) // the client reconnects by itself; this paces the retries
@@ -268,9 +268,9 @@ func (r *robot) reconnect(o options) {
 }
 
 // waitAcks waits until every robot heard its ack, or timeout.
-func (f *fleet) waitAcks(timeout time.Duration) {
+func (f *fleet) waitAcks(ctx context.Context, timeout time.Duration) {
 	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
+	for time.Now().Before(deadline) && ctx.Err() == nil {
 		missing := 0
 		for _, r := range f.robots {
 			if r.ackCount() == 0 {

@@ -98,7 +98,6 @@ func (l *idLog) compact() error {
 
 func (l *idLog) close() error { return l.f.Close() }
 
-func idLogPath(out string) string { return filepath.Join(out, ".sink", "ids.log") }
 
 // lockState takes the flock of the state directory: two sinks with one
 // state (one client id on one host and store) would take over each

@@ -13,7 +13,18 @@
 //	                                 snippets/; the manifest also says what
 //	                                 is held and whether it is complete
 //	OUT/robots/ROBOT/status.json     the robot's latest retained status
-//	OUT/.sink/ids.log                the sink's own state (dedupe)
+//	OUT/.sink/ids.log                the sink's own state (dedupe; with a
+//	                                 Group OUT/.sink/CLIENTID/, or --state)
+//	OUT/.sink/chunks/, .sink/done/   chunks staged for any sink of the
+//	                                 group to assemble (stage.go)
+//
+// OUT is a directory or an object store (Config.Store, episode.Blobs;
+// episode/s3store for s3://). Sinks of one Group share the load through
+// $share/GROUP/ and one OUT: each has its own client id and state, the
+// receiver's writes of shared files are conditional (episode.Receiver),
+// and a message's chunks may arrive at different sinks (stage.go), so
+// any sink may get any message and several sinks never lose or
+// duplicate an episode (docs/fleet.md).
 //
 // The sink moves bytes; the layout is episode's. An episode id must
 // belong to the robot that sends it (episode.CheckID), so robots cannot
