@@ -98,7 +98,6 @@ func (l *idLog) compact() error {
 
 func (l *idLog) close() error { return l.f.Close() }
 
-
 // lockState takes the flock of the state directory: two sinks with one
 // state (one client id on one host and store) would take over each
 // other's MQTT session, so the second fails fast.
