@@ -30,6 +30,7 @@ type robot struct {
 	start  time.Time
 	c      mqtt.Client
 	rng    *rand.Rand
+	ctx    context.Context // the run's: ends retries
 
 	msgs, bytes int64
 	reconnected bool
@@ -128,6 +129,7 @@ func (r *robot) latency() time.Duration {
 
 // play records one episode in real time.
 func (r *robot) play(ctx context.Context, o options) {
+	r.ctx = ctx
 	wait := func(d time.Duration) bool {
 		select {
 		case <-ctx.Done():
@@ -239,7 +241,7 @@ func (r *robot) publish(o options, e *wire.Envelope) {
 			if t.WaitTimeout(60*time.Second) && t.Error() == nil {
 				break
 			}
-			if try == 300 {
+			if try == 300 || r.ctx.Err() != nil {
 				log.Printf("robot %s: publish failed for 5 minutes: %v", r.id, t.Error())
 				return
 			}
@@ -256,8 +258,10 @@ func (r *robot) publish(o options, e *wire.Envelope) {
 func (r *robot) reconnect(o options) {
 	r.reconnected = true
 	r.c.Disconnect(0)
-	if t := r.c.Connect(); !t.WaitTimeout(30*time.Second) || t.Error() != nil {
-		log.Printf("robot %s: reconnect: %v", r.id, t.Error())
+	// A new client on the same persistent session: paho's own client,
+	// once disconnected, does not come back by itself.
+	if err := r.connect(o.broker); err != nil {
+		log.Printf("robot %s: reconnect: %v", r.id, err)
 	}
 	if r.last != nil {
 		dup := *r.last
