@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -19,6 +20,11 @@ import (
 	"github.com/edged-robotics/edged/uplink"
 	"github.com/edged-robotics/edged/uplink/sink"
 )
+
+// tlog writes a sink's warnings into the test's log.
+type tlog struct{ t *testing.T }
+
+func (l tlog) Write(b []byte) (int, error) { l.t.Log(string(b)); return len(b), nil }
 
 // countingBlobs counts the writes that created or changed each blob.
 type countingBlobs struct {
@@ -76,7 +82,8 @@ func testSharedSinks(t *testing.T, out string, blobs episode.Blobs) {
 	var sinks []*sink.Sink
 	for i := range 2 {
 		s, err := sink.New(sink.Config{Broker: b.URL, Out: out, Store: store, Group: "cloud", StateDir: t.TempDir(),
-			ClientID: fmt.Sprint("sink-", i), OnComplete: func(_, ep string) { mu.Lock(); completed[ep]++; mu.Unlock() }}, quiet)
+			ClientID: fmt.Sprint("sink-", i), OnComplete: func(_, ep string) { mu.Lock(); completed[ep]++; mu.Unlock() }},
+			slog.New(slog.NewTextHandler(tlog{t}, &slog.HandlerOptions{Level: slog.LevelWarn})))
 		mustNil(t, err)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
