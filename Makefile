@@ -11,7 +11,7 @@ LDFLAGS := -X main.version=$(VERSION)
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps build test check unit fuzz bench soak stress demo install clean
+.PHONY: all deps build test check unit fuzz bench soak stress demo install clean fleet-bench
 
 all: build
 
@@ -45,6 +45,13 @@ fuzz: deps
 # Benchmarks with the same-run reference comparisons (ratios).
 bench: build
 	@scripts/bench.sh
+
+# ROBOTS simulated robots against 1, then 2 sinks of one group on
+# mosquitto; figures in docs/fleet.md (not part of make test).
+ROBOTS ?= 1000
+fleet-bench: build
+	@ulimit -n 65536 2>/dev/null || ulimit -n 4096; \
+	for n in 1 2; do $(GO) run ./bench/fleet -robots $(ROBOTS) -sinks $$n -json bin/fleet-$(ROBOTS)-$$n.json || exit 1; done
 
 soak: build
 	@scripts/soak.sh

@@ -71,12 +71,9 @@ func ReadCost(dir string) (Cost, error) {
 	return costOf(dir, &m)
 }
 
-// costOf walks dir once: every regular file counts in one kind; the
-// sheet .json files give the tokens and, for an open episode, its time.
+// costOf walks dir once, then counts what it found (costOfFiles).
 func costOf(dir string, m *Manifest) (Cost, error) {
-	var c Cost
-	cams := map[string]bool{}
-	var lastTile float64
+	var files []BlobInfo
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -92,7 +89,27 @@ func costOf(dir string, m *Manifest) (Cost, error) {
 			return nil
 		}
 		rel, _ := filepath.Rel(dir, path)
-		parts := strings.Split(filepath.ToSlash(rel), "/")
+		files = append(files, BlobInfo{Name: filepath.ToSlash(rel), Size: fi.Size()})
+		return nil
+	})
+	if err != nil {
+		return Cost{}, fmt.Errorf("episode: cost of %s: %w", dir, err)
+	}
+	read := func(rel string) ([]byte, error) {
+		return fsutil.ReadFileCapped(filepath.Join(dir, filepath.FromSlash(rel)), maxSheetMeta)
+	}
+	return costOfFiles(files, read, m)
+}
+
+// costOfFiles: every file (named relative to the episode) counts in one
+// kind; the sheet .json files, read with read, give the tokens and, for
+// an open episode, its time. A directory and an object store share it.
+func costOfFiles(files []BlobInfo, read func(rel string) ([]byte, error), m *Manifest) (Cost, error) {
+	var c Cost
+	cams := map[string]bool{}
+	var lastTile float64
+	for _, f := range files {
+		parts := strings.Split(f.Name, "/")
 		kind := ""
 		if len(parts) == 3 {
 			kind = parts[0]
@@ -101,40 +118,36 @@ func costOf(dir string, m *Manifest) (Cost, error) {
 		switch {
 		case kind == SheetsDir && isSheetFile(name, "sheet-"):
 			cams[parts[1]] = true
-			c.ContactBytes += fi.Size()
+			c.ContactBytes += f.Size
 			if strings.HasSuffix(name, ".json") {
 				c.ContactSheets++
-				t, end, err := sheetTokens(path)
+				t, end, err := sheetTokens(f.Name, read)
 				if err != nil {
-					return err
+					return c, err
 				}
 				c.ContactTokens += t
 				lastTile = max(lastTile, end)
 			}
 		case kind == LabelsDir && isSheetFile(name, "label-"):
 			cams[parts[1]] = true
-			c.LabelBytes += fi.Size()
+			c.LabelBytes += f.Size
 			if strings.HasSuffix(name, ".json") {
 				c.LabelSheets++
-				t, _, err := sheetTokens(path)
+				t, _, err := sheetTokens(f.Name, read)
 				if err != nil {
-					return err
+					return c, err
 				}
 				c.LabelTokens += t
 			}
 		case kind == SnippetsDir && strings.HasSuffix(name, SnippetExt) && !strings.HasPrefix(name, "."):
 			cams[parts[1]] = true
-			c.SnippetBytes += fi.Size()
+			c.SnippetBytes += f.Size
 			c.Snippets++
 		case strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp"):
 			// an atomic write in progress (fsutil.WriteFileAtomic)
 		default:
-			c.OtherBytes += fi.Size()
+			c.OtherBytes += f.Size
 		}
-		return nil
-	})
-	if err != nil {
-		return c, fmt.Errorf("episode: cost of %s: %w", dir, err)
 	}
 	c.Bytes = c.ContactBytes + c.LabelBytes + c.SnippetBytes + c.OtherBytes
 	c.Tokens = c.ContactTokens + c.LabelTokens
@@ -172,8 +185,8 @@ type sheetMeta struct {
 // sheetTokens returns a sheet's VLM tokens and the episode time its last
 // tile covers (its seconds + the interval). Unreadable metadata is an
 // error: the cost would be wrong without saying so.
-func sheetTokens(path string) (tokens int, end float64, err error) {
-	b, err := fsutil.ReadFileCapped(path, maxSheetMeta)
+func sheetTokens(path string, read func(string) ([]byte, error)) (tokens int, end float64, err error) {
+	b, err := read(path)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -24,7 +24,11 @@
 // the rule a shipped id must follow: it belongs to the robot sending it.
 //
 // One format, two writers of it: Store and Writer on the robot, and
-// Receiver (receiver.go) at the sink, which writes what robots ship into
+// Receiver (receiver.go) at the sink, through Blobs (blobs.go: a
+// directory, DirBlobs, or an object store, episode/s3store; several
+// sinks may share one, their writes of shared files conditional on the
+// version read; Mirror copies a store back into a directory for the
+// readers), which writes what robots ship into
 // OUT/episodes in exactly this format, keeps the robot's segment index
 // (one record per index, never another one), writes every other file
 // once, and keeps its manifest (the robot's fields plus Held and

@@ -16,12 +16,13 @@ import (
 	"github.com/edged-robotics/edged/internal/fsutil"
 )
 
-// Receiver writes the episodes robots ship into a store directory (the
-// sink's OUT/episodes), in exactly the format of a robot's store: a
-// manifest.json of format 1, the segments as records of segments.rec
-// under the robot's own index, and the sheets, labeling sheets and
-// snippets where layout.go puts them. Every reader of a robot's store
-// (inspect, score, export, report) reads it unchanged.
+// Receiver writes the episodes robots ship into a store (the sink's
+// OUT/episodes, a directory or an object store: Blobs), in exactly the
+// format of a robot's store: a manifest.json of format 1, the segments
+// as records of segments.rec under the robot's own index, and the
+// sheets, labeling sheets and snippets where layout.go puts them. Every
+// reader of a robot's store (inspect, score, export, report) reads it
+// unchanged.
 //
 // Rules: an episode id must belong to the robot that sends it
 // (CheckID); a segment index, once held, is never given another record;
@@ -30,11 +31,21 @@ import (
 // atomically as what it holds grows: the robot's fields (episode_start,
 // then episode_end, which is written once) plus Held and Complete.
 //
+// Several receivers may write one store (sinks sharing a subscription,
+// ReceiverOptions.Shared or an object store): every change of a shared
+// file (segments.rec, manifest.json) is conditional on the version read
+// (Blobs.Put with Cond); when another receiver changed it meanwhile the
+// receiver re-reads the episode and applies its change again. What is
+// held is the set of files present, so a file written twice by two
+// receivers counts once, and exactly one manifest write turns Complete
+// from false to true: that receiver reports completed.
+//
 // A Receiver is not safe for concurrent use (the sink serializes its
-// messages); it holds the store's flock, so a second receiver or an
-// edged run on the same directory fails fast.
+// messages). On a directory it holds the store's flock (shared when
+// Shared, so several sinks may write it but an edged run may not).
 type Receiver struct {
 	dir   string
+	blobs Blobs
 	opts  ReceiverOptions
 	lock  *os.File
 	eps   map[string]*received
@@ -43,13 +54,18 @@ type Receiver struct {
 
 // ReceiverOptions are the receiver's hooks. Zero fields take defaults.
 type ReceiverOptions struct {
+	// Blobs, when set, is the store (dir is then only its name); the
+	// default is DirBlobs on dir with WriteFile.
+	Blobs Blobs
 	// WriteFile writes a whole file atomically, creating its directory.
 	// Default: os.MkdirAll, then fsutil.WriteFileAtomic.
 	WriteFile func(path string, b []byte) error
-	// AppendFile appends b to path (created if absent) and fsyncs it.
-	AppendFile func(path string, b []byte) error
+	// Shared lets other receivers (other sinks) write the same
+	// directory: its flock is taken shared instead of exclusive.
+	Shared bool
 	// MaxCached is how many episodes' state stays in memory between
-	// messages (it is reloaded from disk after). Default 64.
+	// messages (it is reloaded from the store after, and whenever the
+	// stored manifest is not the one last seen). Default 64.
 	MaxCached int
 }
 
@@ -64,26 +80,32 @@ var ErrRefused = errors.New("episode: refused")
 
 // received is what the receiver knows of one episode.
 type received struct {
-	dir  string
+	id   string
 	m    Manifest
-	segs map[int][]byte // segment index -> its record's payload
-	held Held
-	last []byte // the manifest as last written
+	mver string // the stored manifest's version; "" when absent
+	segs map[int][]byte
+	// segRec is segments.rec up to its last good record, segVer its
+	// version ("" when absent).
+	segRec []byte
+	segVer string
+	files  map[string]int64 // held files, relative to the episode -> size
+	last   []byte           // the manifest as last written or read
 	// costKey is the manifest (without Cost) the cost was computed for.
 	costKey []byte
+	cost    *Cost
 }
 
-// OpenReceiver creates dir if needed and locks it.
+// OpenReceiver opens the store dir (created if needed; locked when it
+// is a directory).
 func OpenReceiver(dir string, o ReceiverOptions) (*Receiver, error) {
-	if o.WriteFile == nil {
-		o.WriteFile = writeFileAtomic
-	}
-	if o.AppendFile == nil {
-		o.AppendFile = appendSync
-	}
 	if o.MaxCached <= 0 {
 		o.MaxCached = 64
 	}
+	r := &Receiver{dir: dir, blobs: o.Blobs, opts: o, eps: map[string]*received{}}
+	if r.blobs != nil {
+		return r, nil
+	}
+	r.blobs = DirBlobs{Root: dir, WriteFile: o.WriteFile}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("episode: create %s: %w (check --out and its permissions)", dir, err)
 	}
@@ -91,16 +113,23 @@ func OpenReceiver(dir string, o ReceiverOptions) (*Receiver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("episode: open lock file: %w", err)
 	}
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		lf.Close()
-		return nil, fmt.Errorf("%w: %s (another edged sink or edged run writes it; use another --out)", ErrLocked, dir)
+	how := syscall.LOCK_EX
+	if o.Shared {
+		how = syscall.LOCK_SH
 	}
-	_ = lf.Truncate(0)
-	_, _ = lf.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	return &Receiver{dir: dir, opts: o, lock: lf, eps: map[string]*received{}}, nil
+	if err := syscall.Flock(int(lf.Fd()), how|syscall.LOCK_NB); err != nil {
+		lf.Close()
+		return nil, fmt.Errorf("%w: %s (another edged sink or edged run writes it; use another --out, or --group for sinks sharing it)", ErrLocked, dir)
+	}
+	if !o.Shared {
+		_ = lf.Truncate(0)
+		_, _ = lf.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	r.lock = lf
+	return r, nil
 }
 
-// Dir is the store directory.
+// Dir is the store's name (its directory, or its object store URL).
 func (r *Receiver) Dir() string { return r.dir }
 
 // Close releases the lock.
@@ -113,36 +142,64 @@ func (r *Receiver) Close() error {
 	return err
 }
 
+// maxRaces bounds how often one change is re-applied because another
+// receiver changed the episode meanwhile.
+const maxRaces = 16
+
+// update applies change to episode id of robot and commits its
+// manifest, again on a fresh read whenever another receiver won a race.
+func (r *Receiver) update(robot, id string, change func(e *received) error) (completed bool, err error) {
+	for range maxRaces {
+		e, err := r.load(robot, id)
+		if err != nil {
+			return false, err
+		}
+		err = change(e)
+		if err == nil {
+			completed, err = r.commit(e)
+		}
+		if !errors.Is(err, ErrPrecondition) {
+			if err != nil && !errors.Is(err, ErrConflict) && !errors.Is(err, ErrRefused) {
+				r.forget(id) // a failed write: re-read the store next time
+			}
+			return completed, err
+		}
+		r.forget(id)
+	}
+	return false, fmt.Errorf("episode: %s: lost %d races to other writers; will retry", id, maxRaces)
+}
+
 // Manifest takes a manifest the robot shipped: episode_start (Closed
 // false) fills an episode's robot fields once, episode_end (Closed true)
 // replaces them once; a start after the end is ignored, the same
 // manifest again is a no-op, another one ErrConflict. completed reports
 // that this call made the episode complete.
 func (r *Receiver) Manifest(robot string, m Manifest) (completed bool, err error) {
-	e, err := r.load(robot, m.ID)
-	if err != nil {
-		return false, err
-	}
 	if m.Robot != robot {
+		if err := CheckID(robot, m.ID); err != nil {
+			return false, fmt.Errorf("%w: %w", ErrRefused, err)
+		}
 		return false, fmt.Errorf("%w: manifest of robot %.140q sent by %.140q", ErrRefused, m.Robot, robot)
 	}
-	cur, next := robotFields(e.m), robotFields(m)
-	switch {
-	case bytes.Equal(cur, next):
-		return r.commit(e)
-	case e.m.Closed:
-		if !m.Closed {
-			return r.commit(e) // a start after the end: the end says more
+	return r.update(robot, m.ID, func(e *received) error {
+		cur, next := robotFields(e.m), robotFields(m)
+		switch {
+		case bytes.Equal(cur, next):
+			return nil
+		case e.m.Closed:
+			if !m.Closed {
+				return nil // a start after the end: the end says more
+			}
+			return fmt.Errorf("%w: %s has another end manifest", ErrConflict, m.ID)
+		case !m.Closed && !e.m.Start.IsZero():
+			return fmt.Errorf("%w: %s has another start manifest", ErrConflict, m.ID)
 		}
-		return false, fmt.Errorf("%w: %s has another end manifest", ErrConflict, m.ID)
-	case !m.Closed && !e.m.Start.IsZero():
-		return false, fmt.Errorf("%w: %s has another start manifest", ErrConflict, m.ID)
-	}
-	held, complete, cost := e.m.Held, e.m.Complete, e.m.Cost
-	e.m = m
-	e.m.Format, e.m.ID, e.m.Held, e.m.Complete, e.m.Cost = ManifestFormat, filepath.Base(e.dir), held, complete, cost
-	e.m.Uploaded, e.m.Recovery = false, nil
-	return r.commit(e)
+		held, complete, cost := e.m.Held, e.m.Complete, e.m.Cost
+		e.m = m
+		e.m.Format, e.m.ID, e.m.Held, e.m.Complete, e.m.Cost = ManifestFormat, e.id, held, complete, cost
+		e.m.Uploaded, e.m.Recovery = false, nil
+		return nil
+	})
 }
 
 // robotFields is the part of a manifest the robot writes, encoded.
@@ -155,38 +212,50 @@ func robotFields(m Manifest) []byte {
 // maxSegmentIndex bounds a segment index taken from the wire.
 const maxSegmentIndex = 1 << 24
 
-// Segment appends segment s (its Index is the robot's) to the episode's
-// segments.rec, once per index.
+// Segment adds segment s (its Index is the robot's) to the episode's
+// segments.rec, once per index. The file is rewritten whole with the
+// new record appended, conditional on the version read, so receivers
+// sharing the store never lose each other's records.
 func (r *Receiver) Segment(robot, id string, s Segment) (completed bool, err error) {
 	if s.Index < 0 || s.Index >= maxSegmentIndex {
 		return false, fmt.Errorf("%w: segment index %d out of range", ErrRefused, s.Index)
-	}
-	e, err := r.load(robot, id)
-	if err != nil {
-		return false, err
 	}
 	p, err := json.Marshal(s)
 	if err != nil || len(p) > MaxRecordBytes {
 		return false, fmt.Errorf("%w: segment %d cannot be a record (%d bytes, %v)", ErrRefused, s.Index, len(p), err)
 	}
-	if old, ok := e.segs[s.Index]; ok {
-		if !bytes.Equal(old, p) {
-			return false, fmt.Errorf("%w: %s has another segment %d", ErrConflict, id, s.Index)
+	return r.update(robot, id, func(e *received) error {
+		if old, ok := e.segs[s.Index]; ok {
+			if !bytes.Equal(old, p) {
+				return fmt.Errorf("%w: %s has another segment %d", ErrConflict, id, s.Index)
+			}
+			return nil
 		}
-		return r.commit(e)
+		rec := e.segRec
+		if len(rec) == 0 {
+			rec = fileHeader() // a new file: the first record comes after the header
+		}
+		rec = appendRecord(append([]byte(nil), rec...), p)
+		if len(rec) > maxFileBytes {
+			return fmt.Errorf("%w: %s: segments.rec would exceed %d bytes", ErrRefused, id, maxFileBytes)
+		}
+		ver, err := r.blobs.Put(id+"/"+segmentsName, rec, condOf(e.segVer))
+		if err != nil {
+			return err
+		}
+		e.segs[s.Index] = p
+		e.segRec, e.segVer = rec, ver
+		return nil
+	})
+}
+
+// condOf is the condition to replace a blob read at version v ("" when
+// it was absent).
+func condOf(v string) Cond {
+	if v == "" {
+		return Cond{IfAbsent: true}
 	}
-	path := filepath.Join(e.dir, segmentsName)
-	var rec []byte
-	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
-		rec = fileHeader() // a new file: the first record comes after the header
-	}
-	if err := r.opts.AppendFile(path, appendRecord(rec, p)); err != nil {
-		r.forget(id) // reload from disk: a failed append may have left a torn tail
-		return false, err
-	}
-	e.segs[s.Index] = p
-	e.held.Segments = len(e.segs)
-	return r.commit(e)
+	return Cond{IfVersion: v}
 }
 
 var (
@@ -197,39 +266,23 @@ var (
 // Sheet writes a contact sheet (label false; name SheetName(index)) or
 // a labeling sheet (name label-...) of camera: NAME.jpg, then NAME.json.
 func (r *Receiver) Sheet(robot, id, camera, name string, label bool, jpeg, meta []byte) (completed bool, err error) {
-	dir := ""
 	switch {
 	case !label && contactName.MatchString(name):
 	case label && labelName.MatchString(name) && !strings.HasSuffix(name, "."):
 	default:
 		return false, fmt.Errorf("%w: sheet name %.140q", ErrRefused, name)
 	}
-	e, err := r.load(robot, id)
-	if err != nil {
-		return false, err
-	}
+	kind := SheetsDir
 	if label {
-		dir = LabelDir(e.dir, camera)
-	} else {
-		dir = SheetDir(e.dir, camera)
+		kind = LabelsDir
 	}
-	if _, err := r.put(filepath.Join(dir, name+".jpg"), jpeg); err != nil {
-		return false, err
-	}
-	wrote, err := r.put(filepath.Join(dir, name+".json"), meta)
-	if err != nil {
-		return false, err
-	}
-	if wrote {
-		c := e.held.camera(CameraDir(camera))
-		if label {
-			c.LabelSheets++
-		} else {
-			c.Sheets++
+	dir := kind + "/" + CameraDir(camera) + "/" + name
+	return r.update(robot, id, func(e *received) error {
+		if err := r.put(e, dir+".jpg", jpeg); err != nil {
+			return err
 		}
-		e.held.Cameras[CameraDir(camera)] = *c
-	}
-	return r.commit(e)
+		return r.put(e, dir+".json", meta)
+	})
 }
 
 // Snippet writes the state snippet of contact sheet index of camera.
@@ -237,28 +290,37 @@ func (r *Receiver) Snippet(robot, id, camera string, index int, body []byte) (co
 	if index < 0 || index >= maxSegmentIndex {
 		return false, fmt.Errorf("%w: snippet index %d out of range", ErrRefused, index)
 	}
-	e, err := r.load(robot, id)
-	if err != nil {
-		return false, err
-	}
-	wrote, err := r.put(SnippetPath(e.dir, camera, index), body)
-	if err != nil {
-		return false, err
-	}
-	if wrote {
-		c := e.held.camera(CameraDir(camera))
-		c.Snippets++
-		e.held.Cameras[CameraDir(camera)] = *c
-	}
-	return r.commit(e)
+	rel := SnippetsDir + "/" + CameraDir(camera) + "/" + SheetName(index) + SnippetExt
+	return r.update(robot, id, func(e *received) error { return r.put(e, rel, body) })
 }
 
-func (h *Held) camera(dir string) *CameraCounts {
-	if h.Cameras == nil {
-		h.Cameras = map[string]CameraCounts{}
+// held counts what e holds.
+func (e *received) held() Held {
+	h := Held{Segments: len(e.segs)}
+	for rel := range e.files {
+		parts := strings.Split(rel, "/")
+		if len(parts) != 3 {
+			continue
+		}
+		n := parts[2]
+		add := func(f func(c *CameraCounts)) {
+			if h.Cameras == nil {
+				h.Cameras = map[string]CameraCounts{}
+			}
+			c := h.Cameras[parts[1]]
+			f(&c)
+			h.Cameras[parts[1]] = c
+		}
+		switch {
+		case parts[0] == SheetsDir && strings.HasPrefix(n, "sheet-") && strings.HasSuffix(n, ".json"):
+			add(func(c *CameraCounts) { c.Sheets++ })
+		case parts[0] == LabelsDir && strings.HasPrefix(n, "label-") && strings.HasSuffix(n, ".json"):
+			add(func(c *CameraCounts) { c.LabelSheets++ })
+		case parts[0] == SnippetsDir && strings.HasPrefix(n, "sheet-") && strings.HasSuffix(n, SnippetExt):
+			add(func(c *CameraCounts) { c.Snippets++ })
+		}
 	}
-	c := h.Cameras[dir]
-	return &c
+	return h
 }
 
 // IsComplete reports whether m, with the segment indexes in has, is
@@ -282,28 +344,26 @@ func IsComplete(m *Manifest, has func(index int) bool) bool {
 	return true
 }
 
-// commit writes the manifest when what it says changed.
+// commit writes the manifest when what it says changed, conditional on
+// the version read (ErrPrecondition: another receiver changed it).
 func (r *Receiver) commit(e *received) (completed bool, err error) {
 	was := e.m.Complete
-	h := e.held
-	h.Cameras = copyCounts(e.held.Cameras)
+	h := e.held()
 	e.m.Held = &h
 	e.m.Complete = IsComplete(&e.m, func(i int) bool { _, ok := e.segs[i]; return ok })
+	e.m.Cost = nil
 	if e.m.Complete {
-		// The cost line of what arrived, once all of it has: one walk of
-		// the directory per change to a complete episode (a duplicate
-		// of what is held changes nothing and walks nothing).
-		cost := e.m.Cost
-		e.m.Cost = nil
+		// The cost line of what arrived, once all of it has: computed
+		// again only when what the manifest says changed.
 		key, _ := json.Marshal(e.m)
-		if cost == nil || !bytes.Equal(key, e.costKey) {
-			c, err := costOf(e.dir, &e.m)
+		if e.cost == nil || !bytes.Equal(key, e.costKey) {
+			c, err := r.costOf(e)
 			if err != nil {
 				return false, err
 			}
-			cost, e.costKey = &c, key
+			e.cost, e.costKey = &c, key
 		}
-		e.m.Cost = cost
+		e.m.Cost = e.cost
 	}
 	b, err := json.MarshalIndent(e.m, "", "  ")
 	if err != nil {
@@ -313,75 +373,88 @@ func (r *Receiver) commit(e *received) (completed bool, err error) {
 	if bytes.Equal(b, e.last) {
 		return false, nil
 	}
-	if err := r.opts.WriteFile(filepath.Join(e.dir, manifestName), b); err != nil {
-		r.forget(filepath.Base(e.dir))
+	ver, err := r.blobs.Put(e.id+"/"+manifestName, b, condOf(e.mver))
+	if err != nil {
 		return false, err
 	}
-	e.last = b
+	e.last, e.mver = b, ver
 	return e.m.Complete && !was, nil
 }
 
-func copyCounts(m map[string]CameraCounts) map[string]CameraCounts {
-	if len(m) == 0 {
-		return nil
+// costOf is the cost line of what e holds.
+func (r *Receiver) costOf(e *received) (Cost, error) {
+	files := make([]BlobInfo, 0, len(e.files))
+	for rel, n := range e.files {
+		files = append(files, BlobInfo{Name: rel, Size: n})
 	}
-	out := make(map[string]CameraCounts, len(m))
-	for k, v := range m {
-		out[k] = v
+	read := func(rel string) ([]byte, error) {
+		b, _, err := r.blobs.Get(e.id+"/"+rel, maxSheetMeta)
+		return b, err
 	}
-	return out
+	c, err := costOfFiles(files, read, &e.m)
+	if err != nil {
+		return c, fmt.Errorf("episode: cost of %s: %w", e.id, err)
+	}
+	return c, nil
 }
 
-// put writes path once: absent, it is written (wrote true); present with
-// the same content, nothing happens; with another content, ErrConflict.
-func (r *Receiver) put(path string, b []byte) (wrote bool, err error) {
-	same, err := sameContent(path, b)
+// put writes rel of e once: absent, it is written; present with the
+// same content, nothing happens; with another content, ErrConflict.
+// Either way e holds it after.
+func (r *Receiver) put(e *received, rel string, b []byte) error {
+	name := e.id + "/" + rel
+	if _, held := e.files[rel]; !held {
+		_, err := r.blobs.Put(name, b, Cond{IfAbsent: true})
+		if err == nil {
+			e.files[rel] = int64(len(b))
+			return nil
+		}
+		if !errors.Is(err, ErrPrecondition) {
+			return err
+		}
+	}
+	same, err := sameBlob(r.blobs, name, b)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return true, r.opts.WriteFile(path, b)
 	case err != nil:
-		return false, err
+		return err
 	case !same:
-		return false, fmt.Errorf("%w: %s", ErrConflict, path)
+		return fmt.Errorf("%w: %s", ErrConflict, name)
 	}
-	return false, nil
-}
-
-// sameContent reports whether path holds exactly b, reading at most
-// len(b) bytes of it.
-func sameContent(path string, b []byte) (bool, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return false, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() != int64(len(b)) {
-		return false, nil
-	}
-	old, err := fsutil.ReadFileCapped(path, int64(len(b)))
-	if err != nil {
-		return false, err
-	}
-	return bytes.Equal(old, b), nil
+	e.files[rel] = int64(len(b))
+	return nil
 }
 
 func (r *Receiver) forget(id string) {
 	delete(r.eps, id)
 }
 
-// load returns the state of episode id of robot, from memory or disk.
+// load returns the state of episode id of robot: the cached one while
+// the stored manifest is the one it last wrote or read, else a fresh
+// read of the store.
 func (r *Receiver) load(robot, id string) (*received, error) {
 	if err := CheckID(robot, id); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRefused, err)
 	}
-	if e := r.eps[id]; e != nil {
+	b, ver, err := r.blobs.Get(id+"/"+manifestName, maxManifest)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		b, ver = nil, ""
+	case errors.Is(err, ErrTooLarge):
+		return nil, fmt.Errorf("%w: %w (move the episode aside to receive it again)", ErrRefused, err)
+	case err != nil:
+		return nil, err // an I/O error: worth a retry
+	}
+	if e := r.eps[id]; e != nil && e.mver == ver {
 		return e, nil
 	}
-	e, err := r.read(robot, id)
+	e, err := r.read(robot, id, b, ver)
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := r.eps[id]; !ok {
+		r.order = append(r.order, id)
+	}
 	r.eps[id] = e
-	r.order = append(r.order, id)
 	for len(r.order) > r.opts.MaxCached {
 		delete(r.eps, r.order[0])
 		r.order = r.order[1:]
@@ -389,47 +462,42 @@ func (r *Receiver) load(robot, id string) (*received, error) {
 	return e, nil
 }
 
-func (r *Receiver) read(robot, id string) (*received, error) {
-	dir := filepath.Join(r.dir, id)
-	e := &received{dir: dir, segs: map[int][]byte{}}
-	switch m, err := readManifest(dir); {
-	case err == nil:
-		if m.Robot != robot {
-			return nil, fmt.Errorf("%w: %s belongs to robot %.140q", ErrConflict, id, m.Robot)
-		}
-		e.m = m
-		e.last, _ = fsutil.ReadFileCapped(filepath.Join(dir, manifestName), maxManifest)
-	case errors.Is(err, fs.ErrNotExist):
+// read builds e from the stored manifest b (nil: absent), segments.rec
+// and the list of the episode's files.
+func (r *Receiver) read(robot, id string, b []byte, ver string) (*received, error) {
+	e := &received{id: id, mver: ver, segs: map[int][]byte{}, files: map[string]int64{}}
+	if b == nil {
 		e.m = Manifest{Format: ManifestFormat, ID: id, Robot: robot}
-		if err := os.Mkdir(dir, 0o755); err == nil {
-			if err := fsutil.SyncDir(r.dir); err != nil {
-				return nil, err
-			}
-		} else if !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("episode: %w", err)
+	} else {
+		if err := json.Unmarshal(b, &e.m); err != nil || e.m.Format != ManifestFormat {
+			return nil, fmt.Errorf("%w: %s: manifest unreadable or of another format (%v); move the episode aside to receive it again",
+				ErrRefused, id, err)
 		}
-	default:
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return nil, err // an I/O error: worth a retry
+		if e.m.Robot != robot {
+			return nil, fmt.Errorf("%w: %s belongs to robot %.140q", ErrConflict, id, e.m.Robot)
 		}
-		return nil, fmt.Errorf("%w: %w (move the episode directory aside to receive it again)", ErrRefused, err)
+		e.last = b
 	}
 	e.m.ID = id
-	if err := e.readSegments(); err != nil {
+	if err := e.readSegments(r.blobs); err != nil {
 		return nil, err
 	}
-	if err := e.countFiles(); err != nil {
+	l, err := r.blobs.List(id + "/")
+	if err != nil {
 		return nil, err
+	}
+	for _, f := range l {
+		e.files[strings.TrimPrefix(f.Name, id+"/")] = f.Size
 	}
 	return e, nil
 }
 
-// readSegments loads the held segment records, cutting a torn tail left
-// by a crash mid-append so the next append starts on a record boundary.
-func (e *received) readSegments() error {
-	path := filepath.Join(e.dir, segmentsName)
-	b, err := fsutil.ReadFileCapped(path, maxFileBytes)
+// readSegments loads the held segment records. A torn tail (a crash
+// mid-append of an older sink) is left out of segRec, so the next
+// rewrite drops it.
+func (e *received) readSegments(bl Blobs) error {
+	name := e.id + "/" + segmentsName
+	b, ver, err := bl.Get(name, maxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -438,13 +506,9 @@ func (e *received) readSegments() error {
 	}
 	sc, err := scanRecords(b)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	if sc.Torn.Len > 0 {
-		if err := os.Truncate(path, int64(sc.GoodEnd)); err != nil {
-			return fmt.Errorf("episode: cut the torn tail of %s: %w", path, err)
-		}
-	}
+	e.segRec, e.segVer = b[:sc.GoodEnd], ver
 	for _, p := range sc.Records {
 		var s Segment
 		if json.Unmarshal(p, &s) != nil {
@@ -454,45 +518,7 @@ func (e *received) readSegments() error {
 			e.segs[s.Index] = append([]byte(nil), p...)
 		}
 	}
-	e.held.Segments = len(e.segs)
 	return nil
-}
-
-// countFiles counts the sheets, labeling sheets and snippets on disk.
-func (e *received) countFiles() error {
-	count := func(sub, prefix, suffix string, add func(c *CameraCounts)) error {
-		cams, err := os.ReadDir(filepath.Join(e.dir, sub))
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		for _, cam := range cams {
-			if !cam.IsDir() {
-				continue
-			}
-			files, err := os.ReadDir(filepath.Join(e.dir, sub, cam.Name()))
-			if err != nil {
-				return err
-			}
-			c := e.held.camera(cam.Name())
-			for _, f := range files {
-				if n := f.Name(); strings.HasPrefix(n, prefix) && strings.HasSuffix(n, suffix) {
-					add(c)
-				}
-			}
-			e.held.Cameras[cam.Name()] = *c
-		}
-		return nil
-	}
-	if err := count(SheetsDir, "sheet-", ".json", func(c *CameraCounts) { c.Sheets++ }); err != nil {
-		return err
-	}
-	if err := count(LabelsDir, "label-", ".json", func(c *CameraCounts) { c.LabelSheets++ }); err != nil {
-		return err
-	}
-	return count(SnippetsDir, "sheet-", SnippetExt, func(c *CameraCounts) { c.Snippets++ })
 }
 
 func writeFileAtomic(path string, b []byte) error {
@@ -500,25 +526,4 @@ func writeFileAtomic(path string, b []byte) error {
 		return fmt.Errorf("episode: %w", err)
 	}
 	return fsutil.WriteFileAtomic(path, b)
-}
-
-func appendSync(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("episode: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("episode: %w", err)
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("episode: append to %s: %w", path, err)
-	}
-	return nil
 }

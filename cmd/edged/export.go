@@ -29,7 +29,11 @@ func newExportCmd() *cobra.Command {
 			"and first_frame.jpg). docs/rtl.md has the vista and etp schemas with samples.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := episode.Load(episode.StoreDir(dir), args[0])
+			d, err := readable(cmd.Context(), dir)
+			if err != nil {
+				return err
+			}
+			e, err := episode.Load(episode.StoreDir(d), args[0])
 			if err != nil {
 				return err
 			}

@@ -36,6 +36,14 @@ func newInspectCmd() *cobra.Command {
 			"Lists are [] when empty, never null.",
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			for i := range args {
+				if i == 0 || len(args) == 2 {
+					var err error
+					if args[i], err = readable(cmd.Context(), args[i]); err != nil {
+						return err
+					}
+				}
+			}
 			dir, ref, err := inspectArgs(cfgFile, args)
 			if err != nil {
 				return err

@@ -32,10 +32,16 @@ func newReportCmd() *cobra.Command {
 			"DATA_DIR is --dir, else the config's data_dir, else " + config.DefaultDataDir + ". It never writes the store.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ref := args[0]
+			ref, err := readable(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
 			if _, err := os.Stat(filepath.Join(ref, "manifest.json")); err != nil {
 				d, err := reportDataDir(dir, cfgFile)
 				if err != nil {
+					return err
+				}
+				if d, err = readable(cmd.Context(), d); err != nil {
 					return err
 				}
 				o.StoreDir = episode.StoreDir(d)

@@ -31,6 +31,14 @@ func newScoreCmd() *cobra.Command {
 			"one in seconds without --rate, is reported with the reason and not scored (exit status 1).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			truth, err := readable(cmd.Context(), truth)
+			if err != nil {
+				return err
+			}
+			pred, err := readable(cmd.Context(), pred)
+			if err != nil {
+				return err
+			}
 			t, err := view.ReadSegmentation(truth)
 			if err != nil {
 				return fmt.Errorf("--truth: %w", err)

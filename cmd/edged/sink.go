@@ -17,14 +17,16 @@ func newSinkCmd() *cobra.Command {
 	var cfg sink.Config
 	var passwordFile string
 	c := &cobra.Command{
-		Use:   "sink --broker URL --out DIR [--group NAME]",
+		Use:   "sink --broker URL --out DIR|s3://BUCKET/PREFIX [--group NAME --id ID]",
 		Short: "Receive what robots upload over MQTT and write each episode as a directory",
 		Long: `sink subscribes to PREFIX/+/+ (with --group: $share/NAME/PREFIX/+/+), validates
 every message, drops duplicates by id (also across restarts), reassembles
 chunks and writes each episode into OUT/episodes/EPISODE in the robot's own
 format, so edged inspect, score, export and report work on OUT as on a
 robot's data_dir; OUT/robots/ROBOT/status.json holds each robot's status.
-It acknowledges every complete episode to its robot. See docs/wire.md.`,
+It acknowledges every complete episode to its robot. See docs/wire.md.
+Sinks of one --group share the load and one OUT (a directory on one host,
+or an object store): give each a stable --id of its own. See docs/fleet.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if passwordFile != "" {
@@ -34,6 +36,11 @@ It acknowledges every complete episode to its robot. See docs/wire.md.`,
 				}
 				cfg.Auth.Password = string(trimNewline(b))
 			}
+			store, err := sinkStore(cmd.Context(), cfg.Out)
+			if err != nil {
+				return err
+			}
+			cfg.Store = store
 			s, err := sink.New(cfg, slog.Default())
 			if err != nil {
 				return err
@@ -46,10 +53,12 @@ It acknowledges every complete episode to its robot. See docs/wire.md.`,
 	}
 	f := c.Flags()
 	f.StringVar(&cfg.Broker, "broker", "", "broker URL: tcp://host:1883 or ssl://host:8883 (required)")
-	f.StringVar(&cfg.Out, "out", "", "output directory (required)")
+	f.StringVar(&cfg.Out, "out", "", "output directory, or s3://BUCKET/PREFIX (endpoint and credentials from AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID... or ~/.aws/credentials) (required)")
+	f.StringVar(&cfg.StateDir, "state", "", "local directory for the sink's own state (default OUT/.sink[/ID]; required with s3://)")
 	f.StringVar(&cfg.Group, "group", "", "share the load with other sinks through $share/NAME/")
 	f.StringVar(&cfg.Prefix, "topic-prefix", "edged", "topic prefix of the robots")
-	f.StringVar(&cfg.ClientID, "client-id", "", "MQTT client id, stable across restarts (default edged-sink[-GROUP])")
+	f.StringVar(&cfg.ClientID, "id", "", "MQTT client id, stable across restarts and unique in the group (default edged-sink, or edged-sink-GROUP-HOST with --group)")
+	f.StringVar(&cfg.ClientID, "client-id", "", "same as --id")
 	f.StringVar(&cfg.Auth.Username, "username", "", "MQTT username")
 	f.StringVar(&passwordFile, "password-file", "", "file holding the MQTT password")
 	f.StringVar(&cfg.Auth.CAFile, "ca-file", "", "PEM CA that verifies the broker")

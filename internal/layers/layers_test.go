@@ -15,14 +15,14 @@ const module = "github.com/edged-robotics/edged/"
 // layer of every package: a package imports only packages of a lower
 // layer. Tools (bench, soak, stress) sit on top.
 var layer = map[string]int{
-	"internal/fsutil": 0, "internal/fielderr": 0, "internal/poll": 0, "internal/sampledata": 0, "internal/brokertest": 0,
+	"internal/fsutil": 0, "internal/fielderr": 0, "internal/poll": 0, "internal/sampledata": 0, "internal/brokertest": 0, "internal/s3test": 0,
 	"internal/chromium": 1, "internal/layers": 0,
 	"ros/xmlrpc": 0, "ros/tcpros": 0, "ros/msg": 0, "ros/rosout": 1, "ros/master": 1, "ros": 2, "ros/rostest": 2,
 	"score": 0, "rtl": 0, "sheet/recipe": 0, "sheet/turbojpeg": 0,
 	"uplink/wire": 0, "uplink/mqttconn": 0, "uplink/outbox": 1, "uplink/publish": 2, "uplink": 3,
 	"capture": 3, "bag": 3, "config": 3,
 	"ringbuf": 4, "episode": 4,
-	"sheet": 5, "fsm": 5, "uplink/sink": 5, "episode/view": 5, "tracecheck": 5,
+	"sheet": 5, "fsm": 5, "uplink/sink": 5, "episode/view": 5, "tracecheck": 5, "episode/s3store": 5, "episode/blobtest": 5,
 	"ship": 6, "report": 6, "dataset": 6,
 	"daemon":    7,
 	"cmd/edged": 8, "systemd": 8,

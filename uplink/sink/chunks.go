@@ -183,6 +183,7 @@ func (s *Sink) drop(k partKey) {
 }
 
 func (s *Sink) expire() {
+	s.expireStaged()
 	now := s.now()
 	for k, p := range s.partials {
 		if now.After(p.expiry) {

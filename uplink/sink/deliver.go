@@ -96,25 +96,6 @@ func writeFile(path string, b []byte) error {
 	return fsutil.WriteFileAtomic(path, b)
 }
 
-// appendFile is the default Sink.appendFn: append and fsync.
-func appendFile(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("sink: %w", err)
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("sink: append to %s: %w", path, err)
-	}
-	return nil
-}
-
 // errConflict: what arrived differs from what the sink holds (a file
 // with another content, another record for a segment index, another end
 // manifest). Such a message is refused (acknowledged, counted in

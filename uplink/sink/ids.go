@@ -7,6 +7,7 @@ import (
 	"github.com/edged-robotics/edged/internal/fsutil"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/edged-robotics/edged/uplink/wire"
 )
@@ -97,4 +98,17 @@ func (l *idLog) compact() error {
 
 func (l *idLog) close() error { return l.f.Close() }
 
-func idLogPath(out string) string { return filepath.Join(out, ".sink", "ids.log") }
+// lockState takes the flock of the state directory: two sinks with one
+// state (one client id on one host and store) would take over each
+// other's MQTT session, so the second fails fast.
+func lockState(dir, clientID string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("sink: state lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sink: another sink uses the state in %s (client id %s): give each sink its own --id", dir, clientID)
+	}
+	return f, nil
+}

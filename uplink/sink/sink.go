@@ -13,7 +13,18 @@
 //	                                 snippets/; the manifest also says what
 //	                                 is held and whether it is complete
 //	OUT/robots/ROBOT/status.json     the robot's latest retained status
-//	OUT/.sink/ids.log                the sink's own state (dedupe)
+//	OUT/.sink/ids.log                the sink's own state (dedupe; with a
+//	                                 Group OUT/.sink/CLIENTID/, or --state)
+//	OUT/.sink/chunks/, .sink/done/   chunks staged for any sink of the
+//	                                 group to assemble (stage.go)
+//
+// OUT is a directory or an object store (Config.Store, episode.Blobs;
+// episode/s3store for s3://). Sinks of one Group share the load through
+// $share/GROUP/ and one OUT: each has its own client id and state, the
+// receiver's writes of shared files are conditional (episode.Receiver),
+// and a message's chunks may arrive at different sinks (stage.go), so
+// any sink may get any message and several sinks never lose or
+// duplicate an episode (docs/fleet.md).
 //
 // The sink moves bytes; the layout is episode's. An episode id must
 // belong to the robot that sends it (episode.CheckID), so robots cannot
@@ -73,10 +84,22 @@ type Config struct {
 	Group string
 	// Prefix of the topics. Default "edged".
 	Prefix string
-	// ClientID. Default "edged-sink" (+ "-" + Group). The session is
-	// persistent (clean session off), so the broker queues messages
-	// while the sink is away: keep the id stable.
+	// ClientID. Default "edged-sink" without a Group, else
+	// "edged-sink-GROUP-HOST": unique per host, so sinks of one group
+	// never take over each other's session. The session is persistent
+	// (clean session off), so the broker queues messages while the sink
+	// is away: keep the id stable; give two sinks of one group on one
+	// host each its own.
 	ClientID string
+	// Store, when set, is where the sink writes (rooted at Out: the
+	// episodes under episodes/, statuses under robots/, staged chunks
+	// under .sink/chunks/); the default is the directory Out. Out then
+	// only names it.
+	Store episode.Blobs
+	// StateDir holds the sink's own state (its id log and lock), which
+	// is never shared. Default: Out/.sink (no Group) or
+	// Out/.sink/CLIENTID on a directory; required with a Store.
+	StateDir string
 	Auth     mqttconn.Auth
 	// MaxMessage caps a reassembled body. Default 64MiB.
 	MaxMessage int
@@ -116,7 +139,14 @@ func (c Config) withDefaults() Config {
 	if c.ClientID == "" {
 		c.ClientID = "edged-sink"
 		if c.Group != "" {
-			c.ClientID += "-" + c.Group
+			host, _ := os.Hostname()
+			c.ClientID += "-" + c.Group + "-" + safeName(host)
+		}
+	}
+	if c.StateDir == "" && c.Store == nil {
+		c.StateDir = filepath.Join(c.Out, ".sink")
+		if c.Group != "" {
+			c.StateDir = filepath.Join(c.StateDir, safeName(c.ClientID))
 		}
 	}
 	if c.MaxMessage <= 0 || c.MaxMessage > wire.MaxBody {
@@ -168,19 +198,21 @@ type Sink struct {
 	cfg Config
 	log *slog.Logger
 
-	mu       sync.Mutex
-	ids      *idLog
-	recv     *episode.Receiver
-	acks     []wire.Ack // to publish, oldest first (under mu)
-	partials map[partKey]*partial
-	robots   map[string]*robotUse
-	pbytes   int64
+	stateLock *os.File
+	mu        sync.Mutex
+	ids       *idLog
+	store     episode.Blobs // rooted at Out
+	recv      *episode.Receiver
+	staged    map[string]time.Time // chunk directories this sink staged -> when they expire
+	acks      []wire.Ack           // to publish, oldest first (under mu)
+	partials  map[partKey]*partial
+	robots    map[string]*robotUse
+	pbytes    int64
 
 	received, delivered, duplicates, rejected, chunks, expired, statuses, connects atomic.Uint64
 	retried, conflicts, completes, acked                                           atomic.Uint64
 	now                                                                            func() time.Time
 	writeFn                                                                        func(path string, b []byte) error
-	appendFn                                                                       func(path string, b []byte) error
 	ackNotify                                                                      chan struct{}
 }
 
@@ -201,23 +233,37 @@ func New(cfg Config, log *slog.Logger) (*Sink, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	if err := os.MkdirAll(filepath.Join(cfg.Out, ".sink"), 0o755); err != nil {
-		return nil, fmt.Errorf("sink: %w", err)
+	if cfg.StateDir == "" {
+		return nil, errors.New("sink: --state is required with an object store (a local directory for the sink's own state)")
 	}
-	ids, err := openIDLog(idLogPath(cfg.Out), cfg.MaxIDs)
+	if err := os.MkdirAll(cfg.StateDir, 0o755); err != nil {
+		return nil, fmt.Errorf("sink: state directory: %w", err)
+	}
+	lock, err := lockState(cfg.StateDir, cfg.ClientID)
 	if err != nil {
 		return nil, err
 	}
-	s := &Sink{cfg: cfg, log: log, ids: ids, partials: map[partKey]*partial{},
-		robots: map[string]*robotUse{}, now: time.Now, writeFn: writeFile, appendFn: appendFile,
+	ids, err := openIDLog(filepath.Join(cfg.StateDir, "ids.log"), cfg.MaxIDs)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	s := &Sink{cfg: cfg, log: log, ids: ids, stateLock: lock, partials: map[partKey]*partial{}, staged: map[string]time.Time{},
+		robots: map[string]*robotUse{}, now: time.Now, writeFn: writeFile,
 		ackNotify: make(chan struct{}, 1)}
-	// The hooks read s's fields on every call, so tests can swap them.
-	s.recv, err = episode.OpenReceiver(filepath.Join(cfg.Out, episode.EpisodesDir), episode.ReceiverOptions{
-		WriteFile:  func(p string, b []byte) error { return s.writeFn(p, b) },
-		AppendFile: func(p string, b []byte) error { return s.appendFn(p, b) },
-	})
+	s.store = cfg.Store
+	opts := episode.ReceiverOptions{Shared: cfg.Group != ""}
+	if s.store == nil {
+		// The hook reads s's field on every call, so tests can swap it.
+		s.store = episode.DirBlobs{Root: cfg.Out, WriteFile: func(p string, b []byte) error { return s.writeFn(p, b) }}
+		opts.WriteFile = func(p string, b []byte) error { return s.writeFn(p, b) }
+	} else {
+		opts.Blobs = episode.SubBlobs(s.store, episode.EpisodesDir)
+	}
+	s.recv, err = episode.OpenReceiver(filepath.Join(cfg.Out, episode.EpisodesDir), opts)
 	if err != nil {
 		ids.close()
+		lock.Close()
 		return nil, fmt.Errorf("sink: %w", err)
 	}
 	return s, nil
@@ -239,6 +285,7 @@ func (s *Sink) Close() error {
 	if rerr := s.recv.Close(); err == nil {
 		err = rerr
 	}
+	s.stateLock.Close()
 	return err
 }
 
@@ -396,7 +443,13 @@ func (s *Sink) handle(topic string, payload []byte) error {
 		return nil
 	}
 	body := env.Body
-	if env.Chunks > 1 {
+	if env.Chunks > 1 && s.cfg.Group != "" {
+		s.chunks.Add(1)
+		var done bool
+		if body, done, err = s.stageChunk(env); err != nil || !done {
+			return err
+		}
+	} else if env.Chunks > 1 {
 		s.chunks.Add(1)
 		p, err := s.addChunk(env)
 		if err != nil || p == nil {
@@ -416,6 +469,9 @@ func (s *Sink) handle(topic string, payload []byte) error {
 	if err := s.ids.add(env.ID); err != nil {
 		return retry(err)
 	}
+	if env.Chunks > 1 && s.cfg.Group != "" {
+		s.unstage(env)
+	}
 	s.dropID(env.ID)
 	s.delivered.Add(1)
 	if s.cfg.OnDeliver != nil {
@@ -431,7 +487,7 @@ func (s *Sink) writeStatus(e *wire.Envelope) error {
 	}
 	b, _ := json.MarshalIndent(statusJSON{Robot: e.Robot, State: st.State, Version: st.Version, Backlog: st.Backlog,
 		BacklogBytes: st.BacklogBytes, Evicted: st.Evicted, Time: time.Unix(0, st.Time).UTC()}, "", "  ")
-	if err := s.writeFn(StatusPath(s.cfg.Out, e.Robot), append(b, '\n')); err != nil {
+	if _, err := s.store.Put(RobotsDir+"/"+e.Robot+"/status.json", append(b, '\n'), episode.Cond{}); err != nil {
 		return retry(err)
 	}
 	s.statuses.Add(1)

@@ -42,12 +42,6 @@ func failWrites(s *Sink, on func() bool, fault error) {
 		}
 		return writeFile(path, b)
 	}
-	s.appendFn = func(path string, b []byte) error {
-		if on() {
-			return &os.PathError{Op: "write", Path: path, Err: fault}
-		}
-		return appendFile(path, b)
-	}
 }
 
 func segEnv(t *testing.T, idx int64) *wire.Envelope {

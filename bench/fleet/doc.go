@@ -1,0 +1,24 @@
+// Command fleet plays N simulated robots against an MQTT broker and K
+// `edged sink` processes of one group ($share/), then checks that every
+// episode arrived complete exactly once (`make fleet-bench`, see
+// docs/fleet.md for the figures and how they extrapolate).
+//
+// A robot is one MQTT client (its own robot id and client id, QoS 1,
+// persistent session) that records one episode of -episode seconds,
+// starting at a random offset: an episode_start manifest, per camera a
+// contact sheet (40-90 KB, chunked above -max-payload) and its state
+// snippet every 10 s, a segment every 15 s, and an episode_end manifest
+// that announces what it produced; -reconnect of the robots drop their
+// connection once mid-episode, come back and publish their last message
+// again (a duplicate the sinks must drop). Each robot listens on its ack
+// topic: the time from its episode_end to the ack is the arrival
+// latency.
+//
+// The figures: messages/s and bytes/s over the run, CPU seconds of each
+// sink process (from /proc), p50/p99 arrival latency, episodes lost (not
+// complete at the end: never acknowledged or incomplete on disk, bytes
+// compared), duplicated (acknowledged more than once) and corrupt.
+//
+// Unless -broker is given it starts mosquitto on a free port; the sinks
+// are the edged binary (-edged) writing one shared -out directory.
+package main

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"sync"
+	"syscall"
+	"time"
+)
+
+type options struct {
+	robots, sinks, cameras int
+	episode                time.Duration
+	broker, edged, out     string
+	maxPayload             int
+	reconnect              float64
+	timeout                time.Duration
+	jsonOut                string
+	keepLogs               bool
+}
+
+// result is the run's figures.
+type result struct {
+	Robots, Sinks           int
+	Seconds                 float64
+	Messages, Bytes         int64
+	MessagesPerS, BytesPerS float64
+	SinkCPUSeconds          []float64
+	SinkCPUPercent          []float64
+	CPUMsPerMessage         float64 // all sinks' CPU per message
+	LatencyP50, LatencyP99  float64 // seconds, episode_end -> ack
+	Episodes                int
+	Lost, Duplicated        int
+	Corrupt                 int
+	Reconnects              int
+}
+
+func main() {
+	var o options
+	flag.IntVar(&o.robots, "robots", 1000, "simulated robots")
+	flag.IntVar(&o.sinks, "sinks", 1, "edged sink processes in one group")
+	flag.IntVar(&o.cameras, "cameras", 1, "cameras per robot")
+	flag.DurationVar(&o.episode, "episode", 60*time.Second, "episode length")
+	flag.StringVar(&o.broker, "broker", "", "broker URL (default: start mosquitto)")
+	flag.StringVar(&o.edged, "edged", "bin/edged", "the edged binary")
+	flag.StringVar(&o.out, "out", "", "the sinks' shared output (default: a temporary directory, removed)")
+	flag.IntVar(&o.maxPayload, "max-payload", 64<<10, "robots' MQTT payload cap (larger bodies are chunked)")
+	flag.Float64Var(&o.reconnect, "reconnect", 0.05, "fraction of robots that reconnect once mid-episode")
+	flag.DurationVar(&o.timeout, "timeout", 5*time.Minute, "give up waiting for acks after the episodes end")
+	flag.StringVar(&o.jsonOut, "json", "", "also write the figures as JSON here")
+	flag.BoolVar(&o.keepLogs, "keep-logs", false, "keep the sinks' logs (and the output, with -out)")
+	flag.Parse()
+	log.SetFlags(log.Ltime)
+	// Interrupted, run still stops the broker and the sinks it started.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r, err := run(ctx, o)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("fleet: %d robots, %d sink(s), %.0f s: %d messages (%.0f/s), %.1f MB (%.2f MB/s)\n",
+		r.Robots, r.Sinks, r.Seconds, r.Messages, r.MessagesPerS, float64(r.Bytes)/1e6, r.BytesPerS/1e6)
+	for i := range r.SinkCPUSeconds {
+		fmt.Printf("  sink %d: %.1f CPU s (%.0f%% of a core)\n", i, r.SinkCPUSeconds[i], r.SinkCPUPercent[i])
+	}
+	fmt.Printf("  sink CPU per message: %.2f ms; arrival latency (episode_end -> ack) p50 %.2f s, p99 %.2f s\n",
+		r.CPUMsPerMessage, r.LatencyP50, r.LatencyP99)
+	fmt.Printf("  episodes %d: lost %d, duplicated %d, corrupt %d; robots that reconnected %d\n",
+		r.Episodes, r.Lost, r.Duplicated, r.Corrupt, r.Reconnects)
+	if o.jsonOut != "" {
+		b, _ := json.MarshalIndent(r, "", "  ")
+		if err := os.WriteFile(o.jsonOut, append(b, '\n'), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if r.Lost+r.Duplicated+r.Corrupt > 0 {
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, o options) (*result, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	tmp, err := os.MkdirTemp("", "edged-fleet-")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if o.keepLogs {
+			log.Printf("fleet: sink logs and the broker's config kept in %s", tmp)
+			return
+		}
+		os.RemoveAll(tmp)
+	}()
+	if o.out == "" {
+		o.out = filepath.Join(tmp, "out")
+	}
+	var procs []*proc
+	defer func() {
+		for _, p := range procs {
+			p.stop()
+		}
+	}()
+	if o.broker == "" {
+		b, err := startMosquitto(tmp)
+		if err != nil {
+			return nil, err
+		}
+		procs = append(procs, b)
+		o.broker = b.url
+	}
+	var sinks []*proc
+	for i := range o.sinks {
+		s, err := startSink(o, tmp, i)
+		if err != nil {
+			return nil, err
+		}
+		procs = append(procs, s)
+		sinks = append(sinks, s)
+	}
+	fleet := newFleet(o)
+	if err := fleet.connect(ctx); err != nil {
+		return nil, err
+	}
+	defer fleet.close()
+	cpu0 := cpuOf(sinks)
+	start := time.Now()
+	log.Printf("fleet: %d robots connected; recording %s episodes", o.robots, o.episode)
+	var wg sync.WaitGroup
+	for _, r := range fleet.robots {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.play(ctx, o) }()
+	}
+	wg.Wait()
+	log.Printf("fleet: episodes ended after %s; waiting for the acks", time.Since(start).Round(time.Second))
+	fleet.waitAcks(ctx, o.timeout)
+	elapsed := time.Since(start)
+	cpu1 := cpuOf(sinks)
+	res := &result{Robots: o.robots, Sinks: o.sinks, Seconds: elapsed.Seconds(), Episodes: len(fleet.robots)}
+	var lat []float64
+	for _, r := range fleet.robots {
+		res.Messages += r.msgs
+		res.Bytes += r.bytes
+		if r.reconnected {
+			res.Reconnects++
+		}
+		switch n := r.ackCount(); {
+		case n == 0:
+			res.Lost++
+		case n > 1:
+			res.Duplicated++
+		default:
+			lat = append(lat, r.latency().Seconds())
+		}
+	}
+	res.Corrupt, res.Lost = fleet.verify(filepath.Join(o.out, "episodes"), res.Lost)
+	res.MessagesPerS = float64(res.Messages) / elapsed.Seconds()
+	res.BytesPerS = float64(res.Bytes) / elapsed.Seconds()
+	var total float64
+	for i := range sinks {
+		s := cpu1[i] - cpu0[i]
+		total += s
+		res.SinkCPUSeconds = append(res.SinkCPUSeconds, s)
+		res.SinkCPUPercent = append(res.SinkCPUPercent, 100*s/elapsed.Seconds())
+	}
+	if res.Messages > 0 {
+		res.CPUMsPerMessage = 1000 * total / float64(res.Messages)
+	}
+	sort.Float64s(lat)
+	res.LatencyP50, res.LatencyP99 = quantile(lat, 0.5), quantile(lat, 0.99)
+	return res, nil
+}
+
+func quantile(s []float64, q float64) float64 {
+	if len(s) == 0 {
+		return 0
+	}
+	return s[min(len(s)-1, int(q*float64(len(s))))]
+}

@@ -1,0 +1,231 @@
+package s3store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/edged-robotics/edged/episode"
+)
+
+// Options of Open. Zero values take the defaults.
+type Options struct {
+	// Timeout of one request. Default 30s.
+	Timeout time.Duration
+	// Getenv reads the environment. Default os.Getenv.
+	Getenv func(string) string
+}
+
+// Store is episode.Blobs on one bucket and prefix.
+type Store struct {
+	c       *minio.Client
+	bucket  string
+	prefix  string // "" or "PREFIX/"
+	timeout time.Duration
+	url     string
+	// Conditional reports whether the store refused a conditional write
+	// it had to refuse when Open probed it.
+	Conditional bool
+}
+
+// IsURL reports whether s names an object store (s3://...).
+func IsURL(s string) bool { return strings.HasPrefix(s, "s3://") }
+
+// Open connects to s3://BUCKET[/PREFIX], checks that the bucket exists
+// and probes conditional writes.
+func Open(ctx context.Context, raw string, o Options) (*Store, error) {
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "s3" || u.Host == "" {
+		return nil, fmt.Errorf("s3store: %q is not s3://BUCKET[/PREFIX]", raw)
+	}
+	ep := o.Getenv("AWS_ENDPOINT_URL_S3")
+	if ep == "" {
+		ep = o.Getenv("AWS_ENDPOINT_URL")
+	}
+	if ep == "" {
+		ep = "https://s3.amazonaws.com"
+	}
+	eu, err := url.Parse(ep)
+	if err != nil || (eu.Scheme != "http" && eu.Scheme != "https") || eu.Host == "" {
+		return nil, fmt.Errorf("s3store: endpoint %q (AWS_ENDPOINT_URL) is not http(s)://HOST[:PORT]", ep)
+	}
+	region := o.Getenv("AWS_REGION")
+	if region == "" {
+		region = o.Getenv("AWS_DEFAULT_REGION")
+	}
+	var chain []credentials.Provider
+	if id := o.Getenv("AWS_ACCESS_KEY_ID"); id != "" {
+		chain = append(chain, &credentials.Static{Value: credentials.Value{AccessKeyID: id,
+			SecretAccessKey: o.Getenv("AWS_SECRET_ACCESS_KEY"), SessionToken: o.Getenv("AWS_SESSION_TOKEN"),
+			SignerType: credentials.SignatureV4}})
+	}
+	creds := credentials.NewChainCredentials(append(chain,
+		&credentials.FileAWSCredentials{Filename: o.Getenv("AWS_SHARED_CREDENTIALS_FILE"), Profile: o.Getenv("AWS_PROFILE")},
+		&credentials.IAM{},
+	))
+	lookup := minio.BucketLookupAuto
+	if eu.Host != "s3.amazonaws.com" {
+		lookup = minio.BucketLookupPath // gateways and self-hosted stores
+	}
+	c, err := minio.New(eu.Host, &minio.Options{Creds: creds, Secure: eu.Scheme == "https", Region: region, BucketLookup: lookup})
+	if err != nil {
+		return nil, fmt.Errorf("s3store: %w", err)
+	}
+	s := &Store{c: c, bucket: u.Host, timeout: o.Timeout, url: strings.TrimSuffix(raw, "/")}
+	if p := strings.Trim(u.Path, "/"); p != "" {
+		s.prefix = p + "/"
+	}
+	cctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	ok, err := c.BucketExists(cctx, s.bucket)
+	if err != nil {
+		return nil, fmt.Errorf("s3store: %s at %s: %w (check AWS_ENDPOINT_URL and the credentials)", s.bucket, ep, err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("s3store: bucket %s does not exist at %s: create it first", s.bucket, ep)
+	}
+	s.Conditional = s.probe()
+	return s, nil
+}
+
+// probe writes a probe object twice with If-None-Match: *; a store that
+// takes the second write ignores conditions.
+func (s *Store) probe() bool {
+	name := ".edged-probe"
+	_ = s.Delete(name)
+	defer func() { _ = s.Delete(name) }()
+	if _, err := s.Put(name, []byte("1"), episode.Cond{IfAbsent: true}); err != nil {
+		return false
+	}
+	_, err := s.Put(name, []byte("2"), episode.Cond{IfAbsent: true})
+	return errors.Is(err, episode.ErrPrecondition)
+}
+
+func (s *Store) String() string { return s.url }
+
+func (s *Store) key(name string) (string, error) {
+	if err := episode.CheckBlobName(name); err != nil {
+		return "", err
+	}
+	return s.prefix + name, nil
+}
+
+func (s *Store) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), s.timeout)
+}
+
+// Get implements episode.Blobs.
+func (s *Store) Get(name string, max int64) ([]byte, string, error) {
+	k, err := s.key(name)
+	if err != nil {
+		return nil, "", err
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	obj, err := s.c.GetObject(ctx, s.bucket, k, minio.GetObjectOptions{})
+	if err != nil {
+		return nil, "", s.wrap(name, err)
+	}
+	defer obj.Close()
+	st, err := obj.Stat()
+	if err != nil {
+		return nil, "", s.wrap(name, err)
+	}
+	if st.Size > max {
+		return nil, "", fmt.Errorf("%w: %s has %d bytes, at most %d read", episode.ErrTooLarge, name, st.Size, max)
+	}
+	b, err := io.ReadAll(io.LimitReader(obj, max+1))
+	if err != nil {
+		return nil, "", s.wrap(name, err)
+	}
+	if int64(len(b)) > max {
+		return nil, "", fmt.Errorf("%w: %s grew past %d bytes while read", episode.ErrTooLarge, name, max)
+	}
+	return b, st.ETag, nil
+}
+
+// Put implements episode.Blobs.
+func (s *Store) Put(name string, b []byte, cond episode.Cond) (string, error) {
+	k, err := s.key(name)
+	if err != nil {
+		return "", err
+	}
+	opts := minio.PutObjectOptions{DisableMultipart: true, SendContentMd5: true}
+	switch {
+	case cond.IfAbsent:
+		opts.SetMatchETagExcept("*")
+	case cond.IfVersion != "":
+		opts.SetMatchETag(cond.IfVersion)
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	info, err := s.c.PutObject(ctx, s.bucket, k, bytes.NewReader(b), int64(len(b)), opts)
+	if err != nil {
+		return "", s.wrap(name, err)
+	}
+	return info.ETag, nil
+}
+
+// List implements episode.Blobs.
+func (s *Store) List(prefix string) ([]episode.BlobInfo, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*s.timeout)
+	defer cancel()
+	var out []episode.BlobInfo
+	for o := range s.c.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{Prefix: s.prefix + prefix, Recursive: true}) {
+		if o.Err != nil {
+			return nil, s.wrap(prefix, o.Err)
+		}
+		name := strings.TrimPrefix(o.Key, s.prefix)
+		if strings.HasSuffix(name, "/") {
+			continue
+		}
+		out = append(out, episode.BlobInfo{Name: name, Size: o.Size})
+	}
+	return out, nil
+}
+
+// Delete implements episode.Blobs.
+func (s *Store) Delete(name string) error {
+	k, err := s.key(name)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	if err := s.c.RemoveObject(ctx, s.bucket, k, minio.RemoveObjectOptions{}); err != nil {
+		if err := s.wrap(name, err); !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// wrap maps the store's answers onto fs.ErrNotExist and
+// episode.ErrPrecondition, and says where.
+func (s *Store) wrap(name string, err error) error {
+	r := minio.ToErrorResponse(err)
+	switch {
+	case r.Code == "NoSuchKey" || r.StatusCode == http.StatusNotFound && r.Code != "NoSuchBucket":
+		return fmt.Errorf("s3store: %s/%s: %w", s.url, name, fs.ErrNotExist)
+	case r.StatusCode == http.StatusPreconditionFailed || r.Code == "PreconditionFailed" || r.Code == "ConditionalRequestConflict":
+		return fmt.Errorf("s3store: %s/%s: %w", s.url, name, episode.ErrPrecondition)
+	}
+	return fmt.Errorf("s3store: %s/%s: %w (the store or the network failed; it is retried)", s.url, name, err)
+}

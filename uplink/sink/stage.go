@@ -1,0 +1,175 @@
+package sink
+
+import (
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"strconv"
+	"strings"
+
+	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/uplink/wire"
+)
+
+// Chunks across sinks. With a Group, the broker may hand the chunks of
+// one message to different sinks, so each chunk is staged in the shared
+// store before it is acknowledged, under
+//
+//	.sink/chunks/ROBOT/ID/KEY/NNNNNN-CRC
+//
+// (KEY: a checksum of every field the chunks of one message share, so a
+// forged chunk starts another candidate, as in memory; CRC: the chunk
+// body's, so disagreeing bodies of one index are all kept). The sink
+// whose chunk completes the set assembles the message and delivers it;
+// two sinks completing it at once both deliver the same content, which
+// the receiver makes a no-op. After delivery the sink writes
+// .sink/done/ID, so a chunk redelivered later is known as a duplicate by
+// every sink, and removes the staged chunks.
+const (
+	chunksDir = ".sink/chunks/"
+	doneDir   = ".sink/done/"
+)
+
+func stageDir(e *wire.Envelope) string {
+	k := keyOf(e)
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%d\x00%d\x00%d", k.Robot, k.Episode, k.Kind, k.Seq, k.Chunks, k.Size, k.CRC)
+	return chunksDir + e.Robot + "/" + e.ID + "/" + strconv.FormatUint(uint64(crc32.ChecksumIEEE([]byte(key))), 16) + "/"
+}
+
+// stageChunk stores chunk e in the shared store and, when every index
+// of its message is staged, returns the assembled body (done true).
+func (s *Sink) stageChunk(e *wire.Envelope) (body []byte, done bool, err error) {
+	if _, _, err := s.store.Get(doneDir+e.ID, 0); err == nil {
+		s.duplicates.Add(1)
+		return nil, false, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, false, retry(err)
+	}
+	dir := stageDir(e)
+	name := fmt.Sprintf("%s%06d-%08x", dir, e.Chunk, wire.Checksum(e.Body))
+	if _, err := s.store.Put(name, e.Body, episode.Cond{IfAbsent: true}); err != nil && !errors.Is(err, episode.ErrPrecondition) {
+		return nil, false, retry(err)
+	}
+	if _, ok := s.staged[dir]; !ok {
+		s.staged[dir] = s.now().Add(s.cfg.ChunkTimeout)
+	}
+	list, err := s.store.List(dir)
+	if err != nil {
+		return nil, false, retry(err)
+	}
+	p, err := s.readStaged(e, dir, list)
+	if err != nil || p == nil {
+		return nil, false, err
+	}
+	body, ok := assemble(p)
+	if !ok {
+		return nil, false, fmt.Errorf("sink: %s: no combination of its staged chunks matches its size and checksum; waiting for other chunks", e.ID)
+	}
+	return body, true, nil
+}
+
+// readStaged reads the staged chunks of e's message once every index
+// has one (nil before), within the caps: at most maxVariants bodies per
+// index, each at most MaxMessage, all at most maxVariants x Size.
+func (s *Sink) readStaged(e *wire.Envelope, dir string, list []episode.BlobInfo) (*partial, error) {
+	p := &partial{key: keyOf(e), slots: make([][][]byte, e.Chunks)}
+	var total int64
+	for _, f := range list {
+		var idx int
+		if _, err := fmt.Sscanf(strings.TrimPrefix(f.Name, dir), "%06d-", &idx); err != nil || idx < 0 || idx >= len(p.slots) {
+			continue
+		}
+		if len(p.slots[idx]) < maxVariants {
+			if len(p.slots[idx]) == 0 {
+				p.got++
+			}
+			p.slots[idx] = append(p.slots[idx], nil)
+			total += f.Size
+		}
+	}
+	if p.got < len(p.slots) {
+		return nil, nil
+	}
+	if total > int64(maxVariants)*int64(e.Size)+int64(maxVariants) {
+		return nil, fmt.Errorf("sink: %s: staged chunks hold %d bytes for a message of %d; dropped", e.ID, total, e.Size)
+	}
+	for i := range p.slots {
+		p.slots[i] = p.slots[i][:0]
+	}
+	for _, f := range list {
+		var idx int
+		if _, err := fmt.Sscanf(strings.TrimPrefix(f.Name, dir), "%06d-", &idx); err != nil || idx < 0 || idx >= len(p.slots) ||
+			len(p.slots[idx]) >= maxVariants {
+			continue
+		}
+		b, _, err := s.store.Get(f.Name, int64(s.cfg.MaxMessage))
+		if errors.Is(err, fs.ErrNotExist) {
+			// Another sink delivered the message and removed its chunks.
+			return nil, nil
+		}
+		if err != nil {
+			return nil, retry(err)
+		}
+		p.slots[idx] = append(p.slots[idx], b)
+		p.bytes += int64(len(b))
+	}
+	return p, nil
+}
+
+// unstage marks e's message delivered for every sink, then removes its
+// staged chunks. A failure here loses nothing (the message is written);
+// the chunks left behind expire.
+func (s *Sink) unstage(e *wire.Envelope) {
+	if _, err := s.store.Put(doneDir+e.ID, nil, episode.Cond{}); err != nil {
+		s.log.Warn("sink: delivered mark not written; a late chunk of this message may stay staged until it expires", "id", e.ID, "err", err)
+	}
+	s.removeStaged(chunksDir + e.Robot + "/" + e.ID + "/")
+}
+
+func (s *Sink) removeStaged(dir string) {
+	list, err := s.store.List(dir)
+	if err != nil {
+		s.log.Warn("sink: staged chunks not listed for removal", "dir", dir, "err", err)
+		return
+	}
+	for _, f := range list {
+		if err := s.store.Delete(f.Name); err != nil {
+			s.log.Warn("sink: staged chunk not removed", "name", f.Name, "err", err)
+			return
+		}
+	}
+	for d := range s.staged {
+		if strings.HasPrefix(d, dir) {
+			delete(s.staged, d)
+		}
+	}
+}
+
+// expireStaged removes the chunks this sink staged for messages that
+// stayed incomplete for ChunkTimeout. Called under s.mu.
+func (s *Sink) expireStaged() {
+	now := s.now()
+	for dir, t := range s.staged {
+		if now.After(t) {
+			s.removeStaged(dir)
+			delete(s.staged, dir)
+			s.expired.Add(1)
+			s.log.Warn("sink: staged chunks of an incomplete message expired", "dir", dir)
+		}
+	}
+}
+
+// safeName maps s onto the characters of wire.SafeName.
+func safeName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c == '-' || c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 {
+		return "host"
+	}
+	return string(b)
+}
