@@ -54,3 +54,6 @@ if [ ! -x bin/msgp ]; then
   echo "deps: installing msgp $MSGP_VERSION into bin/"
   GOBIN="$PWD/bin" go install "github.com/tinylib/msgp@$MSGP_VERSION"
 fi
+# versitygw, the S3 server the object-store tests start (built once from
+# the Go module proxy into a cache directory; scripts/versitygw.sh).
+scripts/versitygw.sh >/dev/null
