@@ -140,7 +140,9 @@ func (r *Registry) Parse(typeName, text string) (*Definition, error) {
 }
 
 // Parse parses a definition with the bundled registry as the fallback.
-func Parse(typeName, text string) (*Definition, error) { return defaultRegistry().Parse(typeName, text) }
+func Parse(typeName, text string) (*Definition, error) {
+	return defaultRegistry().Parse(typeName, text)
+}
 
 var (
 	defaultOnce sync.Once
