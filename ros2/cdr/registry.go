@@ -132,6 +132,9 @@ func (r *Registry) Parse(typeName, text string) (*Definition, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ev, ok := serviceEvent(t, main, blocks); ok {
+		main = ev
+	}
 	if strings.TrimSpace(main) != "" {
 		blocks[t] = main
 	}
