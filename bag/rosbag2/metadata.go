@@ -23,8 +23,8 @@ const (
 
 // Metadata is what edged reads of metadata.yaml.
 type Metadata struct {
-	Version           int    `yaml:"version"`
-	StorageIdentifier string `yaml:"storage_identifier"` // mcap or sqlite3
+	Version           int      `yaml:"version"`
+	StorageIdentifier string   `yaml:"storage_identifier"` // mcap or sqlite3
 	RelativeFilePaths []string `yaml:"relative_file_paths"`
 	Files             []struct {
 		Path string `yaml:"path"`
