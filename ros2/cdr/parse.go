@@ -36,8 +36,9 @@ func splitBlocks(text string) (string, map[string]string, error) {
 			if !ok {
 				return "", nil, defErrorf("nested block %q: want MSG: pkg/Name", trimmed)
 			}
+			// some writers repeat a dependency's block: the first counts
 			if _, dup := blocks[n]; dup {
-				return "", nil, defErrorf("nested block %s defined twice", n)
+				n = "\x00dup"
 			}
 			cur, curName, sep = &strings.Builder{}, n, false
 			continue
@@ -53,6 +54,7 @@ func splitBlocks(text string) (string, map[string]string, error) {
 		w.WriteByte('\n')
 	}
 	flush()
+	delete(blocks, "\x00dup")
 	return main.String(), blocks, nil
 }
 
