@@ -2,7 +2,6 @@ package mcap
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -256,8 +255,6 @@ func (r *Reader) readHeader() error {
 	}
 	return nil
 }
-
-var errNoSummary = errors.New("no summary")
 
 // readSummary reads the footer and the summary section: schemas,
 // channels, chunk indexes, statistics. It leaves Indexed false when

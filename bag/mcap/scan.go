@@ -9,7 +9,7 @@ import "fmt"
 // check it); a damaged one is left out and named in Info.Problems. The
 // scan stops at DataEnd, the footer, or the first record it cannot read.
 func (r *Reader) scan() {
-	op, n, err := r.recordHeader(int64(len(Magic)))
+	_, n, err := r.recordHeader(int64(len(Magic)))
 	if err != nil {
 		r.problem(err)
 		return
@@ -18,7 +18,7 @@ func (r *Reader) scan() {
 	var ld loader
 	defer ld.close()
 	for off < r.size {
-		op, n, err = r.recordHeader(off)
+		op, n, err := r.recordHeader(off)
 		if err != nil {
 			if off+int64(len(Magic)) == r.size {
 				break // the closing magic of a file without footer
