@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/edged-robotics/edged/ros/msg"
+	"github.com/edged-robotics/edged/ros2/cdr"
 )
 
 // TopicType is a (topic, type) pair as the master's getPublishedTopics
@@ -23,16 +24,17 @@ type TopicType struct {
 //     taken: it is the same camera at a fraction of the bytes;
 //   - joints: sensor_msgs/JointState topics.
 //
-// Both lists are sorted.
+// ROS 2 names (sensor_msgs/msg/Image) count as their ROS1 twins. Both
+// lists are sorted.
 func Discover(topics []TopicType) (cameras, joints []string) {
 	compressed := map[string]bool{}
 	for _, t := range topics {
-		if t.Type == msg.TypeCompressedImage {
+		if cdr.ROS1Name(t.Type) == msg.TypeCompressedImage {
 			compressed[t.Topic] = true
 		}
 	}
 	for _, t := range topics {
-		switch t.Type {
+		switch cdr.ROS1Name(t.Type) {
 		case msg.TypeImage:
 			if !isDepth(t.Topic) && !compressed[t.Topic+"/compressed"] {
 				cameras = append(cameras, t.Topic)

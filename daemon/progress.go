@@ -5,8 +5,6 @@ import (
 	"io"
 	"strings"
 	"time"
-
-	"github.com/edged-robotics/edged/bag"
 )
 
 // progress draws a one-line progress bar of a replay, at most every
@@ -18,7 +16,7 @@ type progress struct {
 	last       time.Time // wall of the last draw
 }
 
-func newProgress(w io.Writer, readers []*bag.Reader) *progress {
+func newProgress(w io.Writer, readers []recording) *progress {
 	p := &progress{w: w, began: time.Now()}
 	for _, r := range readers {
 		in := r.Info()

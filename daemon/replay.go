@@ -35,8 +35,9 @@ type ReplaySummary struct {
 // `edged replay` exits non-zero on it unless --keep-going.
 var ErrDamagedInput = errors.New("damaged input")
 
-// Replay runs the pipeline of edged run over ROS1 bags, with no master,
-// as fast as the machine allows: capture (capture.Replay, the record time
+// Replay runs the pipeline of edged run over bags, with no master,
+// as fast as the machine allows (ROS1 .bag files and rosbag2 bags: a
+// directory, an .mcap or a .db3 file; see openRecording): capture (capture.Replay, the record time
 // as the clock), rings, sheets, fsm and the episode store, and the uplink
 // when uplink.broker is set. Messages of all bags are merged in time
 // order. It is deterministic: every FSM message is processed, and its
@@ -145,7 +146,7 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 
 // bagDamage lists what Open found damaged in each bag (bag.Info.Problems:
 // a missing or broken index, damaged or cut chunks), naming the bag.
-func bagDamage(readers []*bag.Reader) []string {
+func bagDamage(readers []recording) []string {
 	var out []string
 	for _, r := range readers {
 		for _, p := range r.Info().Problems {
@@ -162,11 +163,11 @@ func (d *Daemon) damaged(sum *ReplaySummary, what string) {
 
 // bagTopics are the configured cameras and joints; a role with none
 // configured takes every matching topic of the bags.
-func (d *Daemon) bagTopics(readers []*bag.Reader) (cams, joints []string) {
+func (d *Daemon) bagTopics(readers []recording) (cams, joints []string) {
 	var tt []capture.TopicType
 	for _, r := range readers {
 		for _, c := range r.Connections() {
-			tt = append(tt, capture.TopicType{Topic: c.Topic, Type: c.Type})
+			tt = append(tt, capture.TopicType{Topic: c.Topic, Type: c.Type}) // ROS 2 names too
 		}
 	}
 	cams, joints = configuredTopics(&d.cfg)
@@ -181,7 +182,7 @@ func (d *Daemon) newReplayCapture(t *topology) (*capture.Replay, error) {
 // replayMessages feeds every message of the bags, in time order, to the
 // replay capture, drives the sheet runner on the recording's clock, and
 // waits for the fsm after each of its messages.
-func (d *Daemon) replayMessages(ctx context.Context, readers []*bag.Reader, rp *capture.Replay, runner *sheetRunner,
+func (d *Daemon) replayMessages(ctx context.Context, readers []recording, rp *capture.Replay, runner *sheetRunner,
 	fsmTopics map[string]bool, prog *progress, damaged func(error)) (uint64, error) {
 	merged := mergeBags(readers, rp.Topics(), damaged)
 	defer merged.close()
@@ -238,13 +239,13 @@ func (d *Daemon) advanceMachine(ctx context.Context, now time.Time, runner *shee
 	return nil
 }
 
-func openBags(paths []string) ([]*bag.Reader, error) {
+func openBags(paths []string) ([]recording, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("replay: no bag given")
 	}
-	var readers []*bag.Reader
+	var readers []recording
 	for _, p := range paths {
-		r, err := bag.Open(p)
+		r, err := openRecording(p)
 		if err != nil {
 			for _, o := range readers {
 				o.Close()
@@ -261,7 +262,7 @@ func openBags(paths []string) ([]*bag.Reader, error) {
 // iterator fails (a damaged chunk) is reported to damaged and dropped
 // from the merge; the other bags go on.
 type bagMerge struct {
-	its     []*bag.Iterator
+	its     []messageIter
 	h       mergeHeap
 	cur     bag.Message
 	prev    int // iterator of cur, advanced on the next call to next
@@ -269,7 +270,7 @@ type bagMerge struct {
 	damaged func(error)
 }
 
-func mergeBags(readers []*bag.Reader, topics []string, damaged func(error)) *bagMerge {
+func mergeBags(readers []recording, topics []string, damaged func(error)) *bagMerge {
 	m := &bagMerge{prev: -1, damaged: damaged}
 	for i, r := range readers {
 		it := r.Messages(topics...)

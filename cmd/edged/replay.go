@@ -24,12 +24,17 @@ func newReplayCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "replay [--config FILE] [--out DIR] BAG...",
-		Short: "Run edged's pipeline over ROS1 bags, as fast as the machine allows",
-		Long: "Replays bags (format 2.0: uncompressed, bz2 or lz4) through the same pipeline as\n" +
+		Short: "Run edged's pipeline over ROS1 and ROS 2 bags, as fast as the machine allows",
+		Long: "Replays bags through the same pipeline as\n" +
 			"edged run, with no ROS master: sheets, labeling sheets, FSM segments and episodes\n" +
 			"are those a live edged makes of `rosbag play --clock`. Output goes to --out (or\n" +
 			"the config's data_dir), and to a broker with --broker (or uplink.broker).\n" +
 			"Without --config: robot_id replay, cameras and joints from the bags.\n" +
+			"A BAG is a ROS1 .bag file (format 2.0: uncompressed, bz2 or lz4) or a ROS 2\n" +
+			"rosbag2 bag: its directory (metadata.yaml; split bags, zstd file or message\n" +
+			"compression), or one .mcap (chunks none, zstd or lz4) or .db3 (sqlite3) file.\n" +
+			"The kind is detected from the path; ROS 2 messages are decoded as CDR from the\n" +
+			"definitions the bag carries (or the bundled ones), so both give the same output.\n" +
 			"A damaged bag (bad chunk, cut short) is replayed as far as it can be read, each\n" +
 			"problem is reported with the bag and byte offset, and the exit status is 1\n" +
 			"unless --keep-going.",

@@ -1,0 +1,57 @@
+package daemon
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/edged-robotics/edged/bag"
+	"github.com/edged-robotics/edged/bag/rosbag2"
+)
+
+// recording is one bag a replay reads: a ROS1 bag (bag/) or a rosbag2
+// bag (bag/rosbag2, MCAP or sqlite3). Both give bag/'s connections,
+// info and messages, so the replay loop is one for both; each message's
+// Publisher.Encoding tells capture how to decode it.
+type recording interface {
+	Info() bag.Info
+	Connections() []*bag.Connection
+	Messages(topics ...string) messageIter
+	Close() error
+}
+
+// messageIter walks one recording's messages in time order.
+type messageIter interface {
+	Next() bool
+	Message() bag.Message
+	Err() error
+	Close()
+}
+
+type ros1Bag struct{ *bag.Reader }
+
+func (b ros1Bag) Messages(topics ...string) messageIter { return b.Reader.Messages(topics...) }
+
+type ros2Bag struct{ *rosbag2.Reader }
+
+func (b ros2Bag) Messages(topics ...string) messageIter { return b.Reader.Messages(topics...) }
+
+// openRecording opens a ROS1 .bag file, or a rosbag2 bag: a directory
+// (metadata.yaml), an .mcap or a .db3 file.
+func openRecording(path string) (recording, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("bag %s: %w", path, err)
+	}
+	if st.IsDir() || rosbag2.IsBag(path) {
+		r, err := rosbag2.Open(path, rosbag2.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return ros2Bag{r}, nil
+	}
+	r, err := bag.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return ros1Bag{r}, nil
+}

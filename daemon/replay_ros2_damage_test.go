@@ -1,0 +1,49 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/edged-robotics/edged/config"
+	"github.com/edged-robotics/edged/internal/sampledata"
+)
+
+// TestReplayDamagedMCAP: a cut or corrupt MCAP file is replayed as far as
+// it can be read and reported (ErrDamagedInput, the file and an offset).
+func TestReplayDamagedMCAP(t *testing.T) {
+	data, err := os.ReadFile(sampledata.Path(t, "ros2/g1_ep29_mcap/g1_ep29_mcap_0.mcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	corrupt := append([]byte(nil), data...)
+	for i := len(data) / 2; i < len(data)/2+64; i++ {
+		corrupt[i] ^= 0xff
+	}
+	for name, b := range map[string][]byte{"cut.mcap": data[:len(data)/2], "corrupt.mcap": corrupt} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), name)
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c := config.Default()
+			c.RobotID, c.DataDir, c.HTTP.Listen = "replay", t.TempDir(), "off"
+			d, err := New(&c, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum, err := d.Replay(context.Background(), []string{path}, nil)
+			if !errors.Is(err, ErrDamagedInput) || sum.Messages == 0 || len(sum.Damage) == 0 {
+				t.Fatalf("Replay = %+v, %v; want messages and ErrDamagedInput", sum, err)
+			}
+			if p := strings.Join(sum.Damage, "\n"); !strings.Contains(p, path) || !strings.Contains(p, "offset") {
+				t.Errorf("problem does not name the file and an offset: %s", p)
+			}
+		})
+	}
+}

@@ -1,0 +1,43 @@
+package daemon
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/edged-robotics/edged/config"
+	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/internal/sampledata"
+)
+
+// TestReplayROS2MatchesROS1: the G1 episode replayed from its ROS 2
+// MCAP bag (a directory, or the .mcap file itself) gives the same store
+// as from its ROS1 bag: the same episodes, segments (labels and times),
+// transitions and contact sheets, byte for byte.
+func TestReplayROS2MatchesROS1(t *testing.T) {
+	ros1 := sampledata.Path(t, "g1_ep29.bag")
+	ros2 := sampledata.Path(t, "ros2/g1_ep29_mcap")
+	cfg, err := config.Parse([]byte(`
+robot_id: g1
+cameras: [{topic: /cam_high/image_raw/compressed, name: high}]
+joints: [{topic: /joint_states}]
+fsm: [{topic: /task_state, type: string, idle_states: [idle, done]}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	want := replayBag(t, cfg, filepath.Join(dir, "ros1"), ros1)
+	if want.Segments == 0 || want.Sheets == 0 {
+		t.Fatalf("the ROS1 replay made %d segments and %d sheets", want.Segments, want.Sheets)
+	}
+	t.Logf("ROS1: %d messages, %d episodes, %d segments, %d sheets", want.Messages, want.Episodes, want.Segments, want.Sheets)
+	for _, in := range []string{ros2, filepath.Join(ros2, "g1_ep29_mcap_0.mcap")} {
+		out := filepath.Join(dir, filepath.Base(in))
+		got := replayBag(t, cfg, out, in)
+		if got.Messages != want.Messages || got.Episodes != want.Episodes || got.Segments != want.Segments || got.Sheets != want.Sheets {
+			t.Errorf("%s: %d messages, %d episodes, %d segments, %d sheets; ROS1: %d, %d, %d, %d", in,
+				got.Messages, got.Episodes, got.Segments, got.Sheets, want.Messages, want.Episodes, want.Segments, want.Sheets)
+		}
+		sameTree(t, filepath.Join(dir, "ros1", episode.EpisodesDir), filepath.Join(out, episode.EpisodesDir))
+	}
+}
