@@ -5,16 +5,11 @@ package dds
 import (
 	"bytes"
 	"context"
-	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/edged-robotics/edged/internal/poll"
 )
-
-// testDomain is a domain id of the test's own, so parallel tests and
-// other processes on the machine do not meet.
-func testDomain() int { return 1 + rand.IntN(200) }
 
 func newTestParticipant(t *testing.T, domain int) *Participant {
 	t.Helper()

@@ -21,6 +21,8 @@ static dds_entity_t edged_writer(dds_entity_t pp, const char *topic, const char 
 	dds_qset_reliability(q, reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT, DDS_SECS(1));
 	dds_qset_durability(q, transient_local ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
 	dds_qset_history(q, DDS_HISTORY_KEEP_LAST, depth);
+	if (transient_local) // late joiners get the history depth, as in ROS 2
+		dds_qset_durability_service(q, 0, DDS_HISTORY_KEEP_LAST, depth, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED);
 	dds_entity_t wr = dds_create_writer(pp, *tp, q, NULL);
 	dds_delete_qos(q);
 	if (wr < 0)

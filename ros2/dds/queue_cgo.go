@@ -1,3 +1,5 @@
+//go:build cgo && !purego
+
 package dds
 
 import (
