@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/ros/master"
+	"github.com/edged-robotics/edged/ros2/cdr"
 )
 
 // Options are the non-config dependencies of a Capture.
@@ -18,6 +19,11 @@ type Options struct {
 	Now func() time.Time
 	// Logger; default slog.Default().
 	Logger *slog.Logger
+	// ROS2Types resolves the ROS 2 message types (Encoding cdr) whose
+	// definitions a publisher or bag does not carry: the bundled ones
+	// plus a user directory (cdr.Registry.AddDir). nil: the bundled ones.
+	// Read-only once handed over.
+	ROS2Types *cdr.Registry
 }
 
 // Capture subscribes the configured topics and turns every message into
@@ -53,7 +59,7 @@ func New(cfg Config, node Node, sinks Sinks, opts Options) (*Capture, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	c := &Capture{pipeline: pipeline{cfg: cfg.withDefaults(), sinks: sinks, now: opts.Now}, node: node, log: opts.Logger,
+	c := &Capture{pipeline: pipeline{cfg: cfg.withDefaults(), sinks: sinks, now: opts.Now, ros2Types: opts.ROS2Types}, node: node, log: opts.Logger,
 		simParam: make(chan bool, 1)}
 	c.topics = cfg.topics()
 	return c, nil

@@ -7,6 +7,17 @@
 // Dynamic, as a *msg.Value decoded from the publisher's own definition;
 // the fsm package interprets them).
 //
+// ROS1 and ROS 2. A message's publisher says how it is serialized
+// (ros.PublisherInfo.Encoding): ROS1, or CDR for a ROS 2 source (a
+// rosbag2 bag, DDS). capture picks the decoders by it (ros/msg or
+// ros2/cdr, codec.go), which fill the same structs, so every event and
+// everything after capture is one code path. ROS 2 types are named
+// pkg/msg/Name; action status is action_msgs/GoalStatusArray (mapped to
+// actionlib's struct, stamped with the receive time: it has no header);
+// there is no SMACH. A ROS 2 dynamic type without a definition in its
+// publisher's text comes from Options.ROS2Types (the bundled .msg files
+// plus a user directory).
+//
 // One clock. An event's Stamp is the message's header.stamp when it is
 // set and within Config.MaxStampSkew (default 10m) of the receive time,
 // else the receive time; StampSource says which. The receive time is on

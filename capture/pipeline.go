@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/ros"
+	"github.com/edged-robotics/edged/ros2/cdr"
 )
 
 // pipeline turns one message of a topic into one event for the sinks:
@@ -22,6 +23,10 @@ type pipeline struct {
 	// borrowed: messages are not pooled and are reused by the caller
 	// once handled (Replay), so a Frame's Release must not touch them.
 	borrowed bool
+
+	// ros2Types resolves ROS 2 types a publisher's text lacks (nil: the
+	// bundled definitions); read-only.
+	ros2Types *cdr.Registry
 
 	// onRelease, when set (tests), sees every message capture releases
 	// or hands to a Frame.

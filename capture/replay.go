@@ -49,7 +49,8 @@ func NewReplay(cfg Config, sinks Sinks, opts Options) (*Replay, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	r := &Replay{pipeline: pipeline{cfg: cfg.withDefaults(), sinks: sinks, now: opts.Now, borrowed: true},
+	r := &Replay{pipeline: pipeline{cfg: cfg.withDefaults(), sinks: sinks, now: opts.Now, borrowed: true,
+		ros2Types: opts.ROS2Types},
 		topics: map[string]*topic{}}
 	r.sim.Store(true)
 	r.order = cfg.topics()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros/msg"
+	"github.com/edged-robotics/edged/ros2/cdr"
 )
 
 // handleCamera turns an Image or CompressedImage into a Frame whose Data
@@ -13,9 +14,14 @@ import (
 func (p *pipeline) handleCamera(t *topic, m *ros.Message) {
 	var f Frame
 	var header msg.Time
+	c := codecOf(m)
 	switch {
+	case c == nil:
+		t.unknownType.Add(1)
+		p.release(m)
+		return
 	case typeIs(m, msg.TypeImage, msg.MD5Image):
-		if err := msg.DecodeImage(m.Data, &t.img); err != nil || !t.img.CheckLayout() || t.img.Width == 0 || t.img.Height == 0 {
+		if err := c.image(m.Data, &t.img); err != nil || !t.img.CheckLayout() || t.img.Width == 0 || t.img.Height == 0 {
 			t.decodeErrors.Add(1)
 			p.release(m)
 			return
@@ -25,7 +31,7 @@ func (p *pipeline) handleCamera(t *topic, m *ros.Message) {
 			Step: int(img.Step), BigEndian: img.IsBigEndian, Data: img.Data}
 		header = img.Header.Stamp
 	case typeIs(m, msg.TypeCompressedImage, msg.MD5CompressedImage):
-		if err := msg.DecodeCompressedImage(m.Data, &t.cimg); err != nil {
+		if err := c.compressed(m.Data, &t.cimg); err != nil {
 			t.decodeErrors.Add(1)
 			p.release(m)
 			return
@@ -84,11 +90,12 @@ func compressedFormat(format string, data []byte) (FrameFormat, bool) {
 // the decoder, so the message is released at once.
 func (p *pipeline) handleJoints(t *topic, m *ros.Message) {
 	defer p.release(m)
-	if !typeIs(m, msg.TypeJointState, msg.MD5JointState) {
+	c := codecOf(m)
+	if c == nil || !typeIs(m, msg.TypeJointState, msg.MD5JointState) {
 		t.unknownType.Add(1)
 		return
 	}
-	if err := msg.DecodeJointState(m.Data, &t.js); err != nil {
+	if err := c.joints(m.Data, &t.js); err != nil {
 		t.decodeErrors.Add(1)
 		return
 	}
@@ -106,7 +113,7 @@ func (p *pipeline) handleJoints(t *topic, m *ros.Message) {
 // publisher's own definition.
 func (p *pipeline) handleFSM(t *topic, m *ros.Message) {
 	defer p.release(m)
-	value, header, hasHeader, err := t.decodeState(m)
+	value, header, hasHeader, err := t.decodeState(m, p.ros2Types)
 	if err != nil {
 		t.decodeErrors.Add(1)
 		return
@@ -136,57 +143,48 @@ func stateBytes(value any, n int) int {
 
 // decodeState returns the decoded value (nil, nil when the publisher sent
 // no usable definition) and its header stamp if it has one.
-func (t *topic) decodeState(m *ros.Message) (value any, header msg.Time, hasHeader bool, err error) {
+func (t *topic) decodeState(m *ros.Message, reg *cdr.Registry) (value any, header msg.Time, hasHeader bool, err error) {
+	c := codecOf(m)
+	if c == nil {
+		return nil, msg.Time{}, false, nil
+	}
 	if !t.dynamic {
 		switch {
 		case typeIs(m, msg.TypeString, msg.MD5String):
 			v := &msg.String{}
-			return v, msg.Time{}, false, msg.DecodeString(m.Data, v)
-		case typeIs(m, msg.TypeSmachContainerStatus, msg.MD5SmachContainerStatus):
+			return v, msg.Time{}, false, c.str(m.Data, v)
+		case c.smach != nil && typeIs(m, msg.TypeSmachContainerStatus, msg.MD5SmachContainerStatus):
 			v := &msg.SmachContainerStatus{}
-			err := msg.DecodeSmachContainerStatus(m.Data, v)
+			err := c.smach(m.Data, v)
 			return v, v.Header.Stamp, true, err
 		case typeIs(m, msg.TypeGoalStatusArray, msg.MD5GoalStatusArray):
 			v := &msg.GoalStatusArray{}
-			err := msg.DecodeGoalStatusArray(m.Data, v)
-			return v, v.Header.Stamp, true, err
+			err := c.goals(m.Data, v)
+			// a ROS 2 status array has no header: the receive time stamps it
+			return v, v.Header.Stamp, m.Publisher.Encoding != ros.EncodingCDR, err
 		}
 	}
-	def, err := t.definition(m.Publisher)
-	if err != nil || def == nil {
-		return nil, msg.Time{}, false, err
+	def, ok := t.definition(m.Publisher, reg)
+	if !ok || def.err != nil {
+		return nil, msg.Time{}, false, def.err
 	}
-	v, err := def.Decode(m.Data)
-	if err != nil {
-		return nil, msg.Time{}, false, err
-	}
-	if def.HasHeader() {
-		if h, ok := v.Fields[0].(*msg.Value); ok {
-			s, _ := h.Field("stamp")
-			header, hasHeader = s.(msg.Time)
-		}
-	}
-	return v, header, hasHeader, nil
+	return def.decode(m.Data)
 }
 
 // definition parses a publisher's definition once per connection. A
-// publisher without a definition gives (nil, nil): an unknown type.
-func (t *topic) definition(p *ros.PublisherInfo) (*msg.Definition, error) {
-	if p == nil || p.Type == "" || p.MessageDefinition == "" {
-		return nil, nil
+// publisher without a definition gives ok false (an unknown type),
+// unless it is ROS 2, whose types may come from known .msg files.
+func (t *topic) definition(p *ros.PublisherInfo, reg *cdr.Registry) (parsedDef, bool) {
+	if p == nil || p.Type == "" || p.MessageDefinition == "" && p.Encoding != ros.EncodingCDR {
+		return parsedDef{}, false
 	}
 	if d, ok := t.defs[p]; ok {
-		return d.def, d.err
+		return d, true
 	}
-	d, err := msg.Parse(p.Type, p.MessageDefinition)
+	d := parseDefinition(p, reg)
 	if t.defs == nil || len(t.defs) > 64 {
 		t.defs = map[*ros.PublisherInfo]parsedDef{} // publishers come and go: do not grow forever
 	}
-	t.defs[p] = parsedDef{d, err} // a bad definition is not parsed again per message
-	return d, err
-}
-
-type parsedDef struct {
-	def *msg.Definition
-	err error
+	t.defs[p] = d // a bad definition is not parsed again per message
+	return d, true
 }

@@ -157,7 +157,13 @@ func pubType(m *ros.Message) string {
 // under the same name, which the typed decoder cannot read.
 func typeIs(m *ros.Message, typ, md5 string) bool {
 	p := m.Publisher
-	if p == nil || p.Type != typ {
+	if p == nil {
+		return false
+	}
+	if p.Encoding == ros.EncodingCDR {
+		return p.Type == ros2Types[typ] // ROS 2 has no md5sums
+	}
+	if p.Type != typ {
 		return false
 	}
 	return p.MD5Sum == "" || p.MD5Sum == "*" || p.MD5Sum == md5
@@ -181,11 +187,12 @@ func (p *pipeline) handle(t *topic, m *ros.Message) {
 
 func (p *pipeline) handleClock(t *topic, m *ros.Message) {
 	defer p.release(m)
-	if !typeIs(m, msg.TypeClock, msg.MD5Clock) {
+	c := codecOf(m)
+	if c == nil || !typeIs(m, msg.TypeClock, msg.MD5Clock) {
 		t.unknownType.Add(1)
 		return
 	}
-	if err := msg.DecodeClock(m.Data, &t.clk); err != nil {
+	if err := c.clock(m.Data, &t.clk); err != nil {
 		t.decodeErrors.Add(1)
 		return
 	}

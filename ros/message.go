@@ -15,7 +15,17 @@ type PublisherInfo struct {
 	MD5Sum            string
 	MessageDefinition string // full text, with nested MSG: blocks
 	Latching          bool
+	// Encoding is how Data is serialized: EncodingROS1 ("", every TCPROS
+	// publisher and ROS1 bag) or EncodingCDR (ROS 2: rosbag2 and DDS,
+	// with Type spelled pkg/msg/Name). Consumers pick the decoder by it.
+	Encoding string
 }
+
+// The values of PublisherInfo.Encoding.
+const (
+	EncodingROS1 = ""
+	EncodingCDR  = "cdr"
+)
 
 // Message is one serialized message body as received (without the 4-byte
 // length prefix). Data is borrowed from a pool: it is valid until Release,

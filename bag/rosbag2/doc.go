@@ -1,0 +1,43 @@
+// Package rosbag2 reads ROS 2 bags as `ros2 bag record` writes them, for
+// `edged replay`: a bag directory (metadata.yaml, versions 1 to 9, and
+// the storage files it lists: a split bag is several) or one storage
+// file given directly.
+//
+// Storage. MCAP files (the default since Iron) through bag/mcap; sqlite3
+// files (.db3, Humble's default) through database/sql with
+// modernc.org/sqlite, chosen because it is pure Go (edged's pure-Go
+// build, without cgo, reads .db3 too), maintained, and needs nothing
+// installed; the file is opened read-only and immutable. Definitions come
+// from the MCAP schemas (ros2msg) or the .db3 message_definitions table
+// (Iron and later; a service event's under its service type); a bag
+// without them leaves MessageDefinition empty and the decoder uses the
+// .msg files it knows (ros2/cdr's registry).
+//
+// Compression as rosbag2 does it: compression_mode FILE (each storage
+// file is one zstd stream, name.mcap.zstd; it is decompressed to a
+// temporary file removed by Close, capped at Options.MaxFileBytes) and
+// MESSAGE (each message's data is one zstd frame, decompressed per
+// message, capped at Options.MaxMessageBytes). MCAP chunk compression
+// (zstd, lz4) is the mcap package's.
+//
+// What it gives. The bag/ types, so that replay treats ROS1 and ROS 2
+// bags alike: one bag.Connection per topic whose Publisher has Type
+// pkg/msg/Name, the definition, and Encoding ros.EncodingCDR; bag.Info;
+// and an Iterator of bag.Message (topic's connection, log time, data)
+// in time order: each file in log-time order, the files in the order
+// metadata.yaml lists them (rosbag2 splits by time).
+//
+// Who calls what. Open reads metadata and opens every storage file;
+// Connections and Info describe the bag; Messages returns an Iterator
+// (optionally for some topics); Close closes the files and removes
+// temporary copies. A Reader is immutable after Open and safe for
+// concurrent use; an Iterator is for one goroutine. A Message's Data is
+// borrowed until the next Next.
+//
+// Bad input. metadata.yaml is read capped and checked (version, storage,
+// compression, file names that stay in the directory); every length is
+// capped by the mcap reader or, for sqlite3, by a query that loads a
+// blob only when it is within MaxMessageBytes. Damage found at Open is
+// in Info.Problems; damage found while iterating ends the Iterator with
+// an error (Err) naming the file and offset, after the messages before.
+package rosbag2

@@ -1,0 +1,138 @@
+package cdr
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/edged-robotics/edged/ros/msg"
+)
+
+// Limits of the parser: a definition is small text written by people.
+const (
+	// MaxDefinitionBytes caps the text Parse accepts.
+	MaxDefinitionBytes = 1 << 20
+	// MaxNesting caps how deep message types may nest.
+	MaxNesting = 32
+	// maxFixedArray caps a fixed array length or a bound in a definition.
+	maxFixedArray = 1 << 24
+)
+
+// Definition is one parsed, resolved ROS 2 message type. It is immutable
+// after parsing and safe to share between goroutines.
+type Definition struct {
+	Type      string // pkg/msg/Name, e.g. sensor_msgs/msg/Image
+	Fields    []Field
+	Constants []msg.Constant
+	Text      string // this type's own text (without nested blocks)
+
+	value   *msg.Definition // the mirror a decoded *msg.Value points to
+	minSize int             // smallest serialized size (no padding), for length caps
+}
+
+// Field is one field of a Definition.
+type Field struct {
+	Name string
+	// Type is the element type: a builtin name (uint8, string, ...) or
+	// pkg/msg/Name for a message.
+	Type string
+	Kind Kind
+	// Array: ArrayNone for a single value; ArrayFixed holds exactly Len
+	// elements (no length on the wire); ArrayUnbounded and ArrayBounded
+	// are sequences with a uint32 count (at most Len when bounded).
+	Array ArrayKind
+	Len   int
+	// StringBound is the <=N of a bounded string or wstring (0: none).
+	StringBound int
+	Default     string      // the default value's text, "" when none
+	Msg         *Definition // the nested type when Kind is KindMessage
+}
+
+// ArrayKind says whether and how a field is an array.
+type ArrayKind uint8
+
+// The array kinds of a field.
+const (
+	ArrayNone ArrayKind = iota
+	ArrayFixed
+	ArrayUnbounded
+	ArrayBounded
+)
+
+// IsArray reports whether the field holds several elements.
+func (f *Field) IsArray() bool { return f.Array != ArrayNone }
+
+// Value returns the ros/msg mirror of d: the *msg.Definition that
+// decoded *msg.Values point to, so that Field, Get and JSON work on them
+// as on ROS1 values. Its type names are pkg/Name (std_msgs/Header), as
+// ROS1 spells them.
+func (d *Definition) Value() *msg.Definition { return d.value }
+
+// FieldIndex returns the index of the named field, or -1.
+func (d *Definition) FieldIndex(name string) int {
+	for i := range d.Fields {
+		if d.Fields[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// HasHeader reports whether the first field is a std_msgs/msg/Header
+// named header, the convention for stamped messages.
+func (d *Definition) HasHeader() bool {
+	return len(d.Fields) > 0 && d.Fields[0].Name == "header" && d.Fields[0].Array == ArrayNone &&
+		d.Fields[0].Type == TypeHeader
+}
+
+// ErrDefinition is wrapped by every error Parse returns.
+var ErrDefinition = errors.New("invalid ROS 2 message definition")
+
+func defErrorf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrDefinition, fmt.Sprintf(format, args...))
+}
+
+// Normalize returns the canonical pkg/msg/Name of a ROS 2 type name
+// written pkg/msg/Name or pkg/Name (as rosbag2 names nested blocks);
+// ok is false for anything else. Services and actions keep their
+// infix (test_msgs/srv/BasicTypes_Event).
+func Normalize(typeName string) (string, bool) {
+	parts := strings.Split(typeName, "/")
+	switch {
+	case len(parts) == 2 && validName(parts[0]) && validName(parts[1]):
+		return parts[0] + "/msg/" + parts[1], true
+	case len(parts) == 3 && validName(parts[0]) && validName(parts[1]) && validName(parts[2]):
+		return typeName, true
+	}
+	return "", false
+}
+
+// ROS1Name returns pkg/Name for pkg/msg/Name (sensor_msgs/Image for
+// sensor_msgs/msg/Image): the name the ROS1 path and the typed decoders
+// of ros/msg use. Other names are returned unchanged.
+func ROS1Name(typeName string) string {
+	pkg, rest, ok := strings.Cut(typeName, "/msg/")
+	if !ok || strings.Contains(rest, "/") {
+		return typeName
+	}
+	return pkg + "/" + rest
+}
+
+func splitPkg(typeName string) string {
+	pkg, _, _ := strings.Cut(typeName, "/")
+	return pkg
+}
+
+// validName: a letter, then letters, digits and underscores.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (i == 0 || c != '_' && (c < '0' || c > '9')) {
+			return false
+		}
+	}
+	return true
+}

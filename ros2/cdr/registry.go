@@ -1,0 +1,249 @@
+package cdr
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/edged-robotics/edged/internal/fsutil"
+	"github.com/edged-robotics/edged/ros/msg"
+)
+
+//go:embed msgs
+var bundledFS embed.FS
+
+// Registry holds .msg texts by type (pkg/msg/Name): the bundled ones,
+// plus whatever AddDir or Add put there. A definition whose text lacks a
+// nested block (a live publisher sends no definition; a .db3 may hold
+// none) resolves its types here. Set it up first; after that it is
+// read-only and safe for concurrent use.
+type Registry struct {
+	texts map[string]string
+}
+
+var (
+	bundledOnce  sync.Once
+	bundledTexts map[string]string
+)
+
+// Bundled returns a new Registry holding the definitions edged bundles
+// (msgs/: builtin_interfaces, std_msgs, sensor_msgs, action_msgs,
+// unique_identifier_msgs, rosgraph_msgs), written from the ROS 2
+// interface specifications.
+func Bundled() *Registry {
+	bundledOnce.Do(func() {
+		bundledTexts = map[string]string{}
+		err := fs.WalkDir(bundledFS, "msgs", func(path string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() || !strings.HasSuffix(path, ".msg") {
+				return err
+			}
+			b, err := bundledFS.ReadFile(path)
+			if err == nil {
+				bundledTexts[typeOfPath(path)] = string(b)
+			}
+			return err
+		})
+		if err != nil {
+			panic(fmt.Sprintf("cdr: bundled definitions unreadable: %v", err)) // a build defect
+		}
+	})
+	return &Registry{texts: maps.Clone(bundledTexts)}
+}
+
+// typeOfPath names a .msg file .../pkg/msg/Name.msg as pkg/msg/Name.
+func typeOfPath(path string) string {
+	path = filepath.ToSlash(path)
+	name := strings.TrimSuffix(filepath.Base(path), ".msg")
+	dir := filepath.Dir(path)
+	pkg := filepath.Base(dir)
+	if pkg == "msg" {
+		pkg = filepath.Base(filepath.Dir(dir))
+	}
+	return pkg + "/msg/" + name
+}
+
+// Add registers the text of one type (pkg/msg/Name or pkg/Name),
+// replacing a bundled one of the same name.
+func (r *Registry) Add(typeName, text string) error {
+	t, ok := Normalize(typeName)
+	if !ok {
+		return defErrorf("type %q: want pkg/msg/Name", typeName)
+	}
+	if len(text) > MaxDefinitionBytes {
+		return defErrorf("%s: %d bytes, more than the %d allowed", t, len(text), MaxDefinitionBytes)
+	}
+	if _, err := parseText(t, text); err != nil {
+		return err
+	}
+	r.texts[t] = text
+	return nil
+}
+
+// maxUserFiles caps the .msg files AddDir reads.
+const maxUserFiles = 10000
+
+// AddDir registers every .msg file under dir, named by its place:
+// dir/.../pkg/msg/Name.msg (a ROS 2 package's layout) or .../pkg/Name.msg.
+// A file that does not parse is an error naming it.
+func (r *Registry) AddDir(dir string) error {
+	n := 0
+	return filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() || !strings.HasSuffix(path, ".msg") {
+			return err
+		}
+		if n++; n > maxUserFiles {
+			return fmt.Errorf("ros2 definitions in %s: more than %d .msg files; point at the packages edged needs", dir, maxUserFiles)
+		}
+		b, err := fsutil.ReadFileCapped(path, MaxDefinitionBytes)
+		if err != nil {
+			return fmt.Errorf("ros2 definition %s: %w", path, err)
+		}
+		if err := r.Add(typeOfPath(path), string(b)); err != nil {
+			return fmt.Errorf("ros2 definition %s: %w", path, err)
+		}
+		return nil
+	})
+}
+
+// Has reports whether the registry knows typeName.
+func (r *Registry) Has(typeName string) bool {
+	t, _ := Normalize(typeName)
+	_, ok := r.texts[t]
+	return ok
+}
+
+// Parse parses the definition of typeName from text (the type's own
+// text, then nested "MSG:" blocks, as rosbag2 stores them); a type that
+// text does not define is taken from the registry. An empty text takes
+// everything from the registry.
+func (r *Registry) Parse(typeName, text string) (*Definition, error) {
+	if len(text) > MaxDefinitionBytes {
+		return nil, defErrorf("%d bytes, more than the %d allowed", len(text), MaxDefinitionBytes)
+	}
+	t, ok := Normalize(typeName)
+	if !ok {
+		return nil, defErrorf("type %q: want pkg/msg/Name", typeName)
+	}
+	main, blocks, err := splitBlocks(text)
+	if err != nil {
+		return nil, err
+	}
+	if ev, ok := serviceEvent(t, main, blocks); ok {
+		main = ev
+	}
+	if strings.TrimSpace(main) != "" {
+		blocks[t] = main
+	}
+	p := &resolver{blocks: blocks, reg: r, done: map[string]*Definition{}, busy: map[string]bool{}}
+	return p.resolve(t, 0)
+}
+
+// Parse parses a definition with the bundled registry as the fallback.
+func Parse(typeName, text string) (*Definition, error) {
+	return defaultRegistry().Parse(typeName, text)
+}
+
+var (
+	defaultOnce sync.Once
+	defaultReg  *Registry
+)
+
+func defaultRegistry() *Registry {
+	defaultOnce.Do(func() { defaultReg = Bundled() })
+	return defaultReg
+}
+
+type resolver struct {
+	blocks map[string]string
+	reg    *Registry
+	done   map[string]*Definition
+	busy   map[string]bool // types being resolved: a cycle is an error
+}
+
+func (p *resolver) resolve(typeName string, depth int) (*Definition, error) {
+	if d, ok := p.done[typeName]; ok {
+		return d, nil
+	}
+	if depth > MaxNesting {
+		return nil, defErrorf("types nest deeper than %d at %s", MaxNesting, typeName)
+	}
+	if p.busy[typeName] {
+		return nil, defErrorf("type %s contains itself", typeName)
+	}
+	text, ok := p.blocks[typeName]
+	if !ok && p.reg != nil {
+		text, ok = p.reg.texts[typeName]
+	}
+	if !ok {
+		return nil, defErrorf("no definition of %s: not in the message's text nor among the known .msg files (add its package's .msg files to the ROS 2 definitions directory)", typeName)
+	}
+	p.busy[typeName] = true
+	defer delete(p.busy, typeName)
+	d, err := parseText(typeName, text)
+	if err != nil {
+		return nil, err
+	}
+	if len(d.Fields) == 0 {
+		// rosidl gives an empty struct one member, so it is on the wire
+		d.Fields = []Field{{Name: "structure_needs_at_least_one_member", Type: "uint8", Kind: KindUint8}}
+	}
+	for i := range d.Fields {
+		f := &d.Fields[i]
+		if f.Kind != KindMessage {
+			continue
+		}
+		if f.Msg, err = p.resolve(f.Type, depth+1); err != nil {
+			return nil, err
+		}
+	}
+	d.minSize = minSize(d)
+	d.value = mirror(d)
+	p.done[typeName] = d
+	return d, nil
+}
+
+// minSize is the least a message of d takes on the wire (no padding):
+// it caps array counts before anything is allocated.
+func minSize(d *Definition) int {
+	n := 0
+	for _, f := range d.Fields {
+		elem := f.Kind.size()
+		switch f.Kind {
+		case KindString, KindWString:
+			elem = 4
+		case KindMessage:
+			elem = f.Msg.minSize
+		}
+		switch f.Array {
+		case ArrayNone:
+			n += elem
+		case ArrayFixed:
+			n += elem * f.Len
+		default:
+			n += 4
+		}
+		n = min(n, maxFixedArray*8) // no overflow; such a message fails to decode anyway
+	}
+	return n
+}
+
+// mirror builds the ros/msg view of d that decoded Values point to.
+func mirror(d *Definition) *msg.Definition {
+	m := &msg.Definition{Type: ROS1Name(d.Type), Constants: d.Constants, Text: d.Text,
+		Fields: make([]msg.Field, len(d.Fields))}
+	for i, f := range d.Fields {
+		mf := msg.Field{Name: f.Name, Type: f.Type, Kind: f.Kind.msgKind(), IsArray: f.IsArray(), ArrayLen: -1}
+		if f.Array == ArrayFixed {
+			mf.ArrayLen = f.Len
+		}
+		if f.Msg != nil {
+			mf.Type, mf.Msg = ROS1Name(f.Type), f.Msg.value
+		}
+		m.Fields[i] = mf
+	}
+	return m
+}
