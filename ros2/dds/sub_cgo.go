@@ -258,7 +258,7 @@ func (s *Subscription) create(typ, ddsType string, qos QoS) error {
 		return err
 	}
 	s.rd, s.tp, s.ws, s.sertype, s.qos = rd, tp, ws, st, qos
-	s.info = &ros.PublisherInfo{Type: typ}
+	s.info = &ros.PublisherInfo{Type: typ, Encoding: ros.EncodingCDR}
 	s.p.log.Debug("dds: reader created", "topic", s.opts.Topic, "type", typ, "qos", qos.String())
 	return nil
 }
