@@ -94,10 +94,10 @@ func newEchoCmd() *cobra.Command {
 type echoPrinter struct {
 	w         io.Writer
 	ros2Types *cdr.Registry // nil: the bundled ROS 2 definitions
-	json     bool
-	allBytes bool
-	defs     map[*ros.PublisherInfo]echoDef
-	buf      []byte
+	json      bool
+	allBytes  bool
+	defs      map[*ros.PublisherInfo]echoDef
+	buf       []byte
 }
 
 // echoDef decodes one publisher's messages: ROS1 from the definition it
