@@ -194,3 +194,7 @@ func (p *Proc) Kill() {
 	<-p.done
 	p.cmd.Wait()
 }
+
+// LoopbackURI is CYCLONEDDS_URI for a process (or a test's own
+// participants created without a config) on the loopback test domain.
+func LoopbackURI() string { return dds.LoopbackConfig }
