@@ -22,6 +22,7 @@ type Config struct {
 	// DataDir holds episodes/ and outbox/. Default /var/lib/edged.
 	DataDir string         `yaml:"data_dir"`
 	ROS     ROS            `yaml:"ros"`
+	ROS2    ROS2           `yaml:"ros2"`
 	Cameras []CameraTopic  `yaml:"cameras"`
 	Joints  []JointTopic   `yaml:"joints"`
 	FSM     []FSMSource    `yaml:"fsm"`
@@ -82,6 +83,32 @@ type ROS struct {
 	// StateQueueBytes is queue_bytes for joint, FSM and /clock topics.
 	// Must be >= max_state_message. Default 16MiB.
 	StateQueueBytes Size `yaml:"state_queue_bytes"`
+	// Version is the ROS edged joins: 1 (a ROS1 master, TCPROS) or 2 (a
+	// ROS 2 graph over DDS, see ros2). Default 0: auto, which is 2 when
+	// the environment has ROS_VERSION=2 (ROS 2's setup.bash sets it),
+	// else 1 (decided at start, not here).
+	Version int `yaml:"version"`
+}
+
+// ROS2 is how edged joins a ROS 2 graph (ros.version 2): over DDS with
+// Cyclone DDS, the middleware of rmw_cyclonedds_cpp. Cyclone reads its
+// own settings (interfaces, peers) from CYCLONEDDS_URI. The ros section's
+// queue and message caps apply to ROS 2 topics too.
+type ROS2 struct {
+	// DomainID is the DDS domain, 0..232. Default: unset, which is
+	// $ROS_DOMAIN_ID at start, else 0 (as every ROS 2 node does).
+	DomainID *int `yaml:"domain_id"`
+	// QoS overrides a topic's reader QoS with a profile: auto (the
+	// default for every topic: adopt the publishers' reliability and
+	// durability, so a best-effort camera and a transient-local latched
+	// topic both match), default (reliable, volatile, depth 10),
+	// sensor_data (best effort, volatile, depth 5) or latched (reliable,
+	// transient-local, depth 1). Keys are topic names, values profiles.
+	QoS map[string]string `yaml:"qos"`
+	// UseSimTime takes the capture clock from /clock
+	// (rosgraph_msgs/Clock), as a ROS 2 node's use_sim_time parameter
+	// does (ROS 2 has no global /use_sim_time). Default false.
+	UseSimTime bool `yaml:"use_sim_time"`
 }
 
 // CameraTopic is one camera: a sensor_msgs/Image or CompressedImage topic.

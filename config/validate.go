@@ -165,6 +165,19 @@ func (c *Config) validateROS(p *problems) {
 	if c.ROS.StateQueueBytes < c.ROS.MaxStateMessage {
 		p.add("ros.state_queue_bytes", "must be >= ros.max_state_message (%d): one message must fit", c.ROS.MaxStateMessage)
 	}
+	if v := c.ROS.Version; v < 0 || v > 2 {
+		p.add("ros.version", "must be 1, 2 or 0 (auto: ROS_VERSION from the environment), got %d", v)
+	}
+	if d := c.ROS2.DomainID; d != nil && (*d < 0 || *d > 232) {
+		p.add("ros2.domain_id", "must be in 0..232, got %d", *d)
+	}
+	for topic, profile := range c.ROS2.QoS {
+		switch profile {
+		case "auto", "default", "sensor_data", "latched":
+		default:
+			p.add("ros2.qos", "topic %s: unknown profile %q (want auto, default, sensor_data or latched)", topic, profile)
+		}
+	}
 }
 
 // validateTopics applies ros.CheckName, the one rule of a ROS name, to

@@ -104,5 +104,9 @@ func checkROS(cfg *config.Config, args ros.Args) error {
 	if c.NodeName == "" {
 		c.NodeName = config.DefaultNodeName
 	}
-	return c.Validate()
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	_, err := ros2QoS(cfg)
+	return err
 }

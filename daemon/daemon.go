@@ -17,6 +17,7 @@ import (
 	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros/rosout"
+	"github.com/edged-robotics/edged/ros2/dds"
 	"github.com/edged-robotics/edged/ship"
 	"github.com/edged-robotics/edged/tracecheck"
 	"github.com/edged-robotics/edged/uplink"
@@ -84,7 +85,8 @@ type Daemon struct {
 	checks      checkStats
 
 	// Set by Run before the HTTP server starts, read-only afterwards.
-	node     *ros.Node
+	node     *ros.Node        // ROS1; nil under ROS 2
+	ros2     *dds.Participant // ROS 2 (ros.version 2); nil under ROS1
 	router   frameRouter
 	fsmCfg   fsm.Config
 	machine  *fsm.Machine
@@ -148,12 +150,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 	defer d.closeUplink()
 	d.shipRecovered()
 	var err error
-	if d.node, err = ros.NewNode(ctx, d.rosConfig()); err != nil {
+	closeROS, err := d.joinROS(ctx)
+	if err != nil {
 		return err
 	}
-	defer d.node.Close()
-	defer d.publishLog()()
-	d.serveLogLevel()
+	defer closeROS()
 	d.topo.Store(&topology{})
 	if err := d.startFSM(ctx, d.clock); err != nil {
 		return err
@@ -177,11 +178,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 		err = nil // stopped while starting (SIGTERM during a slow start): a normal stop
 	}
 	if err == nil {
-		d.log.Info("daemon: running", "node", d.node.Name(), "data_dir", d.cfg.DataDir)
+		d.log.Info("daemon: running", "node", d.nodeName(), "data_dir", d.cfg.DataDir)
 		watchdogDone := d.notifyReady(ctx)
 		if reason := d.serve(ctx); reason != "" {
 			err = fmt.Errorf("%w (%s); the open episode is closed as interrupted", ErrROSShutdown, reason)
-			d.log.Error("daemon: stopping: the ROS graph asked this node to end", "node", d.node.Name(), "reason", reason)
+			d.log.Error("daemon: stopping: the ROS graph asked this node to end", "node", d.nodeName(), "reason", reason)
 		}
 		d.log.Info("daemon: stopping")
 		_ = sdNotify("STOPPING=1")
@@ -240,7 +241,7 @@ func (d *Daemon) serve(ctx context.Context) string {
 		select {
 		case <-ctx.Done():
 			return ""
-		case <-d.node.Shutdown():
+		case <-d.shutdown():
 			return d.node.ShutdownReason()
 		case <-d.opts.Reload:
 			d.reload(ctx)

@@ -75,7 +75,7 @@ func newHTTPServer(h http.Handler, t httpTimeouts) *http.Server {
 // health says whether edged is ready: the master answers and capture
 // runs. Problems are listed so an operator sees why.
 func (d *Daemon) health() (ok bool, problems []string) {
-	if !d.node.MasterUp() {
+	if d.node != nil && !d.node.MasterUp() {
 		problems = append(problems, "ros master "+d.node.Status().MasterURI+" does not answer")
 	}
 	if d.capt.Load() == nil {
@@ -117,7 +117,7 @@ type pageData struct {
 }
 
 func (d *Daemon) pageData() pageData {
-	st := d.node.Status()
+	st := d.nodeStatus()
 	ready, problems := d.health()
 	p := pageData{Robot: d.cfg.RobotID, Version: d.opts.Version, Node: st.Name, Master: st.MasterURI, MasterUp: st.MasterUp,
 		Ready: ready, Problems: problems, Status: d.status.view(), Sheets: d.stats.sheets.Load(), Segments: d.stats.segments.Load()}

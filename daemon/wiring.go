@@ -60,6 +60,9 @@ func (d *Daemon) wantedTopics(ctx context.Context, cfg *config.Config, cur *topo
 	if len(cams) > 0 && len(joints) > 0 {
 		return cams, joints
 	}
+	if d.ros2 != nil {
+		return withDiscovered(cams, joints, ros2Topics(d.ros2))
+	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	tt, err := d.node.Master().GetPublishedTopics(ctx, "")
@@ -134,7 +137,7 @@ func (d *Daemon) newTopology(cfg *config.Config, cur *topology, cams, joints []s
 // must already run.
 func (d *Daemon) startCapture(ctx context.Context, t *topology) (*capture.Capture, error) {
 	ccfg, sinks := d.captureSetup(t)
-	c, err := capture.New(ccfg, capture.FromNode(d.node), sinks, capture.Options{Logger: d.log})
+	c, err := capture.New(ccfg, d.captureNode(), sinks, capture.Options{Logger: d.log})
 	if err != nil {
 		return nil, err
 	}

@@ -51,6 +51,12 @@ func (m *Message) Release() {
 	}
 }
 
+// SetRelease makes Release call fn (once) instead of returning a TCPROS
+// buffer: for another transport (ros2/dds) whose Data it owns, so that
+// capture handles its messages like any other. fn must be bound once and
+// reused (a method value per message would allocate).
+func (m *Message) SetRelease(fn func(*Message)) { m.release = fn }
+
 // SubscribeOptions configures one subscription.
 type SubscribeOptions struct {
 	Topic string

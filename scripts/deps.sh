@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what edged's build, tests and demo need, idempotently: Debian
 # packages (the real ROS1 master and tools, mosquitto, libjpeg-turbo,
-# ffmpeg, roscpp for the comparison benchmark), the Go modules, and the
+# ffmpeg, roscpp for the comparison benchmark, Cyclone DDS for ROS 2), the Go modules, and the
 # staticcheck linter. Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +11,7 @@ APT_PACKAGES=(
   python3-roslz4 python3-actionlib python3-numpy python3-pil
   mosquitto mosquitto-clients libturbojpeg0-dev pkg-config gcc g++
   ffmpeg libroscpp-dev chromium systemd tesseract-ocr
+  cyclonedds-dev cyclonedds-tools
 )
 STATICCHECK_VERSION=v0.8.2  # staticcheck 2026.2.2
 MSGP_VERSION=v1.6.5         # the generator of uplink/wire's codec

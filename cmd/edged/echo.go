@@ -9,6 +9,7 @@ import (
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros/msg"
+	"github.com/edged-robotics/edged/ros2/cdr"
 	"github.com/spf13/cobra"
 )
 
@@ -26,6 +27,8 @@ func newEchoCmd() *cobra.Command {
 		Use:   "echo TOPIC",
 		Short: "Print a topic's messages, decoded from the publisher's own definition",
 		Long: "Subscribes to TOPIC with any type (md5sum *) and prints each message decoded\n" +
+			"(ROS 2 with --ros2: over DDS on --domain, with the QoS of the topic's\n" +
+			"publishers, decoded from the bundled ROS 2 definitions or --msg-dir)\n" +
 			"from the definition its publisher sent. Byte arrays longer than 64 are\n" +
 			"summarized as {\"bytes\":N} (an image shows as width, height, encoding and\n" +
 			"byte count) unless --bytes is given. Messages over --max-message are refused\n" +
@@ -35,6 +38,10 @@ func newEchoCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := signalContext(cmd.Context())
 			defer cancel()
+			p := echoPrinter{w: cmd.OutOrStdout(), json: asJSON, allBytes: allBytes, defs: map[*ros.PublisherInfo]echoDef{}}
+			if rf.ros2.enabled {
+				return echoROS2(ctx, cmd, &rf, &p, args[0], count, int(maxMessage))
+			}
 			n, err := rf.node(ctx)
 			if err != nil {
 				return err
@@ -50,7 +57,6 @@ func newEchoCmd() *cobra.Command {
 			}
 			defer sub.Close()
 			notePublishers(ctx, n, sub.Topic(), cmd.ErrOrStderr())
-			p := echoPrinter{w: cmd.OutOrStdout(), json: asJSON, allBytes: allBytes, defs: map[*ros.PublisherInfo]*msg.Definition{}}
 			errs := time.NewTicker(time.Second)
 			defer errs.Stop()
 			var seenErrors uint64
@@ -86,23 +92,50 @@ func newEchoCmd() *cobra.Command {
 // echoPrinter decodes messages with their publisher's definition, parsed
 // once per connection.
 type echoPrinter struct {
-	w        io.Writer
-	json     bool
-	allBytes bool
-	defs     map[*ros.PublisherInfo]*msg.Definition
-	buf      []byte
+	w         io.Writer
+	ros2Types *cdr.Registry // nil: the bundled ROS 2 definitions
+	json      bool
+	allBytes  bool
+	defs      map[*ros.PublisherInfo]echoDef
+	buf       []byte
+}
+
+// echoDef decodes one publisher's messages: ROS1 from the definition it
+// sent, ROS 2 (CDR) from the bundled definitions or --msg-dir.
+type echoDef struct {
+	Type   string
+	decode func([]byte) (*msg.Value, error)
+}
+
+func (p *echoPrinter) definition(pub *ros.PublisherInfo) (echoDef, error) {
+	if pub.Encoding == ros.EncodingCDR {
+		reg := p.ros2Types
+		if reg == nil {
+			reg = cdr.Bundled()
+		}
+		d, err := reg.Parse(pub.Type, pub.MessageDefinition)
+		if err != nil {
+			return echoDef{}, fmt.Errorf("no definition of the ROS 2 type %s (give its .msg files with --msg-dir DIR laid out pkg/msg/Name.msg): %w", pub.Type, err)
+		}
+		return echoDef{Type: pub.Type, decode: d.Decode}, nil
+	}
+	d, err := msg.Parse(pub.Type, pub.MessageDefinition)
+	if err != nil {
+		return echoDef{}, fmt.Errorf("publisher %s sent a definition of %s that does not parse: %w", pub.CallerID, pub.Type, err)
+	}
+	return echoDef{Type: d.Type, decode: d.Decode}, nil
 }
 
 func (p *echoPrinter) print(m *ros.Message) error {
 	def, ok := p.defs[m.Publisher]
 	if !ok {
-		d, err := msg.Parse(m.Publisher.Type, m.Publisher.MessageDefinition)
+		d, err := p.definition(m.Publisher)
 		if err != nil {
-			return fmt.Errorf("%s: publisher %s sent a definition of %s that does not parse: %w", m.Topic, m.Publisher.CallerID, m.Publisher.Type, err)
+			return fmt.Errorf("%s: %w", m.Topic, err)
 		}
 		p.defs[m.Publisher], def = d, d
 	}
-	v, err := def.Decode(m.Data)
+	v, err := def.decode(m.Data)
 	if err != nil {
 		_, werr := fmt.Fprintf(p.w, "# %s: message of %d bytes does not decode as %s: %v\n", m.Topic, len(m.Data), def.Type, err)
 		return werr

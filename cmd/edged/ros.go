@@ -20,6 +20,7 @@ type rosFlags struct {
 	master  string
 	name    string
 	verbose bool
+	ros2    rosFlags2
 }
 
 // add registers the flags; tool names the anonymous node (edged_TOOL_PID_MS).
@@ -28,6 +29,15 @@ func (f *rosFlags) add(cmd *cobra.Command, tool string) {
 	cmd.Flags().StringVar(&f.master, "master", "", "ROS master URI (default $ROS_MASTER_URI, else http://localhost:11311; __master:= also works)")
 	cmd.Flags().StringVar(&f.name, "name", "", "node name to register as (default an anonymous edged_"+tool+"_PID_MS, as rostopic does; __name:= also works)")
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "log connection events")
+	f.ros2.add(cmd)
+}
+
+func (f *rosFlags) logger() *slog.Logger {
+	level := slog.LevelWarn
+	if f.verbose {
+		level = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 }
 
 // anonymousName is a node name no other process uses: the tool, the pid
@@ -38,11 +48,7 @@ func anonymousName(tool string) string {
 }
 
 func (f *rosFlags) node(ctx context.Context) (*ros.Node, error) {
-	level := slog.LevelWarn
-	if f.verbose {
-		level = slog.LevelInfo
-	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	log := f.logger()
 	name := f.name
 	if name == "" {
 		name = anonymousName(f.tool)

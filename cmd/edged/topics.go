@@ -19,9 +19,12 @@ func newTopicsCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "topics",
-		Short: "List the topics that nodes publish, with their types (--all: every topic the master knows)",
+		Short: "List the topics that nodes publish, with their types (--all: every topic the master knows; --ros2: a ROS 2 domain)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if rf.ros2.enabled {
+				return topicsROS2(cmd.Context(), cmd, &rf)
+			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
 			defer cancel()
 			n, err := rf.node(ctx)

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/edged-robotics/edged/ros2/cdr"
+	"github.com/edged-robotics/edged/ros2/dds"
+	"github.com/spf13/cobra"
+)
+
+// rosFlags2 are the ROS 2 flags of the tool subcommands. ROS 2 is chosen
+// by --ros2, or by ROS_VERSION=2 in the environment (ROS 2's setup.bash
+// sets it); --domain defaults to ROS_DOMAIN_ID, else 0. Cyclone DDS
+// reads its own configuration from CYCLONEDDS_URI.
+type rosFlags2 struct {
+	enabled   bool
+	domain    int
+	discovery time.Duration
+	msgDir    string
+}
+
+func (f *rosFlags2) add(cmd *cobra.Command) {
+	domain, _ := strconv.Atoi(os.Getenv("ROS_DOMAIN_ID"))
+	cmd.Flags().BoolVar(&f.enabled, "ros2", os.Getenv("ROS_VERSION") == "2", "talk to a ROS 2 graph over DDS (Cyclone DDS) instead of a ROS1 master (default true when ROS_VERSION=2)")
+	cmd.Flags().IntVar(&f.domain, "domain", domain, "ROS 2 domain id (default $ROS_DOMAIN_ID, else 0)")
+	cmd.Flags().DurationVar(&f.discovery, "discovery", 2*time.Second, "ROS 2: how long to listen for publishers before listing or reporting none")
+	cmd.Flags().StringVar(&f.msgDir, "msg-dir", "", "ROS 2: a directory of .msg files (pkg/msg/Name.msg) for types edged does not bundle")
+}
+
+func (f *rosFlags2) participant(rf *rosFlags) (*dds.Participant, error) {
+	p, err := dds.NewParticipant(dds.Config{DomainID: f.domain, Logger: rf.logger()})
+	if err != nil {
+		return nil, fmt.Errorf("join ROS 2 domain %d: %w", f.domain, err)
+	}
+	return p, nil
+}
+
+// registry is the bundled ROS 2 definitions plus --msg-dir.
+func (f *rosFlags2) registry() (*cdr.Registry, error) {
+	reg := cdr.Bundled()
+	if f.msgDir != "" {
+		if err := reg.AddDir(f.msgDir); err != nil {
+			return nil, fmt.Errorf("--msg-dir: %w", err)
+		}
+	}
+	return reg, nil
+}
+
+// topicsROS2 lists the ROS 2 topics that have publishers on the domain,
+// as the DCPSPublication built-in topic reports them after --discovery.
+func topicsROS2(ctx context.Context, cmd *cobra.Command, rf *rosFlags) error {
+	p, err := rf.ros2.participant(rf)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(ctx, rf.ros2.discovery)
+	defer cancel()
+	<-ctx.Done() // discovery takes the whole window: publishers keep appearing
+	pubs := p.Publications()
+	w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "TOPIC\tTYPE\tPUBLISHERS\tQOS")
+	for _, t := range dds.Topics(pubs) {
+		qos := ""
+		for _, pub := range pubs {
+			if pub.Topic == t.Name {
+				qos = pub.QoS.String()
+				break
+			}
+		}
+		for _, typ := range t.Types {
+			fmt.Fprintf(w, "%s\t%s\t%d\t%s\n", t.Name, typ, t.Publishers, qos)
+		}
+	}
+	return w.Flush()
+}
+
+// echoROS2 prints a ROS 2 topic's messages until count or ctx ends.
+func echoROS2(ctx context.Context, cmd *cobra.Command, rf *rosFlags, pr *echoPrinter, topic string, count, maxMessage int) error {
+	reg, err := rf.ros2.registry()
+	if err != nil {
+		return err
+	}
+	pr.ros2Types = reg
+	p, err := rf.ros2.participant(rf)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	sub, err := p.Subscribe(ctx, dds.SubscribeOptions{Topic: topic, QueueSize: 64, MaxMessageBytes: maxMessage, QueueBytes: 2 * maxMessage})
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	noteROS2Publishers(ctx, cmd, rf, p, sub.Topic())
+	for printed := 0; count <= 0 || printed < count; {
+		select {
+		case <-ctx.Done():
+			return nil
+		case m, ok := <-sub.Messages():
+			if !ok {
+				return nil
+			}
+			err := pr.print(m)
+			m.Release()
+			if err != nil {
+				return err
+			}
+			printed++
+		}
+	}
+	return nil
+}
+
+// noteROS2Publishers writes a note when nobody publishes topic within
+// the discovery window.
+func noteROS2Publishers(ctx context.Context, cmd *cobra.Command, rf *rosFlags, p *dds.Participant, topic string) {
+	ctx, cancel := context.WithTimeout(ctx, rf.ros2.discovery)
+	defer cancel()
+	_, err := p.WaitPublications(ctx, func(pubs []dds.Publication) bool {
+		for _, pub := range pubs {
+			if pub.Topic == topic {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "# no ROS 2 node publishes %s on domain %d yet; waiting for one (Ctrl-C to stop)\n", topic, rf.ros2.domain)
+	}
+}

@@ -1,0 +1,109 @@
+//go:build cgo && !purego
+
+package dds
+
+/*
+#cgo LDFLAGS: -lddsc
+#include <stdlib.h>
+#include "edged_dds.h"
+
+int edged_take(dds_entity_t rd, edged_sample *out, int n);
+void edged_unref(edged_serdata *sd);
+int edged_wait(dds_entity_t ws, int64_t timeout_ns);
+int edged_graph_take(dds_entity_t rd, edged_pub *out, int n);
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+)
+
+// Built reports whether this build has Cyclone DDS (cgo, without the
+// purego tag).
+const Built = true
+
+// ddsError turns a negative Cyclone return code into an error.
+func ddsError(what string, rc C.dds_return_t) error {
+	return fmt.Errorf("dds: %s: %s (%d)", what, C.GoString(C.dds_strretcode(rc)), int(rc))
+}
+
+// domains counts this process's participants per domain created with an
+// explicit configuration, so the domain entity lives until the last one
+// closes (Cyclone refuses to create a domain twice).
+var domains = struct {
+	sync.Mutex
+	m map[int]*domainRef
+}{m: map[int]*domainRef{}}
+
+type domainRef struct {
+	entity C.dds_entity_t
+	refs   int
+}
+
+// acquireDomain creates the domain with cfg's configuration, or takes a
+// reference to the one this process already has.
+func acquireDomain(cfg Config) (release func(), err error) {
+	if cfg.CycloneConfig == "" {
+		return func() {}, nil
+	}
+	domains.Lock()
+	defer domains.Unlock()
+	d := domains.m[cfg.DomainID]
+	if d == nil {
+		xml := C.CString(cfg.CycloneConfig)
+		defer C.free(unsafe.Pointer(xml))
+		e := C.dds_create_domain(C.dds_domainid_t(cfg.DomainID), xml)
+		if e < 0 {
+			return nil, fmt.Errorf("%w: check ros2.cyclone_config", ddsError(fmt.Sprintf("create domain %d", cfg.DomainID), C.dds_return_t(e)))
+		}
+		d = &domainRef{entity: e}
+		domains.m[cfg.DomainID] = d
+	}
+	d.refs++
+	return func() {
+		domains.Lock()
+		defer domains.Unlock()
+		if d.refs--; d.refs == 0 {
+			C.dds_delete(d.entity)
+			delete(domains.m, cfg.DomainID)
+		}
+	}, nil
+}
+
+// waitset wraps a Cyclone waitset that a run loop blocks on and Close
+// wakes (its trigger).
+type waitset struct{ ws C.dds_entity_t }
+
+func newWaitset(pp C.dds_entity_t, rd C.dds_entity_t) (waitset, error) {
+	ws := C.dds_create_waitset(pp)
+	if ws < 0 {
+		return waitset{}, ddsError("create waitset", C.dds_return_t(ws))
+	}
+	rc := C.dds_create_readcondition(rd, C.DDS_ANY_STATE)
+	if rc < 0 {
+		C.dds_delete(ws)
+		return waitset{}, ddsError("create read condition", C.dds_return_t(rc))
+	}
+	if r := C.dds_waitset_attach(ws, rc, 1); r < 0 {
+		C.dds_delete(ws)
+		return waitset{}, ddsError("attach read condition", r)
+	}
+	if r := C.dds_waitset_attach(ws, ws, 0); r < 0 {
+		C.dds_delete(ws)
+		return waitset{}, ddsError("attach trigger", r)
+	}
+	return waitset{ws}, nil
+}
+
+// wait blocks until data or the trigger (or a second passes: a safety
+// net, not a synchronization).
+func (w waitset) wait() { C.edged_wait(w.ws, C.int64_t(1e9)) }
+
+func (w waitset) wake() { C.dds_waitset_set_trigger(w.ws, true) }
+
+func (w waitset) delete() { C.dds_delete(w.ws) }
+
+var errClosed = errors.New("dds: participant closed")

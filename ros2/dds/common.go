@@ -1,0 +1,125 @@
+package dds
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+)
+
+// ErrNotBuilt is returned by every constructor of a build without Cyclone
+// DDS (the purego tag, or CGO_ENABLED=0).
+var ErrNotBuilt = errors.New("dds: edged was built without Cyclone DDS (purego tag or CGO_ENABLED=0); " +
+	"install cyclonedds-dev (make deps) and build with cgo to use ROS 2")
+
+// MaxDomainID is the largest DDS domain id: with the default port mapping
+// (base 7400, domain gain 250) port numbers overflow above 232.
+const MaxDomainID = 232
+
+// Config configures a Participant.
+type Config struct {
+	// DomainID is the DDS domain (ROS_DOMAIN_ID): 0..232, default 0.
+	DomainID int
+	// CycloneConfig is Cyclone DDS configuration (XML, or file:// URIs as
+	// CYCLONEDDS_URI takes) for this domain, e.g. LoopbackConfig. ""
+	// leaves it to CYCLONEDDS_URI and Cyclone's defaults. The first
+	// participant on a domain in this process decides its configuration.
+	CycloneConfig string
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+}
+
+// Validate checks c without I/O.
+func (c Config) Validate() error {
+	if c.DomainID < 0 || c.DomainID > MaxDomainID {
+		return fmt.Errorf("ros2.domain_id: must be 0..%d, got %d", MaxDomainID, c.DomainID)
+	}
+	return nil
+}
+
+// LoopbackConfig is a Cyclone DDS configuration that keeps a domain on
+// 127.0.0.1 with unicast discovery (loopback has no multicast): for tests
+// and for a robot whose ROS 2 graph lives on one machine. Every process
+// on the domain must use it (CYCLONEDDS_URI).
+const LoopbackConfig = `<CycloneDDS><Domain><General><Interfaces><NetworkInterface address="127.0.0.1"/></Interfaces>` +
+	`<AllowMulticast>false</AllowMulticast></General><Discovery><ParticipantIndex>auto</ParticipantIndex>` +
+	`<MaxAutoParticipantIndex>60</MaxAutoParticipantIndex><Peers><Peer address="127.0.0.1"/></Peers></Discovery></Domain></CycloneDDS>`
+
+// SubscribeOptions configures one Subscription.
+type SubscribeOptions struct {
+	// Topic is the ROS 2 topic name (/camera/image/compressed).
+	Topic string
+	// Type is the ROS 2 type (sensor_msgs/msg/CompressedImage; the ROS1
+	// spelling sensor_msgs/CompressedImage is accepted). "" or "*": the
+	// type of the first publisher discovered on the topic.
+	Type string
+	// QoS of the reader; the zero value adopts the publishers'.
+	QoS QoS
+	// QueueSize bounds the messages waiting for the consumer; when full
+	// the oldest is dropped, released and counted. Default 8.
+	QueueSize int
+	// MaxMessageBytes caps one serialized sample (encapsulation header
+	// included); larger samples are refused inside Cyclone DDS before
+	// they are copied, and counted in Errors. Default 64 MiB.
+	MaxMessageBytes int
+	// QueueBytes bounds the sample bytes queued or delivered and not yet
+	// released; a sample that does not fit drops the oldest queued ones,
+	// else itself (counted in Drops). Must be >= MaxMessageBytes.
+	// Default 2 x MaxMessageBytes.
+	QueueBytes int
+}
+
+// maxMessageBytes is the largest MaxMessageBytes (the C side counts in
+// uint32 and DDS samples are below 4 GiB anyway).
+const maxMessageBytes = 1 << 30
+
+func (o SubscribeOptions) withDefaults() SubscribeOptions {
+	if o.QueueSize == 0 {
+		o.QueueSize = 8
+	}
+	if o.MaxMessageBytes == 0 {
+		o.MaxMessageBytes = 64 << 20
+	}
+	if o.QueueBytes == 0 {
+		o.QueueBytes = 2 * o.MaxMessageBytes
+	}
+	if o.Type == "*" {
+		o.Type = ""
+	}
+	return o
+}
+
+// Validate checks o (after defaults) without I/O.
+func (o SubscribeOptions) Validate() error {
+	o = o.withDefaults()
+	if _, ok := ROSTopic(DDSTopic(o.Topic)); !ok || len(DDSTopic(o.Topic)) > maxNameBytes {
+		return fmt.Errorf("dds: topic %q: want a ROS 2 topic name like /camera/image", o.Topic)
+	}
+	if o.Type != "" {
+		if t, ok := DDSType(o.Type); !ok || len(t) > maxNameBytes {
+			return fmt.Errorf("dds: topic %s: type %q: want pkg/msg/Type", o.Topic, o.Type)
+		}
+	}
+	if err := o.QoS.Validate(); err != nil {
+		return fmt.Errorf("dds: topic %s: qos.%w", o.Topic, err)
+	}
+	switch {
+	case o.QueueSize < 1:
+		return fmt.Errorf("dds: topic %s: queue size must be >= 1", o.Topic)
+	case o.MaxMessageBytes < 64 || o.MaxMessageBytes > maxMessageBytes:
+		return fmt.Errorf("dds: topic %s: max message bytes must be 64..%d", o.Topic, maxMessageBytes)
+	case o.QueueBytes < o.MaxMessageBytes:
+		return fmt.Errorf("dds: topic %s: queue bytes must be >= max message bytes (%d)", o.Topic, o.MaxMessageBytes)
+	}
+	return nil
+}
+
+// Publication is one DDS writer on the domain, from the DCPSPublication
+// built-in topic.
+type Publication struct {
+	Topic    string // ROS 2 topic name (/chatter); "" for a non-ROS DDS topic
+	Type     string // ROS 2 type (std_msgs/msg/String); "" for a non-ROS DDS type
+	DDSTopic string // rt/chatter
+	DDSType  string // std_msgs::msg::dds_::String_
+	GUID     string // the writer's GUID, hex
+	QoS      QoS    // the writer's reliability, durability and depth (-1: keep all)
+}

@@ -1,0 +1,51 @@
+// Package dds is edged's own thin cgo binding to Eclipse Cyclone DDS
+// (cyclonedds-dev 0.10.x, the line ROS 2 Humble's rmw_cyclonedds_cpp
+// uses): how edged joins a ROS 2 graph. It reads any ROS 2 topic without
+// generated code and hands samples over still serialized (XCDR1, 4-byte
+// encapsulation header included); decoding is package ros2/cdr's job.
+//
+// ROS 2 conventions: topic /a/b is DDS topic rt/a/b, type pkg/msg/T is
+// pkg::msg::dds_::T_ (names.go); the domain is ROS_DOMAIN_ID (Config:
+// 0..232). C side (serdata.c): a keyless sertype whose serdata keeps the
+// bytes as received, one malloc per sample; a sample over
+// MaxMessageBytes is refused inside Cyclone before it is copied and
+// counted (Stats().Errors).
+//
+// Contract:
+//   - NewParticipant joins a domain (Config.CycloneConfig, e.g.
+//     LoopbackConfig, else CYCLONEDDS_URI) and starts the graph
+//     goroutine, which follows the DCPSPublication built-in topic:
+//     Publications, WaitPublications and Topics give topics with ROS 2
+//     names, types and each writer's QoS.
+//   - Subscribe returns at once; the subscription's goroutine waits for
+//     the type (Type "") and, for an automatic QoS (the zero QoS), for a
+//     publisher, adopts the publishers' reliability and durability
+//     (QoS.Resolve: a best-effort camera gets best effort, a
+//     transient-local topic gets its history on joining), creates the
+//     reader and a waitset, then takes batches of samples (one cgo call
+//     per batch). Profiles: ProfileDefault, ProfileSensorData,
+//     ProfileLatched. Publishers that appear later with an incompatible
+//     QoS are not matched (Cyclone reports it; a restart re-resolves).
+//   - Messages() is a bounded queue of QueueSize messages and QueueBytes
+//     bytes (queued plus delivered and not yet released): the reader
+//     goroutine never blocks on it; when full the oldest message is
+//     dropped, released and counted (Stats().Drops, with the samples
+//     Cyclone reports lost), logged rate limited.
+//   - Buffer ownership: a *ros.Message's Data points into the serdata
+//     (no copy); it belongs to the receiver until Release, exactly once,
+//     which gives the serdata back to Cyclone. Messages are pooled:
+//     steady-state receiving allocates nothing per message in Go.
+//     PublisherInfo (Type, Encoding cdr) is shared and read-only.
+//   - Goroutines: the Participant owns the graph goroutine; each
+//     Subscription owns its reader goroutine. Close wakes it (the
+//     waitset's trigger), waits for it, deletes the DDS entities and
+//     closes Messages(); messages still held stay valid until released.
+//     Participant.Close closes its subscriptions first. Every method is
+//     safe for concurrent use, except Writer's.
+//   - Writer publishes raw samples (tests and tools; edged only reads).
+//
+// Build tags: with cgo (the default) the package links -lddsc. With the
+// tag purego, or without cgo, the same API returns ErrNotBuilt (naming
+// make deps), as sheet/turbojpeg falls back; names, QoS and options are
+// pure Go and tested in both builds.
+package dds

@@ -1,0 +1,175 @@
+//go:build cgo && !purego
+
+package dds_test
+
+import (
+	"context"
+	"encoding/binary"
+	"testing"
+	"time"
+
+	"github.com/edged-robotics/edged/internal/poll"
+	"github.com/edged-robotics/edged/ros"
+	"github.com/edged-robotics/edged/ros2/dds"
+	"github.com/edged-robotics/edged/ros2/ddstest"
+)
+
+func participant(t *testing.T, domain int) *dds.Participant {
+	t.Helper()
+	p, err := dds.NewParticipant(dds.Config{DomainID: domain, CycloneConfig: dds.LoopbackConfig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func subscribe(t *testing.T, p *dds.Participant, opts dds.SubscribeOptions) *dds.Subscription {
+	t.Helper()
+	s, err := p.Subscribe(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// next returns the next message, failing after 20s.
+func next(t *testing.T, s *dds.Subscription) *ros.Message {
+	t.Helper()
+	select {
+	case m, ok := <-s.Messages():
+		if !ok {
+			t.Fatal("subscription closed")
+		}
+		return m
+	case <-time.After(20 * time.Second):
+		t.Fatalf("no message on %s; stats %+v", s.Topic(), s.Stats())
+	}
+	return nil
+}
+
+// cdrString reads a std_msgs/String sample (CDR_LE header, length, NUL).
+func cdrString(t *testing.T, b []byte) string {
+	t.Helper()
+	if len(b) < 9 || b[0] != 0 || b[1] != 1 {
+		t.Fatalf("not an XCDR1 little-endian sample: % x", b[:min(len(b), 8)])
+	}
+	n := binary.LittleEndian.Uint32(b[4:])
+	if n == 0 || int(n) > len(b)-8 {
+		t.Fatalf("bad string length %d in %d bytes", n, len(b))
+	}
+	return string(b[8 : 8+n-1])
+}
+
+func TestLiveBestEffortCamera(t *testing.T) {
+	tools := ddstest.Build(t)
+	domain := ddstest.Domain()
+	p := participant(t, domain)
+	s := subscribe(t, p, dds.SubscribeOptions{Topic: "/camera/image/compressed"})
+	pub := ddstest.Start(t, tools.Pub, domain, "-t", "/camera/image/compressed", "-k", "image", "-b", "-w",
+		"-n", "40", "-p", "10", "-s", "200000", "-D", "5")
+	pub.WaitLine(t, "ready")
+	m := next(t, s)
+	if m.Publisher.Type != "sensor_msgs/msg/CompressedImage" || m.Data[1] != 1 {
+		t.Errorf("type %q header % x", m.Publisher.Type, m.Data[:4])
+	}
+	// header (stamp 8, frame_id "camera" 4+7, pad to 4), format "jpeg" (4+5, pad), data length, data
+	if len(m.Data) < 200000 {
+		t.Errorf("sample of %d bytes, want > 200000", len(m.Data))
+	}
+	m.Release()
+	if q, _ := s.QoS(); q.Reliability != dds.BestEffort {
+		t.Errorf("QoS %v: want best effort, as the camera publishes", q)
+	}
+	got := 1
+	poll.Until(t, 10*time.Second, "most frames", func() bool {
+		for {
+			select {
+			case m := <-s.Messages():
+				m.Release()
+				got++
+				continue
+			default:
+			}
+			return got >= 30
+		}
+	})
+	if st := s.Stats(); st.HeldBytes != 0 || st.Publishers != 1 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func TestLiveLatchedLateJoiner(t *testing.T) {
+	tools := ddstest.Build(t)
+	domain := ddstest.Domain()
+	pub := ddstest.Start(t, tools.Pub, domain, "-t", "/robot_state", "-k", "string", "-l", "-D", "3", "-n", "3", "-v", "idle,picking,placing")
+	pub.WaitLine(t, "done")
+	p := participant(t, domain) // joins after the samples were written
+	s := subscribe(t, p, dds.SubscribeOptions{Topic: "/robot_state", Type: "std_msgs/msg/String", QoS: dds.ProfileLatched})
+	for _, want := range []string{"placing"} {
+		m := next(t, s)
+		if got := cdrString(t, m.Data); got != want {
+			t.Errorf("latched sample %q, want %q", got, want)
+		}
+		m.Release()
+	}
+	// auto QoS adopts transient-local and gets the writer's whole history
+	s2 := subscribe(t, participant(t, domain), dds.SubscribeOptions{Topic: "/robot_state"})
+	for _, want := range []string{"idle", "picking", "placing"} {
+		m := next(t, s2)
+		if got := cdrString(t, m.Data); got != want {
+			t.Errorf("auto QoS: %q, want %q", got, want)
+		}
+		m.Release()
+	}
+}
+
+func TestLivePublisherRestart(t *testing.T) {
+	tools := ddstest.Build(t)
+	domain := ddstest.Domain()
+	p := participant(t, domain)
+	s := subscribe(t, p, dds.SubscribeOptions{Topic: "/state", Type: "std_msgs/msg/String", QoS: dds.ProfileDefault})
+	for i, v := range []string{"first", "second"} {
+		pub := ddstest.Start(t, tools.Pub, domain, "-t", "/state", "-w", "-v", v)
+		m := next(t, s)
+		if got := cdrString(t, m.Data); got != v {
+			t.Errorf("publisher %d: %q, want %q", i, got, v)
+		}
+		m.Release()
+		pub.Kill() // a crash: no orderly goodbye
+	}
+	if st := s.Stats(); st.Connects < 2 || st.Messages != 2 {
+		t.Errorf("stats %+v: want 2 publishers matched over time, 2 messages", st)
+	}
+}
+
+func TestLiveGraph(t *testing.T) {
+	tools := ddstest.Build(t)
+	domain := ddstest.Domain()
+	p := participant(t, domain)
+	chatter := ddstest.Start(t, tools.Pub, domain, "-t", "/chatter", "-n", "0")
+	cam := ddstest.Start(t, tools.Pub, domain, "-t", "/cam/compressed", "-k", "image", "-b", "-n", "0")
+	chatter.WaitLine(t, "ready")
+	cam.WaitLine(t, "ready")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	pubs, err := p.WaitPublications(ctx, func(pubs []dds.Publication) bool { return len(dds.Topics(pubs)) == 2 })
+	if err != nil {
+		t.Fatalf("%v: %+v", err, pubs)
+	}
+	topics := dds.Topics(pubs)
+	if topics[0].Name != "/cam/compressed" || topics[0].Types[0] != "sensor_msgs/msg/CompressedImage" ||
+		topics[1].Name != "/chatter" || topics[1].Types[0] != "std_msgs/msg/String" {
+		t.Errorf("topics %+v", topics)
+	}
+	for _, pub := range pubs {
+		if pub.Topic == "/cam/compressed" && pub.QoS.Reliability != dds.BestEffort {
+			t.Errorf("camera QoS %v", pub.QoS)
+		}
+	}
+	cam.Stop()
+	if _, err := p.WaitPublications(ctx, func(pubs []dds.Publication) bool { return len(dds.Topics(pubs)) == 1 }); err != nil {
+		t.Errorf("the stopped publisher stays in the graph: %v", err)
+	}
+}

@@ -1,0 +1,305 @@
+//go:build cgo && !purego
+
+package dds
+
+/*
+#include <stdlib.h>
+#include "edged_dds.h"
+
+int edged_take(dds_entity_t rd, edged_sample *out, int n);
+void edged_unref(edged_serdata *sd);
+
+static dds_qos_t *edged_reader_qos(int reliable, int transient_local, int depth) {
+	dds_qos_t *q = dds_create_qos();
+	dds_qset_reliability(q, reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT, DDS_SECS(1));
+	dds_qset_durability(q, transient_local ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
+	dds_qset_history(q, DDS_HISTORY_KEEP_LAST, depth);
+	return q;
+}
+
+// Creates the topic (with a fresh edged_sertype) and a reader on it;
+// returns the reader or a negative code. *stp is the sertype in use.
+static dds_entity_t edged_reader(dds_entity_t pp, const char *topic, const char *type, uint32_t max_bytes,
+		int reliable, int transient_local, int depth, dds_entity_t *tp, edged_sertype **stp) {
+	edged_sertype *st = edged_sertype_new(type, max_bytes);
+	if (st == NULL)
+		return DDS_RETCODE_OUT_OF_RESOURCES;
+	struct ddsi_sertype *base = &st->c;
+	*tp = dds_create_topic_sertype(pp, topic, &base, NULL, NULL, NULL);
+	if (*tp < 0) {
+		ddsi_sertype_unref(&st->c);
+		return *tp;
+	}
+	*stp = (edged_sertype *)base;
+	dds_qos_t *q = edged_reader_qos(reliable, transient_local, depth);
+	dds_entity_t rd = dds_create_reader(pp, *tp, q, NULL);
+	dds_delete_qos(q);
+	if (rd < 0)
+		dds_delete(*tp);
+	return rd;
+}
+
+static uint32_t edged_refused(edged_sertype *st) { return ddsrt_atomic_ld32(&st->refused); }
+
+static void edged_matched(dds_entity_t rd, uint32_t *current, uint32_t *total, uint32_t *lost) {
+	dds_subscription_matched_status_t m;
+	dds_sample_lost_status_t l;
+	*current = *total = *lost = 0;
+	if (dds_get_subscription_matched_status(rd, &m) == 0) {
+		*current = m.current_count;
+		*total = m.total_count;
+	}
+	if (dds_get_sample_lost_status(rd, &l) == 0)
+		*lost = l.total_count;
+}
+*/
+import "C"
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/edged-robotics/edged/ros"
+)
+
+// Subscription reads one ROS 2 topic. Its goroutine waits for the topic's
+// type and publishers' QoS when they are automatic, creates the reader,
+// then takes serialized samples into Messages().
+type Subscription struct {
+	p     *Participant
+	opts  SubscribeOptions
+	queue chan *ros.Message
+
+	ctx       context.Context
+	cancel    context.CancelFunc
+	done      chan struct{}
+	closeOnce sync.Once
+	releaseFn func(*ros.Message)
+
+	mu      sync.Mutex // guards the entities below (created by run, read by Stats and Close)
+	rd, tp  C.dds_entity_t
+	ws      waitset
+	sertype *C.edged_sertype
+	qos     QoS
+	info    *ros.PublisherInfo
+
+	messages, bytes, drops atomic.Uint64
+	held                   atomic.Int64
+	dropLog                logLimiter
+}
+
+// sample is a pooled Message with the serdata behind its Data. The
+// Message is the first field, so the release function gets back to the
+// sample from the *ros.Message it is handed.
+type sample struct {
+	m        ros.Message
+	sd       *C.edged_serdata
+	reserved int
+}
+
+var samplePool = sync.Pool{New: func() any { return new(sample) }}
+
+// Subscribe starts a subscription. It returns at once: the reader is
+// created by the subscription's goroutine as soon as the type (and, for
+// an automatic QoS, a publisher) is known.
+func (p *Participant) Subscribe(ctx context.Context, opts SubscribeOptions) (*Subscription, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, errClosed
+	}
+	s := &Subscription{p: p, opts: opts, queue: make(chan *ros.Message, opts.QueueSize), done: make(chan struct{})}
+	s.ctx, s.cancel = context.WithCancel(p.ctx)
+	s.releaseFn = s.release
+	p.subs[s] = struct{}{}
+	go s.run()
+	return s, nil
+}
+
+// Topic is the subscription's ROS 2 topic name.
+func (s *Subscription) Topic() string { return s.opts.Topic }
+
+// Messages delivers received samples (serialized CDR, encapsulation
+// header included); Release each one. Closed after Close.
+func (s *Subscription) Messages() <-chan *ros.Message { return s.queue }
+
+// QoS returns the reader's QoS once created (ok false before).
+func (s *Subscription) QoS() (QoS, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.qos, s.rd != 0
+}
+
+// Stats returns the subscription's counters. Publishers are the matched
+// writers now, Connects all writers ever matched, Errors samples refused
+// for their size, Drops those dropped by edged's queue plus those Cyclone
+// reports lost.
+func (s *Subscription) Stats() ros.SubscriptionStats {
+	st := ros.SubscriptionStats{Messages: s.messages.Load(), Bytes: s.bytes.Load(), Drops: s.drops.Load(), HeldBytes: s.held.Load()}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rd == 0 {
+		return st
+	}
+	var cur, total, lost C.uint32_t
+	C.edged_matched(s.rd, &cur, &total, &lost)
+	st.Publishers, st.Connects = int(cur), uint64(total)
+	if total > cur {
+		st.Reconnects = uint64(total - cur)
+	}
+	st.Drops += uint64(lost) // cumulative in Cyclone
+	st.Errors = uint64(C.edged_refused(s.sertype))
+	return st
+}
+
+// Close stops the goroutine, deletes the reader and closes Messages().
+// Messages still queued or held stay valid until released.
+func (s *Subscription) Close() error {
+	s.closeOnce.Do(func() {
+		s.cancel()
+		s.mu.Lock()
+		if s.rd != 0 {
+			s.ws.wake()
+		}
+		s.mu.Unlock()
+		<-s.done
+		s.p.mu.Lock()
+		delete(s.p.subs, s)
+		s.p.mu.Unlock()
+	})
+	return nil
+}
+
+// run is the subscription's goroutine.
+func (s *Subscription) run() {
+	defer close(s.done)
+	defer close(s.queue)
+	if err := s.open(); err != nil {
+		if s.ctx.Err() == nil {
+			s.p.log.Error("dds: cannot subscribe; the topic stays silent", "topic", s.opts.Topic, "err", err)
+		}
+		return
+	}
+	defer s.closeReader()
+	var batch [64]C.edged_sample
+	for s.ctx.Err() == nil {
+		n := C.edged_take(s.rd, &batch[0], C.int(len(batch)))
+		if n < 0 {
+			s.p.log.Warn("dds: take failed", "topic", s.opts.Topic, "err", ddsError("take", C.dds_return_t(n)))
+		}
+		now := time.Now()
+		for i := 0; i < int(n); i++ {
+			s.accept(&batch[i], now)
+		}
+		if n <= 0 {
+			s.ws.wait()
+		}
+	}
+}
+
+// open resolves the type and QoS (waiting for a publisher when either is
+// automatic) and creates the topic, reader and waitset.
+func (s *Subscription) open() error {
+	typ, qos := s.opts.Type, s.opts.QoS
+	if typ == "" || qos.Auto() {
+		pubs, err := s.p.graph.wait(s.ctx, func(pubs []Publication) bool {
+			return len(onTopic(pubs, s.opts.Topic)) > 0
+		})
+		if err != nil {
+			return err
+		}
+		pubs = onTopic(pubs, s.opts.Topic)
+		if typ == "" {
+			typ = pubs[0].Type
+		}
+		var pq []QoS
+		for _, p := range pubs {
+			pq = append(pq, p.QoS)
+		}
+		qos = qos.Resolve(pq)
+	}
+	qos = qos.Resolve(nil)
+	ddsType, ok := DDSType(typ)
+	if !ok {
+		return fmt.Errorf("dds: topic %s: type %q is not a ROS 2 type", s.opts.Topic, typ)
+	}
+	return s.create(typ, ddsType, qos)
+}
+
+func (s *Subscription) create(typ, ddsType string, qos QoS) error {
+	ctopic, ctype := C.CString(DDSTopic(s.opts.Topic)), C.CString(ddsType)
+	defer C.free(unsafe.Pointer(ctopic))
+	defer C.free(unsafe.Pointer(ctype))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ctx.Err() != nil {
+		return s.ctx.Err()
+	}
+	var tp C.dds_entity_t
+	var st *C.edged_sertype
+	rd := C.edged_reader(s.p.pp, ctopic, ctype, C.uint32_t(s.opts.MaxMessageBytes), cbool(qos.Reliability == Reliable),
+		cbool(qos.Durability == TransientLocal), C.int(qos.Depth), &tp, &st)
+	if rd < 0 {
+		return fmt.Errorf("%w (topic %s, type %s: another participant of this process may use the topic with another type)",
+			ddsError("create reader", C.dds_return_t(rd)), s.opts.Topic, typ)
+	}
+	ws, err := newWaitset(s.p.pp, rd)
+	if err != nil {
+		C.dds_delete(rd)
+		C.dds_delete(tp)
+		return err
+	}
+	s.rd, s.tp, s.ws, s.sertype, s.qos = rd, tp, ws, st, qos
+	s.info = &ros.PublisherInfo{Type: typ, Encoding: ros.EncodingCDR}
+	s.p.log.Debug("dds: reader created", "topic", s.opts.Topic, "type", typ, "qos", qos.String())
+	return nil
+}
+
+func (s *Subscription) closeReader() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ws.delete()
+	C.dds_delete(s.rd)
+	C.dds_delete(s.tp)
+}
+
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// accept turns a taken sample into a Message and queues it, or drops it
+// when it does not fit the byte budget.
+func (s *Subscription) accept(c *C.edged_sample, now time.Time) {
+	n := int(c.size)
+	s.bytes.Add(uint64(n))
+	if !s.reserve(n) {
+		C.edged_unref(c.sd)
+		s.dropped("byte budget")
+		return
+	}
+	sm := samplePool.Get().(*sample)
+	sm.sd, sm.reserved = c.sd, n
+	sm.m = ros.Message{Topic: s.opts.Topic, Publisher: s.info, Data: unsafe.Slice((*byte)(unsafe.Pointer(c.data)), n), Received: now}
+	sm.m.SetRelease(s.releaseFn)
+	s.deliver(&sm.m)
+}
+
+// release gives a delivered sample's serdata back to Cyclone.
+func (s *Subscription) release(m *ros.Message) {
+	sm := (*sample)(unsafe.Pointer(m))
+	C.edged_unref(sm.sd)
+	s.held.Add(-int64(sm.reserved))
+	*sm = sample{}
+	samplePool.Put(sm)
+}

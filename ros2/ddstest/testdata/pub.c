@@ -1,0 +1,153 @@
+// A ROS 2 publisher built on Cyclone DDS and idlc-generated types, for
+// edged's tests and benchmarks: it speaks exactly what a ROS 2 node on
+// rmw_cyclonedds_cpp puts on the wire.
+//
+// pub -d domain -t /topic -k string|image|joints|clock [-b best effort]
+//     [-l transient local] [-D depth] [-n count] [-p period_ms]
+//     [-s image bytes] [-f image file] [-v a,b,c string values]
+//     [-w wait for a reader] [-x exit when done, else at stdin EOF]
+//
+// It prints "ready" once its writer exists and "done N" after N samples.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "dds/dds.h"
+#include "ros2.h"
+
+static void now_stamp(builtin_interfaces_msg_dds__Time_ *t) {
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	t->sec = (int32_t)ts.tv_sec;
+	t->nanosec = (uint32_t)ts.tv_nsec;
+}
+
+static unsigned char *load(const char *path, uint32_t *size) {
+	FILE *f = fopen(path, "rb");
+	if (f == NULL) {
+		perror(path);
+		exit(2);
+	}
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	unsigned char *b = malloc((size_t)n);
+	if (fread(b, 1, (size_t)n, f) != (size_t)n) {
+		perror(path);
+		exit(2);
+	}
+	fclose(f);
+	*size = (uint32_t)n;
+	return b;
+}
+
+static void sleep_ms(int ms) {
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+int main(int argc, char **argv) {
+	int domain = 0, reliable = 1, latched = 0, depth = 10, count = 1, period = 0, wait = 0, exit_done = 0;
+	uint32_t size = 1000;
+	const char *topic = "/chatter", *kind = "string", *file = NULL, *values = "hello";
+	int c;
+	while ((c = getopt(argc, argv, "d:t:k:blD:n:p:s:f:v:wx")) != -1) {
+		switch (c) {
+		case 'd': domain = atoi(optarg); break;
+		case 't': topic = optarg; break;
+		case 'k': kind = optarg; break;
+		case 'b': reliable = 0; break;
+		case 'l': latched = 1; break;
+		case 'D': depth = atoi(optarg); break;
+		case 'n': count = atoi(optarg); break;
+		case 'p': period = atoi(optarg); break;
+		case 's': size = (uint32_t)atoi(optarg); break;
+		case 'f': file = optarg; break;
+		case 'v': values = optarg; break;
+		case 'w': wait = 1; break;
+		case 'x': exit_done = 1; break;
+		default: fprintf(stderr, "bad option\n"); return 2;
+		}
+	}
+	const dds_topic_descriptor_t *desc;
+	if (strcmp(kind, "string") == 0) desc = &std_msgs_msg_dds__String__desc;
+	else if (strcmp(kind, "image") == 0) desc = &sensor_msgs_msg_dds__CompressedImage__desc;
+	else if (strcmp(kind, "joints") == 0) desc = &sensor_msgs_msg_dds__JointState__desc;
+	else if (strcmp(kind, "clock") == 0) desc = &rosgraph_msgs_msg_dds__Clock__desc;
+	else { fprintf(stderr, "unknown kind %s\n", kind); return 2; }
+
+	dds_entity_t pp = dds_create_participant((dds_domainid_t)domain, NULL, NULL);
+	if (pp < 0) { fprintf(stderr, "participant: %s\n", dds_strretcode(pp)); return 1; }
+	char ddsname[512];
+	snprintf(ddsname, sizeof(ddsname), "rt%s", topic);
+	dds_entity_t tp = dds_create_topic(pp, desc, ddsname, NULL, NULL);
+	if (tp < 0) { fprintf(stderr, "topic: %s\n", dds_strretcode(tp)); return 1; }
+	dds_qos_t *q = dds_create_qos();
+	dds_qset_reliability(q, reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT, DDS_SECS(1));
+	dds_qset_durability(q, latched ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
+	dds_qset_history(q, DDS_HISTORY_KEEP_LAST, depth);
+	// a transient-local writer keeps durability_service.history for late
+	// joiners (depth 1 by default); ROS 2 keeps its history depth
+	if (latched)
+		dds_qset_durability_service(q, 0, DDS_HISTORY_KEEP_LAST, depth, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED);
+	dds_qset_data_representation(q, 1, (dds_data_representation_id_t[]){DDS_DATA_REPRESENTATION_XCDR1});
+	dds_entity_t wr = dds_create_writer(pp, tp, q, NULL);
+	dds_delete_qos(q);
+	if (wr < 0) { fprintf(stderr, "writer: %s\n", dds_strretcode(wr)); return 1; }
+	printf("ready\n");
+	fflush(stdout);
+	if (wait) {
+		dds_publication_matched_status_t st = {0};
+		while (dds_get_publication_matched_status(wr, &st) == 0 && st.current_count == 0)
+			sleep_ms(5);
+	}
+
+	unsigned char *img = NULL;
+	if (file != NULL) img = load(file, &size);
+	else if (strcmp(kind, "image") == 0) { img = calloc(1, size); }
+	char *vals = strdup(values);
+	char *vp = vals, *v = NULL;
+	for (int i = 0; i < count; i++) {
+		dds_return_t rc = 0;
+		if (strcmp(kind, "string") == 0) {
+			if ((v = strsep(&vp, ",")) == NULL) { free(vals); vals = vp = strdup(values); v = strsep(&vp, ","); }
+			std_msgs_msg_dds__String_ m = {.data = v};
+			rc = dds_write(wr, &m);
+		} else if (strcmp(kind, "image") == 0) {
+			sensor_msgs_msg_dds__CompressedImage_ m = {0};
+			now_stamp(&m.header.stamp);
+			m.header.frame_id = "camera";
+			m.format = "jpeg";
+			m.data._length = m.data._maximum = size;
+			m.data._buffer = img;
+			rc = dds_write(wr, &m);
+		} else if (strcmp(kind, "joints") == 0) {
+			char *names[2] = {"shoulder", "elbow"};
+			double pos[2] = {0.5, (double)i}, vel[2] = {0, 0}, eff[2] = {0, 0};
+			sensor_msgs_msg_dds__JointState_ m = {0};
+			now_stamp(&m.header.stamp);
+			m.header.frame_id = "";
+			m.name = (dds_sequence_string){2, 2, names, false};
+			m.position = (dds_sequence_double){2, 2, pos, false};
+			m.velocity = (dds_sequence_double){2, 2, vel, false};
+			m.effort = (dds_sequence_double){2, 2, eff, false};
+			rc = dds_write(wr, &m);
+		} else {
+			rosgraph_msgs_msg_dds__Clock_ m;
+			now_stamp(&m.clock);
+			rc = dds_write(wr, &m);
+		}
+		if (rc < 0) fprintf(stderr, "write: %s\n", dds_strretcode(rc));
+		if (period > 0) sleep_ms(period);
+	}
+	printf("done %d\n", count);
+	fflush(stdout);
+	if (!exit_done) {
+		char buf[64];
+		while (fread(buf, 1, sizeof(buf), stdin) > 0) {}
+	}
+	dds_delete(pp);
+	return 0;
+}
