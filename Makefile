@@ -36,7 +36,7 @@ check:
 
 unit:
 	$(GO) test -race -timeout 12m $(PKGS)
-	$(GO) test -tags purego -timeout 5m ./sheet/...
+	$(GO) test -tags purego -timeout 5m ./sheet/... ./ros2/...
 
 # Every fuzz target for FUZZTIME each (make fuzz FUZZTIME=5m).
 fuzz: deps
