@@ -23,8 +23,9 @@ build: deps
 
 # The CI gate: formatting, go.mod/go.sum tidy, vet, staticcheck, generated
 # code current, then every test with the race detector (unit tests and
-# integration tests against real rosmaster, rospy, mosquitto and
-# libjpeg-turbo), then the pure-Go JPEG fallback.
+# integration tests against real rosmaster, rospy, mosquitto, Cyclone
+# DDS, versitygw and libjpeg-turbo), then the pure-Go builds' tests (the
+# JPEG fallback, the Cyclone DDS twin).
 test: deps check unit
 
 check:
