@@ -51,8 +51,16 @@ func newSource(cfg Source) *source {
 	for _, st := range cfg.IdleStates {
 		s.idle[st] = true
 	}
-	s.action = strings.TrimPrefix(strings.TrimSuffix(cfg.Topic, "/status"), "/")
+	s.action = actionName(cfg.Topic)
 	return s
+}
+
+// actionName is the action a status topic belongs to: ROS1 actionlib's
+// /ACTION/status, ROS 2's /ACTION/_action/status.
+func actionName(topic string) string {
+	a := strings.TrimSuffix(topic, "/status")
+	a = strings.TrimSuffix(a, "/_action")
+	return strings.TrimPrefix(a, "/")
 }
 
 // interpret turns one message of the source into an update.
