@@ -19,7 +19,7 @@ func init() { register(newTraceCheckCmd) }
 
 func newTraceCheckCmd() *cobra.Command {
 	var rulesFile, dir string
-	var asJSON bool
+	var asJSON, failUnsat bool
 	cmd := &cobra.Command{
 		Use:   "check --rules FILE [--json] EPISODE|STORE_DIR",
 		Short: "Evaluate RTL trace checks over an episode, or over a whole store with pass rates",
@@ -59,15 +59,37 @@ func newTraceCheckCmd() *cobra.Command {
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
+				err = enc.Encode(rep)
+			} else {
+				err = rep.write(cmd.OutOrStdout())
 			}
-			return rep.write(cmd.OutOrStdout())
+			if err == nil && failUnsat {
+				err = rep.unsat()
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&rulesFile, "rules", "", "rules file (YAML: checks and map, see docs/rtl.md)")
 	cmd.Flags().StringVar(&dir, "dir", config.DefaultDataDir, "data_dir or episode store for an EPISODE given as an id")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of text")
+	cmd.Flags().BoolVar(&failUnsat, "fail-on-unsat", false, "exit 1 when any check is UNSAT (for CI and scripts)")
 	return cmd
+}
+
+// unsat is an error naming how many verdicts were UNSAT, nil when none.
+func (r checkReport) unsat() error {
+	n := 0
+	for _, e := range r.Episodes {
+		for _, res := range e.Results {
+			if !res.Sat {
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("check: %d UNSAT verdict(s) (--fail-on-unsat)", n)
 }
 
 // checkEpisodes loads the one episode ref names, or every episode of the

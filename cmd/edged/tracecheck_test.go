@@ -116,6 +116,12 @@ checks:
 			t.Errorf("text output lacks %q:\n%s", w, out)
 		}
 	}
+	// --fail-on-unsat: exit 1 with the UNSAT verdict, 0 when all hold.
+	if out := edged(t, false, "check", "--fail-on-unsat", "--rules", rules, data); !strings.Contains(out, "1 UNSAT verdict(s)") {
+		t.Errorf("--fail-on-unsat with an UNSAT check: %s", out)
+	}
+	holds := writeRules(t, "checks: [{name: a, formula: 'tr.Exists(grasp)'}]")
+	edged(t, true, "check", "--fail-on-unsat", "--rules", holds, data)
 	bad := writeRules(t, "checks: [{name: a, formula: 'tr.Exists(a)'}, {name: b, formula: 'tr.AfterFirst(x).Exists(y'}]")
 	if out := edged(t, false, "check", "--rules", bad, data); !strings.Contains(out, "checks[1].formula: 1:26: expected ')'") {
 		t.Errorf("bad formula: %s", out)
