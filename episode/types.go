@@ -108,6 +108,9 @@ type Segment struct {
 	Kind     string    `json:"kind"`           // string | smach | actionlib | field
 	Outcome  string    `json:"outcome"`
 	GoalID   string    `json:"goal_id,omitempty"`
+	// Args are an actionlib goal's fields, in definition order (fsm's
+	// goal.go): the arguments of the goal's trace element.
+	Args []string `json:"args,omitempty"`
 }
 
 // Transition kinds.

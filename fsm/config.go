@@ -101,6 +101,10 @@ func (c Config) Topics() (topics []string, dynamic []bool) {
 	for _, s := range c.Sources {
 		topics = append(topics, s.Topic)
 		dynamic = append(dynamic, s.Kind == KindField)
+		if g := GoalTopic(s.Topic); s.Kind == KindActionlib && g != "" {
+			topics = append(topics, g) // the goals' fields (goal.go)
+			dynamic = append(dynamic, true)
+		}
 	}
 	for _, t := range []string{c.RecordingTopic, c.InstructionTopic} {
 		if t != "" {

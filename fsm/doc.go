@@ -16,7 +16,10 @@
 //     ACTIVE to its terminal status (SUCCEEDED -> completed, ABORTED,
 //     REJECTED, LOST -> aborted, PREEMPTED, RECALLED -> preempted),
 //     labeled with the goal's status text when it says something, else
-//     the action's name (the topic without /status).
+//     the action's name (the topic without /status, or /_action/status
+//     in ROS 2). The goal's fields, read from the action's goal topic
+//     (ROS1's /ACTION/goal, subscribed beside the status), become the
+//     segment's Args (goal.go).
 //   - field: any message type, the state read at a field path
 //     (status.phase) from the dynamically decoded *msg.Value.
 //

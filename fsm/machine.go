@@ -61,6 +61,7 @@ type Machine struct {
 	// Owned by the run loop.
 	store       *episode.Store
 	sources     map[string]*source
+	goalSources map[string]*source // actionlib goal topic -> its source
 	order       []*source
 	w           *episode.Writer
 	open        map[*source]map[string]openSeg
@@ -104,11 +105,14 @@ func New(cfg Config, store *episode.Store) (*Machine, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Machine{cfg: cfg, events: make(chan capture.StateEvent, cfg.QueueSize), flush: make(chan chan struct{}),
 		advance: make(chan advanceReq),
-		ctx:     ctx, cancel: cancel, done: make(chan struct{}), store: store, sources: map[string]*source{},
+		ctx:     ctx, cancel: cancel, done: make(chan struct{}), store: store, sources: map[string]*source{}, goalSources: map[string]*source{},
 		open: map[*source]map[string]openSeg{}, instruction: cfg.Instruction, warned: map[string]bool{}}
 	for _, s := range cfg.Sources {
 		src := newSource(s)
 		m.sources[s.Topic] = src
+		if g := GoalTopic(s.Topic); s.Kind == KindActionlib && g != "" {
+			m.goalSources[g] = src
+		}
 		m.order = append(m.order, src)
 		m.open[src] = map[string]openSeg{}
 	}
@@ -274,6 +278,10 @@ func (m *Machine) handle(ev capture.StateEvent) {
 		m.lastStamp = stamp
 	}
 	m.checkMaxDuration(stamp)
+	if gs := m.goalSources[ev.Topic]; gs != nil && src == nil {
+		m.goal(gs, ev.Value)
+		return
+	}
 	switch ev.Topic {
 	case m.cfg.InstructionTopic:
 		if s, ok := stringValue(ev.Value, "data"); ok {
@@ -546,7 +554,7 @@ func (m *Machine) closeSegment(src *source, key string, end time.Time, outcome s
 	}
 	start := m.w.Start()
 	seg := episode.Segment{Start: o.start, End: end, StartSec: o.start.Sub(start).Seconds(), EndSec: end.Sub(start).Seconds(),
-		Label: o.label, Path: o.path, Source: src.cfg.Topic, Kind: src.cfg.Kind, Outcome: outcome, GoalID: o.goalID}
+		Label: o.label, Path: o.path, Source: src.cfg.Topic, Kind: src.cfg.Kind, Outcome: outcome, GoalID: o.goalID, Args: o.args}
 	seg.Index = m.w.NextIndex()
 	if err := m.w.Segment(seg); err != nil {
 		m.storeErr(err) // kept in memory (episode.ErrPending): retryStore writes it

@@ -15,6 +15,7 @@ import (
 // active is one state a source is in: the segment it would open.
 type active struct {
 	label, path, goalID string
+	args                []string // actionlib: the goal's fields (goal.go)
 }
 
 // update is what one message says about a source.
@@ -37,6 +38,7 @@ type source struct {
 
 	containers map[string][]string // smach: container path -> active states
 	goals      map[string]*goal    // actionlib
+	goalArgs   map[string][]string // actionlib: goal id -> its fields, from the goal topic
 	action     string              // actionlib: the action's name
 }
 
@@ -47,7 +49,7 @@ type goal struct {
 
 func newSource(cfg Source) *source {
 	s := &source{cfg: cfg, idle: map[string]bool{}, cur: map[string]active{},
-		containers: map[string][]string{}, goals: map[string]*goal{}}
+		containers: map[string][]string{}, goals: map[string]*goal{}, goalArgs: map[string][]string{}}
 	for _, st := range cfg.IdleStates {
 		s.idle[st] = true
 	}
@@ -231,7 +233,7 @@ func (s *source) actionlib(m *msg.GoalStatusArray) update {
 					g.label = st.Text
 				}
 			}
-			u.active[id] = active{label: g.label, path: s.action, goalID: id}
+			u.active[id] = active{label: g.label, path: s.action, goalID: id, args: s.goalArgs[id]}
 		case msg.GoalSucceeded:
 			u.ended[id] = episode.Completed
 		case msg.GoalAborted, msg.GoalRejected, msg.GoalLost:
@@ -247,6 +249,7 @@ func (s *source) actionlib(m *msg.GoalStatusArray) update {
 				raw = append(raw, id+":VANISHED")
 			}
 			delete(s.goals, id)
+			delete(s.goalArgs, id)
 		}
 	}
 	sort.Strings(raw)

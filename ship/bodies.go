@@ -46,7 +46,7 @@ func produced(p map[string]episode.CameraCounts) []wire.CameraCount {
 func SegmentBody(s episode.Segment) *wire.Segment {
 	return &wire.Segment{Index: int64(s.Index), Start: unixNano(s.Start), End: unixNano(s.End),
 		StartSec: s.StartSec, EndSec: s.EndSec, Label: s.Label, Path: s.Path, Source: s.Source, Kind: s.Kind,
-		Outcome: s.Outcome, GoalID: s.GoalID}
+		Outcome: s.Outcome, GoalID: s.GoalID, Args: s.Args}
 }
 
 // SheetBody encodes a sheet with its metadata (compact JSON, the

@@ -38,3 +38,26 @@ func TestVerdictsTravel(t *testing.T) {
 		t.Fatalf("older manifest: %+v %v", ow, err)
 	}
 }
+
+// TestGoalArgumentsTravel: an actionlib segment's goal arguments reach
+// the sink, and a segment of an older robot (no args key) still decodes.
+func TestGoalArgumentsTravel(t *testing.T) {
+	s := episode.Segment{Index: 2, Label: "pick", Kind: "actionlib", GoalID: "g1", Args: []string{"cup", "table"}}
+	b, err := SegmentBody(s).MarshalMsg(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w wire.Segment
+	if _, err := w.UnmarshalMsg(b); err != nil {
+		t.Fatal(err)
+	}
+	if got := sink.SegmentOf(&w); !reflect.DeepEqual(got.Args, s.Args) || got.GoalID != "g1" {
+		t.Fatalf("segment at the sink %+v, want args %q", got, s.Args)
+	}
+	old := msgp.AppendMapHeader(nil, 1)
+	old = msgp.AppendInt64(msgp.AppendString(old, "index"), 3)
+	var ow wire.Segment
+	if _, err := ow.UnmarshalMsg(old); err != nil || ow.Index != 3 || ow.Args != nil {
+		t.Fatalf("older segment: %+v %v", ow, err)
+	}
+}

@@ -16,9 +16,10 @@
 //     the rules map it, else read as it stands (rtl.ParseElement: a
 //     state recorded as ask(lunch) is ask with the argument lunch). An
 //     actionlib goal is the element named by its action (the last part
-//     of the topic without /status) with its status text as the
-//     argument when it says something: the status topic carries no goal
-//     fields, so those are not in the trace.
+//     of the topic without /status) with the goal's fields as its
+//     arguments (recorded from the action's goal topic, fsm/goal.go:
+//     pick(cup, table)); without them (ROS 2 actions send goals by
+//     service), its status text when it says something.
 //   - check.go evaluates the rules over an episode (Evaluate: one
 //     Result per check in scope, with the witness), and makes the
 //     manifest's verdicts of them (Verdicts).

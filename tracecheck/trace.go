@@ -27,6 +27,9 @@ func (r *Rules) Trace(e *episode.Episode, fsm string) rtl.Trace {
 	last := -1.0
 	for _, s := range segs {
 		el := r.element(s.Label, s.Kind, s.Path)
+		if s.Kind == "actionlib" && len(s.Args) > 0 && r.Map[s.Label] == "" {
+			el.Args = s.Args // the goal's fields (recorded from the goal topic)
+		}
 		el.Start, el.End = s.StartSec, s.EndSec
 		t = append(t, el)
 		last = max(last, s.StartSec)

@@ -85,14 +85,17 @@ func TestTraceElements(t *testing.T) {
 	e := ep("", "NAV", "ask(lunch)", "PICK", "Goal reached")
 	e.Segments[3].Kind, e.Segments[3].Path, e.Segments[3].Source = "actionlib", "move_base", "/move_base/status"
 	e.Segments = append(e.Segments, episode.Segment{Index: 4, Start: t0.Add(10 * time.Second), StartSec: 10,
-		Label: "move_base", Path: "move_base", Kind: "actionlib", Source: "/move_base/status"})
+		Label: "move_base", Path: "move_base", Kind: "actionlib", Source: "/move_base/status"},
+		// A goal whose fields were recorded from the goal topic.
+		episode.Segment{Index: 5, Start: t0.Add(11 * time.Second), StartSec: 11,
+			Label: "pick", Path: "pick", Kind: "actionlib", Source: "/pick/status", Args: []string{"cup", "table"}})
 	e.Manifest.Closed = false
 	e.Transitions = []episode.Transition{{Sec: 1, Opens: "NAV"}, {Sec: 12, Opens: "say(bye)", Source: "/task/state"}}
 	var got []string
 	for _, el := range r.Trace(e, "") {
 		got = append(got, el.String())
 	}
-	want := "goto(kitchen) ask(lunch) PICK move_base(Goal reached) move_base say(bye)"
+	want := "goto(kitchen) ask(lunch) PICK move_base(Goal reached) move_base pick(cup, table) say(bye)"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("trace %q, want %q", strings.Join(got, " "), want)
 	}

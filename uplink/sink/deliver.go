@@ -132,5 +132,5 @@ func ManifestOf(m *wire.Manifest) episode.Manifest {
 // SegmentOf converts a wire segment to the episode segment.
 func SegmentOf(s *wire.Segment) episode.Segment {
 	return episode.Segment{Index: int(s.Index), Start: tm(s.Start), End: tm(s.End), StartSec: s.StartSec,
-		EndSec: s.EndSec, Label: s.Label, Path: s.Path, Source: s.Source, Kind: s.Kind, Outcome: s.Outcome, GoalID: s.GoalID}
+		EndSec: s.EndSec, Label: s.Label, Path: s.Path, Source: s.Source, Kind: s.Kind, Outcome: s.Outcome, GoalID: s.GoalID, Args: s.Args}
 }

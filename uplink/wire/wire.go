@@ -84,17 +84,18 @@ type CameraCount struct {
 
 // Segment is the body of a segment message: one closed subtask.
 type Segment struct {
-	Index    int64   `msg:"index"`
-	Start    int64   `msg:"start"` // unix ns, ROS time
-	End      int64   `msg:"end"`
-	StartSec float64 `msg:"start_sec"` // seconds since the episode start
-	EndSec   float64 `msg:"end_sec"`
-	Label    string  `msg:"label"`
-	Path     string  `msg:"path"`
-	Source   string  `msg:"source"`
-	Kind     string  `msg:"kind"`
-	Outcome  string  `msg:"outcome"`
-	GoalID   string  `msg:"goal_id"`
+	Index    int64    `msg:"index"`
+	Start    int64    `msg:"start"` // unix ns, ROS time
+	End      int64    `msg:"end"`
+	StartSec float64  `msg:"start_sec"` // seconds since the episode start
+	EndSec   float64  `msg:"end_sec"`
+	Label    string   `msg:"label"`
+	Path     string   `msg:"path"`
+	Source   string   `msg:"source"`
+	Kind     string   `msg:"kind"`
+	Outcome  string   `msg:"outcome"`
+	GoalID   string   `msg:"goal_id"`
+	Args     []string `msg:"args,omitempty"` // actionlib goal fields
 }
 
 // SheetBody is the body of sheet and label_sheet: the JPEG and its

@@ -1868,6 +1868,29 @@ func (z *Segment) DecodeMsg(dc *msgp.Reader) (err error) {
 				err = msgp.WrapError(err, "GoalID")
 				return
 			}
+		case "args":
+			var zb0002 uint32
+			zb0002, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "Args")
+				return
+			}
+			if zb0002 > z5817a858limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Args) >= int(zb0002) {
+				z.Args = (z.Args)[:zb0002]
+			} else {
+				z.Args = make([]string, zb0002)
+			}
+			for za0001 := range z.Args {
+				z.Args[za0001], err = dc.ReadString()
+				if err != nil {
+					err = msgp.WrapError(err, "Args", za0001)
+					return
+				}
+			}
 		default:
 			err = dc.Skip()
 			if err != nil {
@@ -1881,116 +1904,151 @@ func (z *Segment) DecodeMsg(dc *msgp.Reader) (err error) {
 
 // EncodeMsg implements msgp.Encodable
 func (z *Segment) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 11
-	// write "index"
-	err = en.Append(0x8b, 0xa5, 0x69, 0x6e, 0x64, 0x65, 0x78)
+	// check for omitted fields
+	zb0001Len := uint32(12)
+	var zb0001Mask uint16 /* 12 bits */
+	_ = zb0001Mask
+	if z.Args == nil {
+		zb0001Len--
+		zb0001Mask |= 0x800
+	}
+	// variable map header, size zb0001Len
+	err = en.Append(0x80 | uint8(zb0001Len))
 	if err != nil {
 		return
 	}
-	err = en.WriteInt64(z.Index)
-	if err != nil {
-		err = msgp.WrapError(err, "Index")
-		return
-	}
-	// write "start"
-	err = en.Append(0xa5, 0x73, 0x74, 0x61, 0x72, 0x74)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.Start)
-	if err != nil {
-		err = msgp.WrapError(err, "Start")
-		return
-	}
-	// write "end"
-	err = en.Append(0xa3, 0x65, 0x6e, 0x64)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.End)
-	if err != nil {
-		err = msgp.WrapError(err, "End")
-		return
-	}
-	// write "start_sec"
-	err = en.Append(0xa9, 0x73, 0x74, 0x61, 0x72, 0x74, 0x5f, 0x73, 0x65, 0x63)
-	if err != nil {
-		return
-	}
-	err = en.WriteFloat64(z.StartSec)
-	if err != nil {
-		err = msgp.WrapError(err, "StartSec")
-		return
-	}
-	// write "end_sec"
-	err = en.Append(0xa7, 0x65, 0x6e, 0x64, 0x5f, 0x73, 0x65, 0x63)
-	if err != nil {
-		return
-	}
-	err = en.WriteFloat64(z.EndSec)
-	if err != nil {
-		err = msgp.WrapError(err, "EndSec")
-		return
-	}
-	// write "label"
-	err = en.Append(0xa5, 0x6c, 0x61, 0x62, 0x65, 0x6c)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Label)
-	if err != nil {
-		err = msgp.WrapError(err, "Label")
-		return
-	}
-	// write "path"
-	err = en.Append(0xa4, 0x70, 0x61, 0x74, 0x68)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Path)
-	if err != nil {
-		err = msgp.WrapError(err, "Path")
-		return
-	}
-	// write "source"
-	err = en.Append(0xa6, 0x73, 0x6f, 0x75, 0x72, 0x63, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Source)
-	if err != nil {
-		err = msgp.WrapError(err, "Source")
-		return
-	}
-	// write "kind"
-	err = en.Append(0xa4, 0x6b, 0x69, 0x6e, 0x64)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Kind)
-	if err != nil {
-		err = msgp.WrapError(err, "Kind")
-		return
-	}
-	// write "outcome"
-	err = en.Append(0xa7, 0x6f, 0x75, 0x74, 0x63, 0x6f, 0x6d, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Outcome)
-	if err != nil {
-		err = msgp.WrapError(err, "Outcome")
-		return
-	}
-	// write "goal_id"
-	err = en.Append(0xa7, 0x67, 0x6f, 0x61, 0x6c, 0x5f, 0x69, 0x64)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.GoalID)
-	if err != nil {
-		err = msgp.WrapError(err, "GoalID")
-		return
+
+	// skip if no fields are to be emitted
+	if zb0001Len != 0 {
+		// write "index"
+		err = en.Append(0xa5, 0x69, 0x6e, 0x64, 0x65, 0x78)
+		if err != nil {
+			return
+		}
+		err = en.WriteInt64(z.Index)
+		if err != nil {
+			err = msgp.WrapError(err, "Index")
+			return
+		}
+		// write "start"
+		err = en.Append(0xa5, 0x73, 0x74, 0x61, 0x72, 0x74)
+		if err != nil {
+			return
+		}
+		err = en.WriteInt64(z.Start)
+		if err != nil {
+			err = msgp.WrapError(err, "Start")
+			return
+		}
+		// write "end"
+		err = en.Append(0xa3, 0x65, 0x6e, 0x64)
+		if err != nil {
+			return
+		}
+		err = en.WriteInt64(z.End)
+		if err != nil {
+			err = msgp.WrapError(err, "End")
+			return
+		}
+		// write "start_sec"
+		err = en.Append(0xa9, 0x73, 0x74, 0x61, 0x72, 0x74, 0x5f, 0x73, 0x65, 0x63)
+		if err != nil {
+			return
+		}
+		err = en.WriteFloat64(z.StartSec)
+		if err != nil {
+			err = msgp.WrapError(err, "StartSec")
+			return
+		}
+		// write "end_sec"
+		err = en.Append(0xa7, 0x65, 0x6e, 0x64, 0x5f, 0x73, 0x65, 0x63)
+		if err != nil {
+			return
+		}
+		err = en.WriteFloat64(z.EndSec)
+		if err != nil {
+			err = msgp.WrapError(err, "EndSec")
+			return
+		}
+		// write "label"
+		err = en.Append(0xa5, 0x6c, 0x61, 0x62, 0x65, 0x6c)
+		if err != nil {
+			return
+		}
+		err = en.WriteString(z.Label)
+		if err != nil {
+			err = msgp.WrapError(err, "Label")
+			return
+		}
+		// write "path"
+		err = en.Append(0xa4, 0x70, 0x61, 0x74, 0x68)
+		if err != nil {
+			return
+		}
+		err = en.WriteString(z.Path)
+		if err != nil {
+			err = msgp.WrapError(err, "Path")
+			return
+		}
+		// write "source"
+		err = en.Append(0xa6, 0x73, 0x6f, 0x75, 0x72, 0x63, 0x65)
+		if err != nil {
+			return
+		}
+		err = en.WriteString(z.Source)
+		if err != nil {
+			err = msgp.WrapError(err, "Source")
+			return
+		}
+		// write "kind"
+		err = en.Append(0xa4, 0x6b, 0x69, 0x6e, 0x64)
+		if err != nil {
+			return
+		}
+		err = en.WriteString(z.Kind)
+		if err != nil {
+			err = msgp.WrapError(err, "Kind")
+			return
+		}
+		// write "outcome"
+		err = en.Append(0xa7, 0x6f, 0x75, 0x74, 0x63, 0x6f, 0x6d, 0x65)
+		if err != nil {
+			return
+		}
+		err = en.WriteString(z.Outcome)
+		if err != nil {
+			err = msgp.WrapError(err, "Outcome")
+			return
+		}
+		// write "goal_id"
+		err = en.Append(0xa7, 0x67, 0x6f, 0x61, 0x6c, 0x5f, 0x69, 0x64)
+		if err != nil {
+			return
+		}
+		err = en.WriteString(z.GoalID)
+		if err != nil {
+			err = msgp.WrapError(err, "GoalID")
+			return
+		}
+		if (zb0001Mask & 0x800) == 0 { // if not omitted
+			// write "args"
+			err = en.Append(0xa4, 0x61, 0x72, 0x67, 0x73)
+			if err != nil {
+				return
+			}
+			err = en.WriteArrayHeader(uint32(len(z.Args)))
+			if err != nil {
+				err = msgp.WrapError(err, "Args")
+				return
+			}
+			for za0001 := range z.Args {
+				err = en.WriteString(z.Args[za0001])
+				if err != nil {
+					err = msgp.WrapError(err, "Args", za0001)
+					return
+				}
+			}
+		}
 	}
 	return
 }
@@ -1998,40 +2056,61 @@ func (z *Segment) EncodeMsg(en *msgp.Writer) (err error) {
 // MarshalMsg implements msgp.Marshaler
 func (z *Segment) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
-	// map header, size 11
-	// string "index"
-	o = append(o, 0x8b, 0xa5, 0x69, 0x6e, 0x64, 0x65, 0x78)
-	o = msgp.AppendInt64(o, z.Index)
-	// string "start"
-	o = append(o, 0xa5, 0x73, 0x74, 0x61, 0x72, 0x74)
-	o = msgp.AppendInt64(o, z.Start)
-	// string "end"
-	o = append(o, 0xa3, 0x65, 0x6e, 0x64)
-	o = msgp.AppendInt64(o, z.End)
-	// string "start_sec"
-	o = append(o, 0xa9, 0x73, 0x74, 0x61, 0x72, 0x74, 0x5f, 0x73, 0x65, 0x63)
-	o = msgp.AppendFloat64(o, z.StartSec)
-	// string "end_sec"
-	o = append(o, 0xa7, 0x65, 0x6e, 0x64, 0x5f, 0x73, 0x65, 0x63)
-	o = msgp.AppendFloat64(o, z.EndSec)
-	// string "label"
-	o = append(o, 0xa5, 0x6c, 0x61, 0x62, 0x65, 0x6c)
-	o = msgp.AppendString(o, z.Label)
-	// string "path"
-	o = append(o, 0xa4, 0x70, 0x61, 0x74, 0x68)
-	o = msgp.AppendString(o, z.Path)
-	// string "source"
-	o = append(o, 0xa6, 0x73, 0x6f, 0x75, 0x72, 0x63, 0x65)
-	o = msgp.AppendString(o, z.Source)
-	// string "kind"
-	o = append(o, 0xa4, 0x6b, 0x69, 0x6e, 0x64)
-	o = msgp.AppendString(o, z.Kind)
-	// string "outcome"
-	o = append(o, 0xa7, 0x6f, 0x75, 0x74, 0x63, 0x6f, 0x6d, 0x65)
-	o = msgp.AppendString(o, z.Outcome)
-	// string "goal_id"
-	o = append(o, 0xa7, 0x67, 0x6f, 0x61, 0x6c, 0x5f, 0x69, 0x64)
-	o = msgp.AppendString(o, z.GoalID)
+	// check for omitted fields
+	zb0001Len := uint32(12)
+	var zb0001Mask uint16 /* 12 bits */
+	_ = zb0001Mask
+	if z.Args == nil {
+		zb0001Len--
+		zb0001Mask |= 0x800
+	}
+	// variable map header, size zb0001Len
+	o = append(o, 0x80|uint8(zb0001Len))
+
+	// skip if no fields are to be emitted
+	if zb0001Len != 0 {
+		// string "index"
+		o = append(o, 0xa5, 0x69, 0x6e, 0x64, 0x65, 0x78)
+		o = msgp.AppendInt64(o, z.Index)
+		// string "start"
+		o = append(o, 0xa5, 0x73, 0x74, 0x61, 0x72, 0x74)
+		o = msgp.AppendInt64(o, z.Start)
+		// string "end"
+		o = append(o, 0xa3, 0x65, 0x6e, 0x64)
+		o = msgp.AppendInt64(o, z.End)
+		// string "start_sec"
+		o = append(o, 0xa9, 0x73, 0x74, 0x61, 0x72, 0x74, 0x5f, 0x73, 0x65, 0x63)
+		o = msgp.AppendFloat64(o, z.StartSec)
+		// string "end_sec"
+		o = append(o, 0xa7, 0x65, 0x6e, 0x64, 0x5f, 0x73, 0x65, 0x63)
+		o = msgp.AppendFloat64(o, z.EndSec)
+		// string "label"
+		o = append(o, 0xa5, 0x6c, 0x61, 0x62, 0x65, 0x6c)
+		o = msgp.AppendString(o, z.Label)
+		// string "path"
+		o = append(o, 0xa4, 0x70, 0x61, 0x74, 0x68)
+		o = msgp.AppendString(o, z.Path)
+		// string "source"
+		o = append(o, 0xa6, 0x73, 0x6f, 0x75, 0x72, 0x63, 0x65)
+		o = msgp.AppendString(o, z.Source)
+		// string "kind"
+		o = append(o, 0xa4, 0x6b, 0x69, 0x6e, 0x64)
+		o = msgp.AppendString(o, z.Kind)
+		// string "outcome"
+		o = append(o, 0xa7, 0x6f, 0x75, 0x74, 0x63, 0x6f, 0x6d, 0x65)
+		o = msgp.AppendString(o, z.Outcome)
+		// string "goal_id"
+		o = append(o, 0xa7, 0x67, 0x6f, 0x61, 0x6c, 0x5f, 0x69, 0x64)
+		o = msgp.AppendString(o, z.GoalID)
+		if (zb0001Mask & 0x800) == 0 { // if not omitted
+			// string "args"
+			o = append(o, 0xa4, 0x61, 0x72, 0x67, 0x73)
+			o = msgp.AppendArrayHeader(o, uint32(len(z.Args)))
+			for za0001 := range z.Args {
+				o = msgp.AppendString(o, z.Args[za0001])
+			}
+		}
+	}
 	return
 }
 
@@ -2123,6 +2202,29 @@ func (z *Segment) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = msgp.WrapError(err, "GoalID")
 				return
 			}
+		case "args":
+			var zb0002 uint32
+			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Args")
+				return
+			}
+			if zb0002 > z5817a858limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Args) >= int(zb0002) {
+				z.Args = (z.Args)[:zb0002]
+			} else {
+				z.Args = make([]string, zb0002)
+			}
+			for za0001 := range z.Args {
+				z.Args[za0001], bts, err = msgp.ReadStringBytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Args", za0001)
+					return
+				}
+			}
 		default:
 			bts, err = msgp.Skip(bts)
 			if err != nil {
@@ -2137,7 +2239,10 @@ func (z *Segment) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Segment) Msgsize() (s int) {
-	s = 1 + 6 + msgp.Int64Size + 6 + msgp.Int64Size + 4 + msgp.Int64Size + 10 + msgp.Float64Size + 8 + msgp.Float64Size + 6 + msgp.StringPrefixSize + len(z.Label) + 5 + msgp.StringPrefixSize + len(z.Path) + 7 + msgp.StringPrefixSize + len(z.Source) + 5 + msgp.StringPrefixSize + len(z.Kind) + 8 + msgp.StringPrefixSize + len(z.Outcome) + 8 + msgp.StringPrefixSize + len(z.GoalID)
+	s = 1 + 6 + msgp.Int64Size + 6 + msgp.Int64Size + 4 + msgp.Int64Size + 10 + msgp.Float64Size + 8 + msgp.Float64Size + 6 + msgp.StringPrefixSize + len(z.Label) + 5 + msgp.StringPrefixSize + len(z.Path) + 7 + msgp.StringPrefixSize + len(z.Source) + 5 + msgp.StringPrefixSize + len(z.Kind) + 8 + msgp.StringPrefixSize + len(z.Outcome) + 8 + msgp.StringPrefixSize + len(z.GoalID) + 5 + msgp.ArrayHeaderSize
+	for za0001 := range z.Args {
+		s += msgp.StringPrefixSize + len(z.Args[za0001])
+	}
 	return
 }
 
