@@ -299,3 +299,38 @@ func TestLiveReliableReaderBehind(t *testing.T) {
 		t.Errorf("%d of %d samples, stats %+v", got, frames, st)
 	}
 }
+
+// Receiving, decoding and releasing a camera message allocates nothing in
+// steady state. AllocsPerRun counts every goroutine's allocations, so a
+// rare one elsewhere is tolerated; one per message is not.
+func TestLiveCameraNoAllocs(t *testing.T) {
+	tools := ddstest.Build(t)
+	domain := ddstest.Domain()
+	s := subscribe(t, participant(t, domain), dds.SubscribeOptions{Topic: "/cam/compressed", Type: "sensor_msgs/msg/CompressedImage",
+		QoS: dds.ProfileDefault, QueueSize: 64})
+	pub := ddstest.Start(t, tools.Pub, domain, "-t", "/cam/compressed", "-k", "image", "-w", "-D", "0", "-p", "1",
+		"-n", "100000", "-s", "150000")
+	pub.WaitLine(t, "ready")
+	var img msg.CompressedImage
+	stall := time.NewTimer(20 * time.Second) // reset, not re-created: time.After allocates
+	defer stall.Stop()
+	receive := func() {
+		stall.Reset(20 * time.Second)
+		var m *ros.Message
+		select {
+		case m = <-s.Messages():
+		case <-stall.C:
+			t.Fatalf("stalled: %+v", s.Stats())
+		}
+		if err := cdr.DecodeCompressedImage(m.Data, &img); err != nil {
+			t.Fatal(err)
+		}
+		m.Release()
+	}
+	for i := 0; i < 50; i++ { // warm up the pools
+		receive()
+	}
+	if a := testing.AllocsPerRun(300, receive); a > 0.1 {
+		t.Errorf("%.2f allocations per message, want 0", a)
+	}
+}
