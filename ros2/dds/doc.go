@@ -26,6 +26,12 @@
 //     per batch). Profiles: ProfileDefault, ProfileSensorData,
 //     ProfileLatched. Publishers that appear later with an incompatible
 //     QoS are not matched (Cyclone reports it; a restart re-resolves).
+//   - Reader history: KEEP_ALL (transient-local: KEEP_LAST Depth), so
+//     Cyclone never overwrites a sample the reader goroutine has not
+//     taken yet; the goroutine never blocks, so loss happens only in the
+//     bounded queue below, counted. A reliable writer that keeps only its
+//     last N samples may still skip samples a slow network has not
+//     acknowledged: that is the publisher's QoS.
 //   - Messages() is a bounded queue of QueueSize messages and QueueBytes
 //     bytes (queued plus delivered and not yet released): the reader
 //     goroutine never blocks on it; when full the oldest message is

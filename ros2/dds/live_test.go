@@ -5,11 +5,14 @@ package dds_test
 import (
 	"context"
 	"encoding/binary"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/ros"
+	"github.com/edged-robotics/edged/ros/msg"
+	"github.com/edged-robotics/edged/ros2/cdr"
 	"github.com/edged-robotics/edged/ros2/dds"
 	"github.com/edged-robotics/edged/ros2/ddstest"
 )
@@ -171,5 +174,163 @@ func TestLiveGraph(t *testing.T) {
 	cam.Stop()
 	if _, err := p.WaitPublications(ctx, func(pubs []dds.Publication) bool { return len(dds.Topics(pubs)) == 1 }); err != nil {
 		t.Errorf("the stopped publisher stays in the graph: %v", err)
+	}
+}
+
+// imageSeq is the sequence number ddstest's publisher puts in the first
+// 4 data bytes of a generated CompressedImage.
+func imageSeq(t *testing.T, b []byte) uint32 {
+	t.Helper()
+	var img msg.CompressedImage
+	if err := cdr.DecodeCompressedImage(b, &img); err != nil || len(img.Data) < 4 {
+		t.Fatalf("decode: %v (%d data bytes)", err, len(img.Data))
+	}
+	return binary.LittleEndian.Uint32(img.Data)
+}
+
+// receiveUntil releases messages from s until one carries sequence last,
+// failing when none arrives for 20s (a stalled stream); it returns how
+// many arrived. ordered: sequences must increase (one publisher).
+func receiveUntil(t *testing.T, s *dds.Subscription, last uint32, ordered bool) (got int) {
+	t.Helper()
+	stall := time.NewTimer(20 * time.Second)
+	defer stall.Stop()
+	prev := int64(-1)
+	for {
+		select {
+		case m, ok := <-s.Messages():
+			if !ok {
+				t.Fatalf("subscription closed after %d messages", got)
+			}
+			seq := imageSeq(t, m.Data)
+			m.Release()
+			got++
+			if ordered && int64(seq) <= prev {
+				t.Fatalf("sequence %d after %d", seq, prev)
+			}
+			prev = int64(seq)
+			if seq == last {
+				return got
+			}
+			stall.Reset(20 * time.Second)
+		case <-stall.C:
+			t.Fatalf("stream stalled after %d messages (last sequence %d, waiting for %d); stats %+v", got, prev, last, s.Stats())
+		}
+	}
+}
+
+// A reliable camera sending 150 KB frames as fast as flow control lets
+// it: every frame reaches edged (received, or dropped by edged's bounded
+// queue and counted), in order, and the stream never stalls. The writer
+// keeps all its history, so nothing may be lost on the way; a reader
+// history that overwrote samples when the reader goroutine fell behind
+// lost frames here without counting them.
+func TestLiveReliableCameraEveryFrame(t *testing.T) {
+	const frames = 2500
+	tools := ddstest.Build(t)
+	domain := ddstest.Domain()
+	s := subscribe(t, participant(t, domain), dds.SubscribeOptions{Topic: "/camera/image/compressed", QueueSize: 16})
+	pub := ddstest.Start(t, tools.Pub, domain, "-t", "/camera/image/compressed", "-k", "image", "-w", "-D", "0",
+		"-n", strconv.Itoa(frames), "-s", "150000")
+	pub.WaitLine(t, "ready")
+	got := receiveUntil(t, s, frames-1, true)
+	if q, _ := s.QoS(); q.Reliability != dds.Reliable {
+		t.Errorf("QoS %v: want reliable, as the camera publishes", q)
+	}
+	st := s.Stats()
+	t.Logf("%d of %d frames received, stats %+v", got, frames, st)
+	if st.Messages != frames || uint64(got)+st.Drops != frames || st.Errors != 0 || st.HeldBytes != 0 {
+		t.Errorf("%d frames received + %d counted drops, want %d; stats %+v", got, st.Drops, frames, st)
+	}
+}
+
+// The same with ROS 2's default profile (keep last 10 at the writer, which
+// may skip frames a slow reader has not acknowledged): the stream never
+// stalls and the last frame arrives.
+func TestLiveReliableCameraDefaultProfile(t *testing.T) {
+	const frames = 2500
+	tools := ddstest.Build(t)
+	domain := ddstest.Domain()
+	s := subscribe(t, participant(t, domain), dds.SubscribeOptions{Topic: "/camera/image/compressed", QoS: dds.ProfileDefault})
+	pub := ddstest.Start(t, tools.Pub, domain, "-t", "/camera/image/compressed", "-k", "image", "-w", "-D", "10",
+		"-n", strconv.Itoa(frames), "-s", "150000")
+	pub.WaitLine(t, "ready")
+	got := receiveUntil(t, s, frames-1, true)
+	t.Logf("%d of %d frames received, stats %+v", got, frames, s.Stats())
+}
+
+// A reliable camera killed mid-stream and started again: the reader
+// follows the new publisher to its last frame.
+func TestLiveReliableCameraRestart(t *testing.T) {
+	tools := ddstest.Build(t)
+	domain := ddstest.Domain()
+	s := subscribe(t, participant(t, domain), dds.SubscribeOptions{Topic: "/camera/image/compressed", QueueSize: 16})
+	args := []string{"-t", "/camera/image/compressed", "-k", "image", "-w", "-D", "0", "-s", "150000"}
+	first := ddstest.Start(t, tools.Pub, domain, append(args, "-n", "1000000", "-p", "1")...)
+	first.WaitLine(t, "ready")
+	receiveUntil(t, s, 200, true)
+	first.Kill() // mid-stream, mid-sample perhaps: no goodbye
+	second := ddstest.Start(t, tools.Pub, domain, append(args, "-n", "1000")...)
+	second.WaitLine(t, "ready")
+	receiveUntil(t, s, 999, false) // frames of the first may still be queued
+	if st := s.Stats(); st.Connects < 2 || st.Errors != 0 {
+		t.Errorf("stats %+v: want 2 publishers matched over time", st)
+	}
+}
+
+// A reader goroutine that falls behind a reliable writer must not lose
+// samples inside Cyclone: its history holds what it can and the writer
+// keeps (and resends) the rest. The reader is held back while the writer
+// sends 50 samples, five times the reader's history depth (and less than
+// the writer keeps unacknowledged before it blocks).
+func TestLiveReliableReaderBehind(t *testing.T) {
+	const frames = 50
+	tools := ddstest.Build(t)
+	domain := ddstest.Domain()
+	s := subscribe(t, participant(t, domain), dds.SubscribeOptions{Topic: "/camera/image/compressed", QueueSize: 1000})
+	resume := dds.PauseReaders()
+	defer resume()
+	pub := ddstest.Start(t, tools.Pub, domain, "-t", "/camera/image/compressed", "-k", "image", "-w", "-D", "0",
+		"-n", strconv.Itoa(frames), "-s", "1000")
+	pub.WaitLine(t, "done") // the writer's history takes what the reader's does not
+	resume()
+	got := receiveUntil(t, s, frames-1, true)
+	if st := s.Stats(); got != frames || st.Drops != 0 {
+		t.Errorf("%d of %d samples, stats %+v", got, frames, st)
+	}
+}
+
+// Receiving, decoding and releasing a camera message allocates nothing in
+// steady state. AllocsPerRun counts every goroutine's allocations, so a
+// rare one elsewhere is tolerated; one per message is not.
+func TestLiveCameraNoAllocs(t *testing.T) {
+	tools := ddstest.Build(t)
+	domain := ddstest.Domain()
+	s := subscribe(t, participant(t, domain), dds.SubscribeOptions{Topic: "/cam/compressed", Type: "sensor_msgs/msg/CompressedImage",
+		QoS: dds.ProfileDefault, QueueSize: 64})
+	pub := ddstest.Start(t, tools.Pub, domain, "-t", "/cam/compressed", "-k", "image", "-w", "-D", "0", "-p", "1",
+		"-n", "100000", "-s", "150000")
+	pub.WaitLine(t, "ready")
+	var img msg.CompressedImage
+	stall := time.NewTimer(20 * time.Second) // reset, not re-created: time.After allocates
+	defer stall.Stop()
+	receive := func() {
+		stall.Reset(20 * time.Second)
+		var m *ros.Message
+		select {
+		case m = <-s.Messages():
+		case <-stall.C:
+			t.Fatalf("stalled: %+v", s.Stats())
+		}
+		if err := cdr.DecodeCompressedImage(m.Data, &img); err != nil {
+			t.Fatal(err)
+		}
+		m.Release()
+	}
+	for i := 0; i < 50; i++ { // warm up the pools
+		receive()
+	}
+	if a := testing.AllocsPerRun(300, receive); a > 0.1 {
+		t.Errorf("%.2f allocations per message, want 0", a)
 	}
 }

@@ -37,8 +37,10 @@ const (
 type QoS struct {
 	Reliability Reliability
 	Durability  Durability
-	// Depth is the reader's KEEP_LAST history depth inside Cyclone DDS
-	// (samples waiting for edged's reader goroutine); 0: 10.
+	// Depth is the history depth of a transient-local reader (the last
+	// samples it gets on joining); 0: 10. Other readers keep all samples
+	// until edged's reader goroutine moves them into its bounded queue
+	// (a KEEP_LAST history there would overwrite samples uncounted).
 	Depth int
 }
 

@@ -9,11 +9,25 @@ package dds
 int edged_take(dds_entity_t rd, edged_sample *out, int n);
 void edged_unref(edged_serdata *sd);
 
+// The reader's history is KEEP_ALL without resource limits. KEEP_LAST
+// overwrote the oldest sample whenever the reader goroutine fell behind
+// a reliable burst, and Cyclone counts that nowhere (most frames of a
+// fast reliable camera were lost silently); a bounded KEEP_ALL history
+// refuses samples when full and Cyclone 0.10 then stalls the stream
+// (refused samples are not delivered again after the reader takes). The
+// reader goroutine never blocks: it moves every sample at once into
+// edged's bounded queue, where a drop is counted, so what Cyclone holds
+// is what arrived while the goroutine was not scheduled. A
+// transient-local reader keeps KEEP_LAST depth: on joining it wants the
+// last depth samples of a latched topic, which is never a fast stream.
 static dds_qos_t *edged_reader_qos(int reliable, int transient_local, int depth) {
 	dds_qos_t *q = dds_create_qos();
 	dds_qset_reliability(q, reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT, DDS_SECS(1));
 	dds_qset_durability(q, transient_local ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
-	dds_qset_history(q, DDS_HISTORY_KEEP_LAST, depth);
+	if (transient_local)
+		dds_qset_history(q, DDS_HISTORY_KEEP_LAST, depth);
+	else
+		dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
 	return q;
 }
 
@@ -41,9 +55,12 @@ static dds_entity_t edged_reader(dds_entity_t pp, const char *topic, const char 
 
 static uint32_t edged_refused(edged_sertype *st) { return ddsrt_atomic_ld32(&st->refused); }
 
+// lost counts the samples Cyclone lost (sequence gaps) and those a
+// history refused (none while it is unbounded: kept as a safety net).
 static void edged_matched(dds_entity_t rd, uint32_t *current, uint32_t *total, uint32_t *lost) {
 	dds_subscription_matched_status_t m;
 	dds_sample_lost_status_t l;
+	dds_sample_rejected_status_t r;
 	*current = *total = *lost = 0;
 	if (dds_get_subscription_matched_status(rd, &m) == 0) {
 		*current = m.current_count;
@@ -51,6 +68,8 @@ static void edged_matched(dds_entity_t rd, uint32_t *current, uint32_t *total, u
 	}
 	if (dds_get_sample_lost_status(rd, &l) == 0)
 		*lost = l.total_count;
+	if (dds_get_sample_rejected_status(rd, &r) == 0)
+		*lost += r.total_count;
 }
 */
 import "C"
@@ -100,6 +119,9 @@ type sample struct {
 	sd       *C.edged_serdata
 	reserved int
 }
+
+// takeHook, when set (tests only), runs before every take.
+var takeHook atomic.Pointer[func()]
 
 var samplePool = sync.Pool{New: func() any { return new(sample) }}
 
@@ -189,8 +211,13 @@ func (s *Subscription) run() {
 		return
 	}
 	defer s.closeReader()
-	var batch [64]C.edged_sample
+	// allocated once: an array on the stack passed to C by &batch[0] is
+	// moved to the heap on every call (a 2.5 KB allocation per batch)
+	batch := make([]C.edged_sample, 64)
 	for s.ctx.Err() == nil {
+		if h := takeHook.Load(); h != nil {
+			(*h)() // tests: hold the reader goroutine back
+		}
 		n := C.edged_take(s.rd, &batch[0], C.int(len(batch)))
 		if n < 0 {
 			s.p.log.Warn("dds: take failed", "topic", s.opts.Topic, "err", ddsError("take", C.dds_return_t(n)))

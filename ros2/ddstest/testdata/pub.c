@@ -3,9 +3,12 @@
 // rmw_cyclonedds_cpp puts on the wire.
 //
 // pub -d domain -t /topic -k string|image|joints|clock [-b best effort]
-//     [-l transient local] [-D depth] [-n count] [-p period_ms]
+//     [-l transient local] [-D depth, 0 keep all] [-n count] [-p period_ms]
 //     [-s image bytes] [-f image file] [-v a,b,c string values]
 //     [-w wait for a reader] [-x exit when done, else at stdin EOF]
+//
+// A generated image (no -f) carries the sample's number (0, 1, ...) as a
+// little-endian uint32 in its first 4 data bytes.
 //
 // It prints "ready" once its writer exists and "done N" after N samples.
 
@@ -87,7 +90,10 @@ int main(int argc, char **argv) {
 	dds_qos_t *q = dds_create_qos();
 	dds_qset_reliability(q, reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT, DDS_SECS(1));
 	dds_qset_durability(q, latched ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
-	dds_qset_history(q, DDS_HISTORY_KEEP_LAST, depth);
+	if (depth > 0)
+		dds_qset_history(q, DDS_HISTORY_KEEP_LAST, depth);
+	else // -D 0: keep all (a reliable writer then waits for its readers)
+		dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
 	// a transient-local writer keeps durability_service.history for late
 	// joiners (depth 1 by default); ROS 2 keeps its history depth
 	if (latched)
@@ -122,6 +128,8 @@ int main(int argc, char **argv) {
 			m.format = "jpeg";
 			m.data._length = m.data._maximum = size;
 			m.data._buffer = img;
+			if (size >= 4 && file == NULL) // the sample's sequence number, for tests that count
+				memcpy(img, &i, 4);
 			rc = dds_write(wr, &m);
 		} else if (strcmp(kind, "joints") == 0) {
 			char *names[2] = {"shoulder", "elbow"};
