@@ -6,7 +6,10 @@ GO ?= go
 PKGS := ./...
 FUZZTIME ?= 30s
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X main.version=$(VERSION)
+# The commit too: go build does not stamp vcs.revision in a git worktree
+# or under -buildvcs=false; `edged version` reports either.
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
 PREFIX ?= /usr/local
 DESTDIR ?=
