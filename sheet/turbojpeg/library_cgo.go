@@ -6,7 +6,6 @@ package turbojpeg
 #define _GNU_SOURCE
 #include <link.h>
 #include <string.h>
-#include <turbojpeg.h>
 
 // jconfig.h (libjpeg62-turbo-dev) names the libjpeg-turbo release whose
 // headers edged was built with; TurboJPEG 2.1 has no call that reports
