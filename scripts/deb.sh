@@ -18,6 +18,8 @@
 #       install DEB on this machine, check edged and its unit, install it
 #       again (the maintainer scripts are idempotent), then purge it
 #
+# DEB_VERSION and DEB_MAINTAINER override the version (default from git,
+# see deb_version) and the Maintainer field.
 # Idempotent: tools are installed only when missing; outputs are rebuilt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,6 +54,19 @@ deb_version() {
 	echo "$base$dirty"
 }
 
+# cross ARCH: the prefix of Debian's toolchain that builds for ARCH here
+# (gcc-aarch64-linux-gnu for arm64); none for this machine's architecture.
+cross() {
+	case "$1" in
+	"$(dpkg --print-architecture)") echo "" ;;
+	arm64) echo aarch64-linux-gnu- ;;
+	*) die "no cross toolchain for $1" ;;
+	esac
+}
+
+# One version for a whole run: the binaries' and the packages'.
+VERSION=${DEB_VERSION:-$(deb_version)}
+
 ensure_tools() {
 	local want=(dpkg-dev lintian man-db gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 		libturbojpeg0-dev libjpeg62-turbo-dev libturbojpeg0-dev:arm64 libjpeg62-turbo-dev:arm64
@@ -83,10 +98,7 @@ ensure_tools() {
 # Debian builds C (dpkg-buildflags), position independent, stripped.
 build() {
 	local arch=$1 out=$2 version=$3
-	local env=(CGO_ENABLED=1 GOOS=linux GOARCH="$arch")
-	if [ "$arch" = arm64 ] && [ "$(dpkg --print-architecture)" != arm64 ]; then
-		env+=(CC=aarch64-linux-gnu-gcc PKG_CONFIG_PATH=/usr/lib/aarch64-linux-gnu/pkgconfig)
-	fi
+	local env=(CGO_ENABLED=1 GOOS=linux GOARCH="$arch" CC="$(cross "$arch")gcc")
 	local flags
 	flags=(CGO_CFLAGS="$(DEB_HOST_ARCH=$arch DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get CFLAGS)"
 		CGO_CPPFLAGS="$(DEB_HOST_ARCH=$arch DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get CPPFLAGS)"
@@ -166,13 +178,6 @@ copyright_years() {
 	[ "$first" = "$last" ] && echo "$first" || echo "$first-$last"
 }
 
-objcopy_for() {
-	case "$1" in
-	"$(dpkg --print-architecture)") echo objcopy ;;
-	arm64) echo aarch64-linux-gnu-objcopy ;;
-	*) die "no objcopy for $1" ;;
-	esac
-}
 
 changelog() {
 	local version=$1 date
@@ -193,17 +198,19 @@ shlibs_depends() {
 	tmp=$(mktemp -d)
 	mkdir -p "$tmp/debian"
 	printf 'Source: edged\n\nPackage: edged\nArchitecture: any\n' >"$tmp/debian/control"
-	(cd "$tmp" && dpkg-architecture -a"$arch" -f -c dpkg-shlibdeps -O --warnings=0 -e"$bin") |
+	(cd "$tmp" && CC="$(cross "$arch")gcc" dpkg-architecture -a"$arch" -f -c dpkg-shlibdeps -O --warnings=0 -e"$bin") |
 		sed -n 's/^shlibs:Depends=//p'
 	rm -rf "$tmp"
 }
 
 # package ARCH BIN OUTDIR [HELPBIN]: the staged tree, then dpkg-deb.
 package() {
-	local arch=$1 bin=$2 outdir=$3 helpbin=${4:-$2} version stage deps size deb
+	local arch=$1 bin=$2 outdir=$3 helpbin=${4:-$2} version=$VERSION stage deps size deb
 	bin=$(realpath "$bin")
 	helpbin=$(realpath "$helpbin")
-	version=$(deb_version)
+	# A package is labelled with the version its binary reports.
+	"$helpbin" version | head -n1 | grep -qxF "edged $version" ||
+		die "$helpbin reports $("$helpbin" version | head -n1), not edged $version: build it with scripts/deb.sh build"
 	mkdir -p "$outdir"
 	outdir=$(realpath "$outdir")
 	stage="$outdir/stage-$arch"
@@ -213,7 +220,7 @@ package() {
 	install -m 0755 "$bin" "$stage/usr/bin/edged"
 	# go build -s -w leaves the toolchain's .comment section (lintian:
 	# binary-has-unneeded-section).
-	"$(objcopy_for "$arch")" --remove-section=.comment "$stage/usr/bin/edged"
+	"$(cross "$arch")objcopy" --remove-section=.comment "$stage/usr/bin/edged"
 	# The unit as make install ships it, with the binary where the package
 	# puts it.
 	sed -e 's#/usr/local/bin/edged#/usr/bin/edged#g' \
@@ -252,16 +259,17 @@ lint() {
 	lintian --info --display-info --fail-on error,warning "$1"
 }
 
-# frames DIR: sample frames, from the shared sample video when there is
-# one, else ffmpeg's test pattern.
+# frames DIR: 300 sample frames (10 s at 30 fps: one full sheet of 20
+# ticks), from the shared sample video when there is one, else ffmpeg's
+# test pattern.
 frames() {
 	local dir=$1 video=$ROOT/../shared/data/pan720p.mp4
 	mkdir -p "$dir"
 	if [ -f "$video" ]; then
-		ffmpeg -loglevel error -y -i "$video" -frames:v 60 -q:v 3 "$dir/f%03d.jpg"
+		ffmpeg -loglevel error -y -i "$video" -frames:v 300 -q:v 3 "$dir/f%03d.jpg"
 	else
 		log "no $video: ffmpeg's test pattern instead"
-		ffmpeg -loglevel error -y -f lavfi -i testsrc=size=1280x720:rate=30 -frames:v 60 -q:v 3 "$dir/f%03d.jpg"
+		ffmpeg -loglevel error -y -f lavfi -i testsrc=size=1280x720:rate=30 -frames:v 300 -q:v 3 "$dir/f%03d.jpg"
 	fi
 }
 
@@ -291,11 +299,11 @@ qemu_checks() {
 	python3 - "$work/amd64/sheets.json" "$work/arm64/sheets.json" <<'EOF'
 import json, sys
 def layout(path):
-    # What must not depend on the CPU: everything but the JPEG bytes
-    # (libjpeg-turbo's SIMD differs between x86 and NEON).
+    # What must not depend on the CPU: everything but the JPEG sizes
+    # (libjpeg-turbo's SIMD code differs between x86 and NEON).
     def strip(v):
         if isinstance(v, dict):
-            return {k: strip(x) for k, x in v.items() if k not in ("bytes", "size", "jpeg_bytes", "tokens", "vlm_tokens")}
+            return {k: strip(x) for k, x in v.items() if k not in ("bytes", "total_bytes")}
         if isinstance(v, list):
             return [strip(x) for x in v]
         return v
@@ -303,19 +311,25 @@ def layout(path):
 a, b = layout(sys.argv[1]), layout(sys.argv[2])
 if a != b:
     sys.exit("arm64 sheets differ from amd64 sheets beyond their JPEG bytes")
-print("deb:   arm64 sheets match amd64 sheets (%d sheets)" % len(a["sheets"] if isinstance(a, dict) and "sheets" in a else a), file=sys.stderr)
+print("deb:   arm64 sheets lay out as amd64's: %d sheets, %d ticks" % (len(a["sheets"]), a["ticks"]), file=sys.stderr)
 EOF
+	if cmp -s <(cat "$work"/amd64/sheet-*.jpg) <(cat "$work"/arm64/sheet-*.jpg); then
+		log "  and their JPEG bytes are identical"
+	else
+		log "  their JPEG bytes differ (libjpeg-turbo's SIMD on x86 and NEON)"
+	fi
 
 	local pkg
 	for pkg in ./sheet ./sheet/turbojpeg ./ros ./ros/msg ./ros/tcpros ./ros/xmlrpc ./ros/master ./ros/rosout; do
 		log "qemu-aarch64: go test $pkg (arm64, cgo)"
-		CGO_ENABLED=1 GOARCH=arm64 CC=aarch64-linux-gnu-gcc PKG_CONFIG_PATH=/usr/lib/aarch64-linux-gnu/pkgconfig \
-			nice go test -c -o "$work/$(basename "$pkg").test" "$pkg"
+		CGO_ENABLED=1 GOARCH=arm64 CC="$(cross arm64)gcc" nice go test -c -o "$work/$(basename "$pkg").test" "$pkg"
 		(cd "$pkg" && qemu 1200 "$work/$(basename "$pkg").test" -test.timeout 15m -test.short -test.v 2>&1) >"$work/test.log" ||
 			{ tail -50 "$work/test.log" >&2; die "arm64 tests of $pkg failed under qemu"; }
 		printf '  %s: %s passed, %s skipped\n' "$pkg" "$(grep -c '^--- PASS' "$work/test.log")" \
 			"$(grep -c '^--- SKIP' "$work/test.log")" >&2
-		grep -A1 '^--- SKIP' "$work/test.log" | grep -v '^--$' | sed 's/^/    /' >&2 || true
+		# Each skipped test with its reason (logged just before its SKIP line).
+		awk '/^=== (RUN|NAME|CONT)/ { msg = "" } /^ +[^ ]+_test\.go:[0-9]+: / { msg = $0 }
+			/^ *--- SKIP/ { sub(/^ +/, "", msg); print "    " $3 ": " msg }' "$work/test.log" >&2
 	done
 	rm -rf "$work"
 }
@@ -343,8 +357,7 @@ install_check() {
 
 main() {
 	ensure_tools
-	local version amd arm
-	version=$(deb_version)
+	local version=$VERSION amd arm
 	mkdir -p "$DIST"
 	amd=$DIST/edged-amd64
 	arm=$DIST/edged-arm64
@@ -367,7 +380,7 @@ case "${1:-}" in
 "") main ;;
 build)
 	[ $# -eq 3 ] || die "usage: scripts/deb.sh build ARCH OUT"
-	build "$2" "$3" "$(deb_version)"
+	build "$2" "$3" "$VERSION"
 	;;
 package)
 	[ $# -ge 4 ] || die "usage: scripts/deb.sh package ARCH BIN OUTDIR [HELPBIN]"
