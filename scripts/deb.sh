@@ -15,8 +15,9 @@
 #       comes from HELPBIN's help, default BIN: it must run here); prints
 #       the .deb's path. packaging/'s test uses build and package.
 #   scripts/deb.sh install-check DEB
-#       install DEB on this machine, check edged and its unit, install it
-#       again (the maintainer scripts are idempotent), then purge it
+#       install DEB on this machine, check edged, its user and its unit,
+#       install it again over an edited config (kept: a conffile; the
+#       maintainer scripts are idempotent), then purge it
 #
 # DEB_VERSION and DEB_MAINTAINER override the version (default from git,
 # see deb_version) and the Maintainer field.
@@ -346,19 +347,25 @@ install_check() {
 	getent passwd edged
 	systemd-analyze verify /lib/systemd/system/edged.service
 	log "systemd-analyze verify: ok"
-	/usr/bin/edged config check /etc/edged/edged.yaml >/dev/null
-	log "reinstalling (postinst once more)"
+	# The user the unit runs as can read the config.
+	runuser -u edged -- /usr/bin/edged config check /etc/edged/edged.yaml >/dev/null
+	log "edged config check as the edged user: ok"
+	log "reinstalling (postinst once more) over an edited config"
+	echo "# edited by install-check" >>/etc/edged/edged.yaml
 	apt-get install -y -qq --reinstall "$deb" >/dev/null
+	grep -qx "# edited by install-check" /etc/edged/edged.yaml || die "reinstalling replaced the edited config"
+	getent passwd edged >/dev/null || die "the edged user is gone after reinstalling"
 	log "purging"
 	apt-get purge -y -qq edged >/dev/null
 	[ ! -e /usr/bin/edged ] && [ ! -e /etc/edged/edged.yaml ] || die "purge left edged's files behind"
-	log "install-check: ok"
+	log "install-check: ok (the edged user is kept, as Debian keeps system users: deluser --system edged)"
 }
 
 main() {
 	ensure_tools
 	local version=$VERSION amd arm
 	mkdir -p "$DIST"
+	rm -f "$DIST"/edged_*.deb # dist/ holds this run's packages only
 	amd=$DIST/edged-amd64
 	arm=$DIST/edged-arm64
 	build amd64 "$amd" "$version"
