@@ -146,7 +146,7 @@ EOF
 		for sub in "" $("$bin" "$c" --help | subcommands); do
 			echo ".SS edged $c${sub:+ $sub}"
 			echo ".nf"
-			"$bin" "$c" $sub --help | roff_escape
+			"$bin" "$c" ${sub:+"$sub"} --help | roff_escape
 			echo ".fi"
 		done
 	done
@@ -224,6 +224,7 @@ package() {
 	"$(cross "$arch")objcopy" --remove-section=.comment "$stage/usr/bin/edged"
 	# The unit as make install ships it, with the binary where the package
 	# puts it.
+	# shellcheck disable=SC2016 # the backquotes are the unit's text
 	sed -e 's#/usr/local/bin/edged#/usr/bin/edged#g' \
 		-e 's#^\# Installed by `make install`#\# Installed by the edged package#' \
 		systemd/edged.service >"$stage/lib/systemd/system/edged.service"
@@ -289,7 +290,7 @@ qemu_checks() {
 	work=$(mktemp -d)
 	log "qemu-aarch64: edged version"
 	out=$(qemu 60 "$arm" version)
-	echo "$out" | sed 's/^/  /' >&2
+	printf '%s\n' "$out" | sed 's/^/  /' >&2
 	grep -q 'linux/arm64' <<<"$out" || die "arm64 edged does not report linux/arm64"
 	grep -q 'libturbojpeg linked' <<<"$out" || die "arm64 edged does not have libturbojpeg linked"
 
@@ -357,7 +358,9 @@ install_check() {
 	getent passwd edged >/dev/null || die "the edged user is gone after reinstalling"
 	log "purging"
 	apt-get purge -y -qq edged >/dev/null
-	[ ! -e /usr/bin/edged ] && [ ! -e /etc/edged/edged.yaml ] || die "purge left edged's files behind"
+	if [ -e /usr/bin/edged ] || [ -e /etc/edged/edged.yaml ]; then
+		die "purge left edged's files behind"
+	fi
 	log "install-check: ok (the edged user is kept, as Debian keeps system users: deluser --system edged)"
 }
 
