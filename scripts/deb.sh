@@ -7,6 +7,7 @@
 #       both architectures (arm64 with Debian's cross toolchain and arm64
 #       libraries), check the arm64 binary and the unit tests of sheet/ and
 #       ros/ under qemu-user, package both into dist/ and lint them
+#       (lintian; shellcheck for this script and the maintainer scripts)
 #   scripts/deb.sh build ARCH OUT
 #       build edged for ARCH as the package ships it (cgo, hardened C
 #       flags, PIE, stripped) into OUT
@@ -71,7 +72,7 @@ VERSION=${DEB_VERSION:-$(deb_version)}
 ensure_tools() {
 	local want=(dpkg-dev lintian man-db gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 		libturbojpeg0-dev libjpeg62-turbo-dev libturbojpeg0-dev:arm64 libjpeg62-turbo-dev:arm64
-		qemu-user ffmpeg systemd) need=() update=0
+		qemu-user ffmpeg systemd shellcheck) need=() update=0
 	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 		[ "$(id -u)" = 0 ] || die "arm64 is not a dpkg architecture here; as root: dpkg --add-architecture arm64"
 		log "adding the arm64 architecture to dpkg (multiarch)"
@@ -366,6 +367,9 @@ install_check() {
 
 main() {
 	ensure_tools
+	log "shellcheck: scripts/deb.sh and the maintainer scripts"
+	shellcheck scripts/deb.sh
+	shellcheck -s sh packaging/debian/postinst packaging/debian/prerm packaging/debian/postrm
 	local version=$VERSION amd arm
 	mkdir -p "$DIST"
 	rm -f "$DIST"/edged_*.deb # dist/ holds this run's packages only
