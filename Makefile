@@ -6,12 +6,15 @@ GO ?= go
 PKGS := ./...
 FUZZTIME ?= 30s
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X main.version=$(VERSION)
+# The commit too: go build does not stamp vcs.revision in a git worktree
+# or under -buildvcs=false; `edged version` reports either.
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps build test check unit fuzz bench soak stress demo install clean fleet-bench
+.PHONY: all deps build test check unit fuzz bench soak stress demo install deb clean fleet-bench
 
 all: build
 
@@ -80,5 +83,12 @@ install: build
 	@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 	@echo "installed; edit /etc/edged/edged.yaml, then: systemctl enable --now edged"
 
+# Debian packages for robots, amd64 and arm64, into dist/ (not part of
+# make test): arm64 cross-built with Debian's toolchain and multiarch
+# libraries, run under qemu-user (edged version, edged sheet, the unit
+# tests of sheet/ and ros/), both linted; scripts/deb.sh installs its tools.
+deb: deps
+	@scripts/deb.sh
+
 clean:
-	rm -rf bin out demo-out
+	rm -rf bin out demo-out dist

@@ -25,7 +25,7 @@ var layer = map[string]int{
 	"sheet": 5, "fsm": 5, "uplink/sink": 5, "episode/view": 5, "tracecheck": 5, "episode/s3store": 5, "episode/blobtest": 5,
 	"ship": 6, "report": 6, "dataset": 6,
 	"daemon":    7,
-	"cmd/edged": 8, "systemd": 8,
+	"cmd/edged": 8, "systemd": 8, "packaging": 8,
 }
 
 const tools = 9 // bench/..., soak/..., stress/...

@@ -29,4 +29,6 @@
 // (pure.go) is compiled in both builds, so the cgo build's tests
 // compare the two on the same inputs (diff_test.go: sizes equal, pixels
 // within documented bounds, FuzzBackendsAgree).
+// Library reports which one a binary holds and, with cgo, the
+// libturbojpeg file it loaded.
 package turbojpeg
