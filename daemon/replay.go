@@ -176,7 +176,7 @@ func (d *Daemon) bagTopics(readers []recording) (cams, joints []string) {
 
 func (d *Daemon) newReplayCapture(t *topology) (*capture.Replay, error) {
 	ccfg, sinks := d.captureSetup(t)
-	return capture.NewReplay(ccfg, sinks, capture.Options{Logger: d.log})
+	return capture.NewReplay(ccfg, sinks, capture.Options{Logger: d.log, ROS2Types: d.ros2Types})
 }
 
 // replayMessages feeds every message of the bags, in time order, to the
