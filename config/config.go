@@ -86,7 +86,8 @@ type ROS struct {
 	// Version is the ROS edged joins: 1 (a ROS1 master, TCPROS) or 2 (a
 	// ROS 2 graph over DDS, see ros2). Default 0: auto, which is 2 when
 	// the environment has ROS_VERSION=2 (ROS 2's setup.bash sets it),
-	// else 1 (decided at start, not here).
+	// else 1 (decided at start, not here). edged replay ignores it: each
+	// bag's format says whether it is ROS1 or ROS 2.
 	Version int `yaml:"version"`
 }
 
