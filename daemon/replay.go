@@ -24,8 +24,9 @@ type ReplaySummary struct {
 	Sheets   uint64
 	Topics   []capture.TopicStats
 	// Damage lists what of the bags could not be read (a damaged or cut
-	// short file), each naming the bag and the byte offset; the rest was
-	// replayed. Each is also logged as a warning.
+	// short file, an MCAP data section that fails its CRC), each naming
+	// the bag and the byte offset; the rest was replayed. Each is also
+	// logged as a warning.
 	Damage []string
 }
 

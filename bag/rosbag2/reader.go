@@ -33,6 +33,9 @@ type Options struct {
 	// TempDir receives the decompressed copy of file-compressed storage
 	// files (removed by Close); "" is os.TempDir().
 	TempDir string
+	// VerifyDataCRC checks each MCAP file's data section CRC at Open
+	// (mcap.Options.VerifyDataCRC); a mismatch is in Info.Problems.
+	VerifyDataCRC bool
 }
 
 func (o Options) withDefaults() Options {

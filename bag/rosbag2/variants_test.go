@@ -280,3 +280,49 @@ func TestMessageCompressionDamage(t *testing.T) {
 		t.Fatalf("%d messages, error %v; want none and an error naming the file and time", n, err)
 	}
 }
+
+// TestSplitMCAPOverlapping: an MCAP bag listing two files whose ranges
+// overlap entirely (the same file twice) yields every message twice, in
+// time order, the first file's copy first.
+func TestSplitMCAPOverlapping(t *testing.T) {
+	dir := sampledata.Copy(t, tests+"mcap_talker")
+	orig := readRaw(t, dir)
+	src := storageFile(t, dir)
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "talker_1.mcap"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	editMetadata(t, dir, func(info map[string]any) { setFiles(info, filepath.Base(src), "talker_1.mcap") })
+	var want []raw
+	for _, m := range orig {
+		want = append(want, m, m)
+	}
+	sameRaw(t, "overlapping", readRaw(t, dir), want)
+}
+
+func FuzzParseMetadata(f *testing.F) {
+	for _, name := range []string{tests + "sqlite3_talker", tests + "mcap_cdr_test", "ros2/g1_ep29_mcap"} {
+		if d := sampledata.Dir(); d != "" {
+			if b, err := os.ReadFile(filepath.Join(d, name, MetadataFile)); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+	f.Add([]byte("rosbag2_bagfile_information: {version: 5, storage_identifier: sqlite3, relative_file_paths: [a.db3, b.db3], compression_format: zstd, compression_mode: MESSAGE}\n"))
+	f.Add([]byte("rosbag2_bagfile_information: {version: 9, storage_identifier: mcap, files: [{path: ../x.mcap}]}\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := parseMetadata(b)
+		if err != nil {
+			return
+		}
+		files, err := m.files("/bag")
+		for _, p := range files {
+			if err == nil && !strings.HasPrefix(p, "/bag/") {
+				t.Fatalf("file %q outside the bag directory", p)
+			}
+		}
+	})
+}
