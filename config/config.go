@@ -86,7 +86,8 @@ type ROS struct {
 	// Version is the ROS edged joins: 1 (a ROS1 master, TCPROS) or 2 (a
 	// ROS 2 graph over DDS, see ros2). Default 0: auto, which is 2 when
 	// the environment has ROS_VERSION=2 (ROS 2's setup.bash sets it),
-	// else 1 (decided at start, not here).
+	// else 1 (decided at start, not here). edged replay ignores it: each
+	// bag's format says whether it is ROS1 or ROS 2.
 	Version int `yaml:"version"`
 }
 
@@ -109,6 +110,16 @@ type ROS2 struct {
 	// (rosgraph_msgs/Clock), as a ROS 2 node's use_sim_time parameter
 	// does (ROS 2 has no global /use_sim_time). Default false.
 	UseSimTime bool `yaml:"use_sim_time"`
+	// MsgDirs are directories of .msg files for the ROS 2 types edged
+	// does not bundle, each laid out PKG/msg/TYPE.msg as a ROS 2 share
+	// directory is (/opt/ros/jazzy/share works; so does a workspace's
+	// install/share). They serve edged run under ROS 2 (a DDS publisher
+	// sends no definition) and edged replay of rosbag2 bags whose
+	// definitions are missing or placeholders; a type given here wins
+	// over a bag's own text for it. Later directories win over earlier
+	// ones. `edged echo --ros2 --msg-dir` loads the same way. Default
+	// empty: the bundled definitions only.
+	MsgDirs []string `yaml:"msg_dirs"`
 }
 
 // CameraTopic is one camera: a sensor_msgs/Image or CompressedImage topic.

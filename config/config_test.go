@@ -120,6 +120,8 @@ func TestValidationNamesTheField(t *testing.T) {
 		{"sheet pixels", "robot_id: r\nsheet: {tile_width: 1024, columns: 8, rows: 8}\n", "sheet.tile_width: a sheet of 8 x 8 tiles"},
 		{"sheet 30x30", "robot_id: r\nsheet: {columns: 30, rows: 30}\n", "sheet.rows: columns x rows must be <= 400"},
 		{"sheet interval", "robot_id: r\nsheet: {interval: 1ms}\n", "sheet.interval: must be >= 10ms"},
+		{"msg dir empty", "robot_id: r\nros2: {msg_dirs: ['']}\n", "ros2.msg_dirs: entry 0 is empty"},
+		{"msg dir twice", "robot_id: r\nros2: {msg_dirs: [/opt/msgs, /opt/msgs/]}\n", "ros2.msg_dirs: /opt/msgs/ is listed twice"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -248,9 +250,15 @@ func TestCheckFiles(t *testing.T) {
 	if err := c.CheckFiles(); err != nil {
 		t.Fatalf("readable files refused: %v", err)
 	}
+	c.ROS2.MsgDirs = []string{dir}
+	if err := c.CheckFiles(); err != nil {
+		t.Fatalf("a readable ros2.msg_dirs directory refused: %v", err)
+	}
 	c.Uplink.PasswordFile, c.Uplink.CAFile, c.Uplink.CertFile = filepath.Join(dir, "nope"), dir, empty
+	c.ROS2.MsgDirs = []string{dir, good, filepath.Join(dir, "nodir")}
 	err := c.CheckFiles()
-	for _, want := range []string{"uplink.password_file: open", "uplink.ca_file: " + dir + " is not a regular file", "uplink.cert_file: " + empty + " is empty"} {
+	for _, want := range []string{"uplink.password_file: open", "uplink.ca_file: " + dir + " is not a regular file", "uplink.cert_file: " + empty + " is empty",
+		"ros2.msg_dirs: " + good + " is not a directory", "ros2.msg_dirs: open " + filepath.Join(dir, "nodir")} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("CheckFiles = %v, want %q", err, want)
 		}

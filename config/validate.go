@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strings"
 
 	"github.com/edged-robotics/edged/internal/fielderr"
@@ -170,6 +171,16 @@ func (c *Config) validateROS(p *problems) {
 	}
 	if d := c.ROS2.DomainID; d != nil && (*d < 0 || *d > 232) {
 		p.add("ros2.domain_id", "must be in 0..232, got %d", *d)
+	}
+	seen := map[string]bool{}
+	for i, dir := range c.ROS2.MsgDirs {
+		switch {
+		case strings.TrimSpace(dir) == "":
+			p.add("ros2.msg_dirs", "entry %d is empty (want a directory of PKG/msg/TYPE.msg files)", i)
+		case seen[filepath.Clean(dir)]:
+			p.add("ros2.msg_dirs", "%s is listed twice", dir)
+		}
+		seen[filepath.Clean(dir)] = true
 	}
 	for topic, profile := range c.ROS2.QoS {
 		switch profile {

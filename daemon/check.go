@@ -6,14 +6,17 @@ import (
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/fsm"
+	"github.com/edged-robotics/edged/internal/fielderr"
 	"github.com/edged-robotics/edged/ros"
+	"github.com/edged-robotics/edged/ros2/cdr"
 )
 
 // Check is everything a config must pass before edged run (or replay)
 // starts with it: config.Validate (no I/O), config.CheckFiles (the files
 // it names exist and are readable), then the rules of each component
 // the daemon builds from it, applied to the very configs it builds (the
-// ROS node's names, the fsm sources, the ring, the uplink with its TLS
+// ROS node's names, the ROS 2 definitions of ros2.msg_dirs parsed as run
+// loads them, the fsm sources, the ring, the uplink with its TLS
 // files loaded as a connect would, the trace checks' rules). `edged config check` and New both
 // call it, so the check cannot accept a config that run then refuses.
 // What only the running machine can tell (a busy http.listen port, an
@@ -33,6 +36,9 @@ func CheckWithArgs(cfg *config.Config, args ros.Args) error {
 		return err
 	}
 	if err := checkROS(cfg, args); err != nil {
+		return err
+	}
+	if _, err := ros2Types(cfg); err != nil {
 		return err
 	}
 	// episode.max_duration cuts sessions too, without an fsm stage
@@ -109,4 +115,15 @@ func checkROS(cfg *config.Config, args ros.Args) error {
 	}
 	_, err := ros2QoS(cfg)
 	return err
+}
+
+// ros2Types loads the ROS 2 definitions edged run and replay decode
+// with: the bundled ones plus ros2.msg_dirs (cdr.Load, the loader
+// `edged echo --msg-dir` uses too). An error names the field.
+func ros2Types(cfg *config.Config) (*cdr.Registry, error) {
+	reg, err := cdr.Load(cfg.ROS2.MsgDirs...)
+	if err != nil {
+		return nil, fielderr.New("ros2.msg_dirs", "%v", err)
+	}
+	return reg, nil
 }

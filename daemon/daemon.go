@@ -17,6 +17,7 @@ import (
 	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros/rosout"
+	"github.com/edged-robotics/edged/ros2/cdr"
 	"github.com/edged-robotics/edged/ros2/dds"
 	"github.com/edged-robotics/edged/ship"
 	"github.com/edged-robotics/edged/tracecheck"
@@ -82,6 +83,7 @@ type Daemon struct {
 	shipFailing atomic.Bool  // the last outbox put failed (ship logs runs)
 	buildTime   prometheus.Histogram
 	rules       *tracecheck.Rules // the trace checks; nil: none
+	ros2Types   *cdr.Registry     // ROS 2 definitions: bundled + ros2.msg_dirs (live and replay)
 	checks      checkStats
 
 	// Set by Run before the HTTP server starts, read-only afterwards.
@@ -122,8 +124,12 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
+	types, err := ros2Types(cfg)
+	if err != nil {
+		return nil, err
+	}
 	d := &Daemon{cfg: resolved, log: opts.Logger, opts: opts, events: make(chan episodeEvent, 256),
-		buildTime: newSheetBuildHistogram(), rules: rules}
+		buildTime: newSheetBuildHistogram(), rules: rules, ros2Types: types}
 	d.checks.init(rules)
 	return d, nil
 }

@@ -43,7 +43,10 @@ func openRecording(path string) (recording, error) {
 		return nil, fmt.Errorf("bag %s: %w", path, err)
 	}
 	if st.IsDir() || rosbag2.IsBag(path) {
-		r, err := rosbag2.Open(path, rosbag2.Options{})
+		// a replay reads the whole bag: its MCAP data section CRC is
+		// checked too (one more sequential read), so damage anywhere
+		// is reported (ReplaySummary.Damage)
+		r, err := rosbag2.Open(path, rosbag2.Options{VerifyDataCRC: true})
 		if err != nil {
 			return nil, err
 		}

@@ -24,8 +24,9 @@ type ReplaySummary struct {
 	Sheets   uint64
 	Topics   []capture.TopicStats
 	// Damage lists what of the bags could not be read (a damaged or cut
-	// short file), each naming the bag and the byte offset; the rest was
-	// replayed. Each is also logged as a warning.
+	// short file, an MCAP data section that fails its CRC), each naming
+	// the bag and the byte offset; the rest was replayed. Each is also
+	// logged as a warning.
 	Damage []string
 }
 
@@ -50,6 +51,13 @@ var ErrDamagedInput = errors.New("damaged input")
 // gives byte-for-byte identical stores (all but the lock file, which
 // holds the process id). Progress, when not nil, gets
 // a one-line progress bar.
+//
+// ros.version does not apply: it picks the middleware of a live edged
+// run, while each bag's own format says how to read it (a .bag file is
+// ROS1; a directory with metadata.yaml, an .mcap or a .db3 is ROS 2),
+// so a config written for a ROS 2 robot replays its ROS1 bags and the
+// reverse, and ROS1 and ROS 2 bags merge in one replay. A bag of the
+// other version than ros.version says is noted in the log.
 func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) (ReplaySummary, error) {
 	var sum ReplaySummary
 	if !d.running.CompareAndSwap(false, true) {
@@ -59,6 +67,7 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 	if err != nil {
 		return sum, err
 	}
+	d.noteVersions(readers)
 	defer func() {
 		for _, r := range readers {
 			r.Close()
@@ -144,6 +153,25 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 	return sum, err
 }
 
+// noteVersions logs each bag whose ROS version is not ros.version's
+// (which applies to edged run only; see Replay).
+func (d *Daemon) noteVersions(readers []recording) {
+	v := d.cfg.ROS.Version
+	if v == 0 {
+		return
+	}
+	for _, r := range readers {
+		bv := 2
+		if _, ok := r.(ros1Bag); ok {
+			bv = 1
+		}
+		if bv != v {
+			d.log.Info("replay: the bag is read as the ROS version its format says; ros.version applies to edged run only",
+				"bag", r.Info().Path, "bag_version", bv, "ros.version", v)
+		}
+	}
+}
+
 // bagDamage lists what Open found damaged in each bag (bag.Info.Problems:
 // a missing or broken index, damaged or cut chunks), naming the bag.
 func bagDamage(readers []recording) []string {
@@ -176,7 +204,7 @@ func (d *Daemon) bagTopics(readers []recording) (cams, joints []string) {
 
 func (d *Daemon) newReplayCapture(t *topology) (*capture.Replay, error) {
 	ccfg, sinks := d.captureSetup(t)
-	return capture.NewReplay(ccfg, sinks, capture.Options{Logger: d.log})
+	return capture.NewReplay(ccfg, sinks, capture.Options{Logger: d.log, ROS2Types: d.ros2Types})
 }
 
 // replayMessages feeds every message of the bags, in time order, to the

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"log/slog"
@@ -45,5 +46,38 @@ func TestReplayDamagedMCAP(t *testing.T) {
 				t.Errorf("problem does not name the file and an offset: %s", p)
 			}
 		})
+	}
+}
+
+// TestReplayDataSectionCRC: a ROS 2 MCAP bag whose data section fails
+// its CRC (a byte of the header's library name changed: nothing else
+// covers it) replays, and the replay reports the damage with the offset.
+func TestReplayDataSectionCRC(t *testing.T) {
+	dir := sampledata.Copy(t, "ros2/g1_ep29_mcap")
+	file := filepath.Join(dir, "g1_ep29_mcap_0.mcap")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdrLen := binary.LittleEndian.Uint64(b[9:]) // after the magic and the opcode
+	b[8+9+int(hdrLen)-1] ^= 0x20
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse([]byte("robot_id: g1\nfsm: [{topic: /task_state, type: string, idle_states: [idle, done]}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DataDir, cfg.HTTP.Listen = t.TempDir(), "off"
+	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := d.Replay(context.Background(), []string{dir}, nil)
+	if !errors.Is(err, ErrDamagedInput) || sum.Messages == 0 {
+		t.Fatalf("replay: %d messages, %v; want all and ErrDamagedInput", sum.Messages, err)
+	}
+	if len(sum.Damage) != 1 || !strings.Contains(sum.Damage[0], "data section CRC mismatch") || !strings.Contains(sum.Damage[0], "at byte offset") {
+		t.Fatalf("damage %q", sum.Damage)
 	}
 }

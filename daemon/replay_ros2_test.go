@@ -1,6 +1,10 @@
 package daemon
 
 import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
 	"path/filepath"
 	"testing"
 
@@ -39,5 +43,55 @@ fsm: [{topic: /task_state, type: string, idle_states: [idle, done]}]
 				got.Messages, got.Episodes, got.Segments, got.Sheets, want.Messages, want.Episodes, want.Segments, want.Sheets)
 		}
 		sameTree(t, filepath.Join(dir, "ros1", episode.EpisodesDir), filepath.Join(out, episode.EpisodesDir))
+	}
+}
+
+// TestReplayIgnoresROSVersion: ros.version picks edged run's middleware;
+// a replay reads each bag as its format says, so a ROS1 bag under
+// ros.version 2, a ROS 2 bag under ros.version 1, and both at once
+// replay as under auto.
+func TestReplayIgnoresROSVersion(t *testing.T) {
+	ros1 := sampledata.Path(t, "g1_ep29.bag")
+	ros2 := sampledata.Path(t, "ros2/g1_ep29_mcap")
+	const base = `
+robot_id: g1
+cameras: [{topic: /cam_high/image_raw/compressed, name: high}]
+joints: [{topic: /joint_states}]
+fsm: [{topic: /task_state, type: string, idle_states: [idle, done]}]
+`
+	replay := func(version int, bags ...string) ReplaySummary {
+		t.Helper()
+		cfg, err := config.Parse([]byte(base + fmt.Sprintf("ros: {version: %d}\n", version)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := *cfg
+		c.DataDir, c.HTTP.Listen, c.Uplink.Broker = t.TempDir(), "off", ""
+		d, err := New(&c, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := d.Replay(context.Background(), bags, nil)
+		if err != nil {
+			t.Fatalf("ros.version %d, %v: %v", version, bags, err)
+		}
+		return sum
+	}
+	want := replay(0, ros1)
+	for _, tc := range []struct {
+		version int
+		bags    []string
+		factor  uint64 // messages: both bags hold the same episode
+	}{
+		{2, []string{ros1}, 1},
+		{1, []string{ros2}, 1},
+		{1, []string{ros1, ros2}, 2},
+		{2, []string{ros1, ros2}, 2},
+	} {
+		got := replay(tc.version, tc.bags...)
+		if got.Messages != tc.factor*want.Messages || got.Episodes != want.Episodes || got.Sheets == 0 {
+			t.Errorf("ros.version %d, %d bags: %d messages, %d episodes, %d sheets; want %d, %d, >0", tc.version, len(tc.bags),
+				got.Messages, got.Episodes, got.Sheets, tc.factor*want.Messages, want.Episodes)
+		}
 	}
 }

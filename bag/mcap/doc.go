@@ -10,8 +10,12 @@
 // SummaryOffset and DataEnd records are skipped: the Iterator reads
 // whole chunks and sorts them itself. CRCs are checked where present:
 // the summary CRC at Open, each chunk's uncompressed CRC when it is
-// loaded. The data section CRC is not (it would mean reading the whole
-// file at Open).
+// loaded, and the data section CRC (DataEnd's, when not 0) where the
+// data section is read whole: by the scan of a file without a usable
+// summary, and at Open of an indexed file with Options.VerifyDataCRC
+// (off by default: it reads the file once more). A mismatch is a
+// problem in Info.Problems naming the DataEnd record's offset;
+// Info.DataCRCChecked says the check ran and passed.
 //
 // Order. Open reads the footer and, when the summary has chunk indexes,
 // takes every chunk's offset and time range from them (Info.Indexed).

@@ -23,6 +23,11 @@ type Options struct {
 	// MaxCacheBytes bounds the chunks an Iterator keeps decompressed
 	// while their time ranges overlap; past it the Iterator fails.
 	MaxCacheBytes int64
+	// VerifyDataCRC makes Open check the data section CRC (DataEnd's
+	// data_section_crc, when not 0) of an indexed file too, which reads
+	// the whole data section once more. A file without a usable summary
+	// is read whole by the scan anyway, and always checked.
+	VerifyDataCRC bool
 }
 
 func (o Options) withDefaults() Options {
@@ -70,6 +75,9 @@ type Info struct {
 	Problems          []string // damage found at Open (a cut or corrupt record), each with its offset
 	ChannelCounts     map[uint16]uint64
 	SummaryCRCChecked bool
+	// DataCRCChecked: the data section matched DataEnd's CRC (a scanned
+	// file, or Options.VerifyDataCRC); a mismatch is in Problems instead.
+	DataCRCChecked bool
 }
 
 // Reader reads one MCAP file. It is immutable after Open (or NewReader)
@@ -84,6 +92,7 @@ type Reader struct {
 	channels map[uint16]*Channel
 	blocks   []block // chunks and loose messages, by start time then offset
 	metadata []Metadata
+	sumStart int64 // the summary section's offset (0: none)
 }
 
 // Metadata is a Metadata record (rosbag2 writes serialized_metadata).
@@ -141,6 +150,8 @@ func NewReader(ra io.ReaderAt, size int64, name string, opts Options) (*Reader, 
 	}
 	if !r.info.Indexed {
 		r.scan()
+	} else if r.opts.VerifyDataCRC {
+		r.verifyIndexedDataCRC()
 	}
 	r.finish()
 	return r, nil
@@ -290,7 +301,54 @@ func (r *Reader) readSummary() error {
 		}
 		r.info.SummaryCRCChecked = true
 	}
+	r.sumStart = int64(start)
 	return r.parseSummary(sum, int64(start))
+}
+
+// dataEndSize is a DataEnd record of format version 0: prefix and CRC.
+const dataEndSize = recordPrefix + 4
+
+// verifyIndexedDataCRC finds the DataEnd record just before the summary
+// and checks the data section against its CRC.
+func (r *Reader) verifyIndexedDataCRC() {
+	off := r.sumStart - dataEndSize
+	if r.sumStart == 0 || off < int64(len(Magic)) {
+		return // no summary start to find DataEnd by
+	}
+	op, n, err := r.recordHeader(off)
+	if err != nil || op != opDataEnd || n != 4 {
+		r.problem(corrupt(off, "no DataEnd record before the summary at %d: data section CRC not checked", r.sumStart))
+		return
+	}
+	r.checkDataCRC(off, n)
+}
+
+// checkDataCRC checks the DataEnd record at off (content n bytes): its
+// data_section_crc, when not 0, is the CRC-32 of every byte before it.
+func (r *Reader) checkDataCRC(off int64, n uint64) {
+	if n < 4 {
+		r.problem(corrupt(off, "DataEnd record of %d bytes, shorter than its CRC", n))
+		return
+	}
+	var b [4]byte
+	if _, err := r.ra.ReadAt(b[:], off+recordPrefix); err != nil {
+		r.problem(corrupt(off, "DataEnd record unreadable: %v", err))
+		return
+	}
+	want := (&cursor{b: b[:]}).u32()
+	if want == 0 {
+		return // the writer did not compute it
+	}
+	h := crc32.NewIEEE()
+	if _, err := io.Copy(h, io.NewSectionReader(r.ra, 0, off)); err != nil {
+		r.problem(corrupt(off, "data section unreadable for its CRC: %v", err))
+		return
+	}
+	if got := h.Sum32(); got != want {
+		r.info.Problems = append(r.info.Problems, corrupt(off, "data section CRC mismatch (DataEnd says %08x, bytes 0..%d give %08x): the data section is damaged somewhere before this offset", want, off, got).Error())
+		return
+	}
+	r.info.DataCRCChecked = true
 }
 
 func (r *Reader) parseSummary(sum []byte, base int64) error {

@@ -7,7 +7,8 @@ import "fmt"
 // metadata, and every chunk and loose message as a block. Each chunk is
 // decompressed once to find the schemas and channels inside it (and to
 // check it); a damaged one is left out and named in Info.Problems. The
-// scan stops at DataEnd, the footer, or the first record it cannot read.
+// scan stops at DataEnd (checking the data section CRC it holds), the
+// footer, or the first record it cannot read.
 func (r *Reader) scan() {
 	_, n, err := r.recordHeader(int64(len(Magic)))
 	if err != nil {
@@ -26,7 +27,11 @@ func (r *Reader) scan() {
 			r.problem(err)
 			return
 		}
-		if op == opDataEnd || op == opFooter {
+		if op == opDataEnd {
+			r.checkDataCRC(off, n)
+			return
+		}
+		if op == opFooter {
 			return
 		}
 		if err := r.scanRecord(&ld, op, off, n); err != nil {

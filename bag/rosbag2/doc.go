@@ -24,8 +24,10 @@
 // bags alike: one bag.Connection per topic whose Publisher has Type
 // pkg/msg/Name, the definition, and Encoding ros.EncodingCDR; bag.Info;
 // and an Iterator of bag.Message (topic's connection, log time, data)
-// in time order: each file in log-time order, the files in the order
-// metadata.yaml lists them (rosbag2 splits by time).
+// in log-time order: the files of a split bag are merged (rosbag2 splits
+// by time, so they normally follow each other, but their ranges may
+// overlap), each opened only when the merge reaches its first message;
+// ties go to the file metadata.yaml lists first.
 //
 // Who calls what. Open reads metadata and opens every storage file;
 // Connections and Info describe the bag; Messages returns an Iterator

@@ -9,20 +9,35 @@ import (
 	"github.com/edged-robotics/edged/bag"
 )
 
-// Iterator walks a bag's messages in time order: each storage file's in
-// log-time order, the files one after the other as metadata.yaml lists
-// them (rosbag2 splits a bag by time, so they follow each other). It is
-// for one goroutine; several may run on one Reader.
+// Iterator walks a bag's messages in log-time order (ties: the file
+// metadata.yaml lists first, then the file's own order). rosbag2 splits
+// a bag by time, so its files normally follow each other, but their
+// ranges may overlap (a split by size while messages arrive out of
+// order, files merged by hand): the files are merged. A file is opened
+// only once the merge reaches its first message's time, so a bag split
+// into many files keeps few open at once. It is for one goroutine;
+// several may run on one Reader.
 type Iterator struct {
-	r    *Reader
-	want map[string]bool
-	file int
-	cur  storageIter
-	conn []*bag.Connection // the current file's topic index -> connection
-	msg  bag.Message
-	err  error
-	zr   *zstd.Decoder
-	buf  []byte
+	r      *Reader
+	want   map[string]bool
+	next   int     // the next file to open, in r.order
+	active []*head // open files with a message at their head
+	last   *head   // the file whose head was returned last: advanced by the next Next
+	msg    bag.Message
+	err    error
+	done   bool
+	zr     *zstd.Decoder
+	buf    []byte
+}
+
+// head is one open storage file and its current message.
+type head struct {
+	order int // in metadata.yaml
+	it    storageIter
+	conn  []*bag.Connection // the file's topic index -> connection
+	topic int
+	t     int64
+	data  []byte
 }
 
 // Messages returns an Iterator over the given topics (all when none).
@@ -39,64 +54,115 @@ func (r *Reader) Messages(topics ...string) *Iterator {
 
 // Next advances to the next message; false at the end or on an error.
 func (it *Iterator) Next() bool {
-	for it.err == nil {
-		if it.cur == nil && !it.openNext() {
+	for !it.done {
+		if it.last != nil {
+			h := it.last
+			it.last = nil
+			if !it.advance(h) {
+				return false
+			}
+		}
+		if !it.openDue() {
 			return false
 		}
-		if !it.cur.next() {
-			if err := it.cur.err(); err != nil {
-				it.err = err
-				return false
-			}
-			it.cur.close()
-			it.cur = nil
-			continue
+		h := it.earliest()
+		if h == nil {
+			it.done = true
+			return false
 		}
-		ti, t, data := it.cur.message()
-		if ti < 0 || ti >= len(it.conn) {
+		it.last = h
+		if h.topic < 0 || h.topic >= len(h.conn) || h.conn[h.topic] == nil {
 			continue // a channel no topic list names: nobody asked for it
 		}
+		data := h.data
 		if it.r.meta != nil && it.r.meta.CompressionMode == "MESSAGE" {
 			var ok bool
-			if data, ok = it.decompress(data); !ok {
+			if data, ok = it.decompress(data, h); !ok {
 				return false
 			}
 		}
-		it.msg = bag.Message{Conn: it.conn[ti], Time: time.Unix(0, t), Data: data}
+		it.msg = bag.Message{Conn: h.conn[h.topic], Time: time.Unix(0, h.t), Data: data}
 		return true
 	}
 	return false
 }
 
-func (it *Iterator) openNext() bool {
-	if it.file >= len(it.r.files) {
+// openDue opens every file whose first message may come before the
+// earliest head (or the next file when none is open).
+func (it *Iterator) openDue() bool {
+	for it.next < len(it.r.order) {
+		i := it.r.order[it.next]
+		if e := it.earliest(); e != nil && it.r.starts[i] > e.t {
+			return true
+		}
+		it.next++
+		f := it.r.files[i]
+		h := &head{order: i, it: f.messages(it.want)}
+		for _, m := range f.topics() {
+			h.conn = append(h.conn, it.r.byTopic[m.name])
+		}
+		it.active = append(it.active, h)
+		if !it.advance(h) {
+			return false
+		}
+	}
+	return true
+}
+
+// advance moves h to its next message, dropping it at its end; false
+// on an error (then the Iterator is done).
+func (it *Iterator) advance(h *head) bool {
+	if h.it.next() {
+		h.topic, h.t, h.data = h.it.message()
+		return true
+	}
+	err := h.it.err()
+	h.it.close()
+	for i, a := range it.active {
+		if a == h {
+			it.active = append(it.active[:i], it.active[i+1:]...)
+			break
+		}
+	}
+	if err != nil {
+		it.fail(err)
 		return false
 	}
-	f := it.r.files[it.file]
-	it.file++
-	it.conn = it.conn[:0]
-	for _, m := range f.topics() {
-		it.conn = append(it.conn, it.r.byTopic[m.name])
-	}
-	it.cur = f.messages(it.want)
 	return true
+}
+
+// earliest is the open file whose head comes first (ties: the file
+// listed first), or nil.
+func (it *Iterator) earliest() *head {
+	var best *head
+	for _, h := range it.active {
+		if best == nil || h.t < best.t || h.t == best.t && h.order < best.order {
+			best = h
+		}
+	}
+	return best
+}
+
+func (it *Iterator) fail(err error) {
+	it.err = err
+	it.done = true
 }
 
 // decompress undoes rosbag2's message compression (one zstd frame per
 // message), capped at MaxMessageBytes.
-func (it *Iterator) decompress(data []byte) ([]byte, bool) {
+func (it *Iterator) decompress(data []byte, h *head) ([]byte, bool) {
 	if it.zr == nil {
 		zr, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1),
 			zstd.WithDecoderMaxMemory(uint64(it.r.opts.MaxMessageBytes)))
 		if err != nil {
-			it.err = err
+			it.fail(err)
 			return nil, false
 		}
 		it.zr = zr
 	}
 	out, err := it.zr.DecodeAll(data, it.buf[:0])
 	if err != nil {
-		it.err = fmt.Errorf("message compressed with zstd does not decompress: %w", err)
+		it.fail(fmt.Errorf("%s: message at %d compressed with zstd does not decompress: %w", it.r.paths[h.order], h.t, err))
 		return nil, false
 	}
 	it.buf = out
@@ -116,13 +182,14 @@ func (it *Iterator) Err() error {
 
 // Close releases the Iterator.
 func (it *Iterator) Close() {
-	if it.cur != nil {
-		it.cur.close()
-		it.cur = nil
+	for _, h := range it.active {
+		h.it.close()
 	}
+	it.active, it.last = nil, nil
 	if it.zr != nil {
 		it.zr.Close()
 		it.zr = nil
 	}
-	it.file = len(it.r.files)
+	it.next = len(it.r.order)
+	it.done = true
 }

@@ -1,6 +1,7 @@
 package rosbag2
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +33,9 @@ type Options struct {
 	// TempDir receives the decompressed copy of file-compressed storage
 	// files (removed by Close); "" is os.TempDir().
 	TempDir string
+	// VerifyDataCRC checks each MCAP file's data section CRC at Open
+	// (mcap.Options.VerifyDataCRC); a mismatch is in Info.Problems.
+	VerifyDataCRC bool
 }
 
 func (o Options) withDefaults() Options {
@@ -57,6 +61,9 @@ type Reader struct {
 	info    bag.Info
 	meta    *Metadata // nil for a bare storage file
 	files   []storage
+	paths   []string // each file's path as the bag names it (before decompression)
+	starts  []int64  // each file's first log time in ns (0: unknown)
+	order   []int    // files by start time, then as listed
 	conns   []*bag.Connection
 	byTopic map[string]*bag.Connection
 	temps   []string
@@ -128,6 +135,7 @@ func (r *Reader) openFiles(paths []string) error {
 			return err
 		}
 		r.info.Size += st.Size()
+		r.paths = append(r.paths, p)
 		if r.meta != nil && r.meta.CompressionMode == "FILE" {
 			if p, err = r.decompressFile(p); err != nil {
 				return err
@@ -248,7 +256,9 @@ func (r *Reader) Info() bag.Info { return r.info }
 
 func (r *Reader) summarize() {
 	counts := map[string]uint64{}
-	for _, f := range r.files {
+	r.starts = make([]int64, len(r.files))
+	for i, f := range r.files {
+		r.order = append(r.order, i)
 		r.info.Problems = append(r.info.Problems, f.problems()...)
 		r.info.Indexed = r.info.Indexed && f.indexed()
 		if ms, ok := f.(*mcapStorage); ok {
@@ -261,10 +271,12 @@ func (r *Reader) summarize() {
 				counts[c.Topic] += in.ChannelCounts[c.ID]
 			}
 			r.span(int64(in.Start), int64(in.End), in.Messages)
+			r.starts[i] = int64(in.Start)
 		} else {
-			r.sqliteSpan(f.(*sqliteStorage), counts)
+			r.starts[i] = r.sqliteSpan(f.(*sqliteStorage), counts)
 		}
 	}
+	slices.SortStableFunc(r.order, func(a, b int) int { return cmp.Compare(r.starts[a], r.starts[b]) })
 	for _, c := range r.conns {
 		r.info.Topics = append(r.info.Topics, bag.TopicInfo{Topic: c.Topic, Type: c.Type, Messages: counts[c.Topic], Connections: 1})
 	}
@@ -285,17 +297,19 @@ func (r *Reader) span(start, end int64, n uint64) {
 	r.info.Messages += n
 }
 
-func (r *Reader) sqliteSpan(s *sqliteStorage, counts map[string]uint64) {
+// sqliteSpan adds a .db3 file's span and counts; it returns its first
+// log time (0 when unknown).
+func (r *Reader) sqliteSpan(s *sqliteStorage, counts map[string]uint64) int64 {
 	var start, end, n int64
 	row := s.db.QueryRow(`SELECT COALESCE(MIN(timestamp),0), COALESCE(MAX(timestamp),0), COUNT(*) FROM messages`)
 	if err := row.Scan(&start, &end, &n); err != nil {
 		r.info.Problems = append(r.info.Problems, fmt.Sprintf("%s: messages table unreadable: %v", s.path, err))
-		return
+		return 0
 	}
 	r.span(start, end, uint64(n))
 	rows, err := s.db.Query(`SELECT topic_id, COUNT(*) FROM messages GROUP BY topic_id`)
 	if err != nil {
-		return
+		return start
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -306,4 +320,5 @@ func (r *Reader) sqliteSpan(s *sqliteStorage, counts map[string]uint64) {
 			}
 		}
 	}
+	return start
 }

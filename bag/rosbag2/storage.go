@@ -38,7 +38,7 @@ type mcapStorage struct {
 }
 
 func openMCAP(path string, opts Options) (*mcapStorage, error) {
-	r, err := mcap.Open(path, mcap.Options{MaxChunkBytes: opts.MaxChunkBytes})
+	r, err := mcap.Open(path, mcap.Options{MaxChunkBytes: opts.MaxChunkBytes, VerifyDataCRC: opts.VerifyDataCRC})
 	if err != nil {
 		return nil, err
 	}

@@ -40,13 +40,16 @@ func (f *rosFlags2) participant(rf *rosFlags) (*dds.Participant, error) {
 	return p, nil
 }
 
-// registry is the bundled ROS 2 definitions plus --msg-dir.
+// registry is the bundled ROS 2 definitions plus --msg-dir, loaded by
+// cdr.Load as edged run and replay load ros2.msg_dirs.
 func (f *rosFlags2) registry() (*cdr.Registry, error) {
-	reg := cdr.Bundled()
+	var dirs []string
 	if f.msgDir != "" {
-		if err := reg.AddDir(f.msgDir); err != nil {
-			return nil, fmt.Errorf("--msg-dir: %w", err)
-		}
+		dirs = append(dirs, f.msgDir)
+	}
+	reg, err := cdr.Load(dirs...)
+	if err != nil {
+		return nil, fmt.Errorf("--msg-dir: %w", err)
 	}
 	return reg, nil
 }

@@ -47,3 +47,36 @@ func Path(t testing.TB, name string) string {
 	}
 	return p
 }
+
+// Copy copies the sample file or directory name into a new temporary
+// directory and returns the copy's path (a directory with everything under it), or
+// skips the test. A
+// test that alters sample data (corrupts, compresses or splits it)
+// alters the copy: the samples are read-only.
+func Copy(t testing.TB, name string) string {
+	t.Helper()
+	src := Path(t, name)
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	err := filepath.WalkDir(src, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		if e.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy sample data %s: %v", name, err)
+	}
+	return dst
+}

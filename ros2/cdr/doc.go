@@ -16,7 +16,11 @@
 // rosbag2 and MCAP ros2msg schemas hold them); a type the text does not
 // define comes from the Registry: Bundled (msgs/, written from the ROS 2
 // interface specifications) plus AddDir (a user directory laid out
-// pkg/msg/Name.msg). An empty message gets rosidl's one uint8 member,
+// pkg/msg/Name.msg). Load (bundled, then AddDir of each directory) is the
+// one loader: edged run and replay (ros2.msg_dirs) and the tools'
+// --msg-dir call it. A user's type also wins over a recording's own text
+// for that type, so a bag with placeholder or wrong definitions decodes
+// with the user's .msg files. An empty message gets rosidl's one uint8 member,
 // which is on the wire. A parsed *Definition is immutable and safe to
 // share; its Value() is the ros/msg mirror (type names pkg/Name) that
 // decoded values point to. A Registry is set up first and read-only

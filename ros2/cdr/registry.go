@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,10 +20,15 @@ var bundledFS embed.FS
 // Registry holds .msg texts by type (pkg/msg/Name): the bundled ones,
 // plus whatever AddDir or Add put there. A definition whose text lacks a
 // nested block (a live publisher sends no definition; a .db3 may hold
-// none) resolves its types here. Set it up first; after that it is
-// read-only and safe for concurrent use.
+// none) resolves its types here. A type given by Add or AddDir (the
+// user's) also wins over a recording's own text for that type: the user
+// gives it for recordings whose definitions are missing or wrong (the
+// .db3 files of rosbag2's tests hold one-line placeholders such as
+// "uint8 level" for rcl_interfaces/msg/Log). Set it up first; after that
+// it is read-only and safe for concurrent use.
 type Registry struct {
 	texts map[string]string
+	user  map[string]bool // types Add or AddDir registered
 }
 
 var (
@@ -51,7 +57,22 @@ func Bundled() *Registry {
 			panic(fmt.Sprintf("cdr: bundled definitions unreadable: %v", err)) // a build defect
 		}
 	})
-	return &Registry{texts: maps.Clone(bundledTexts)}
+	return &Registry{texts: maps.Clone(bundledTexts), user: map[string]bool{}}
+}
+
+// Load is the one way edged builds the registry of ROS 2 definitions
+// (ros2.msg_dirs for edged run and replay, --msg-dir for the tools): the
+// bundled definitions, then AddDir of each directory in order (a later
+// directory's type replaces an earlier one's). An error names the
+// directory or the file that does not parse.
+func Load(dirs ...string) (*Registry, error) {
+	r := Bundled()
+	for _, d := range dirs {
+		if err := r.AddDir(d); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }
 
 // typeOfPath names a .msg file .../pkg/msg/Name.msg as pkg/msg/Name.
@@ -67,7 +88,8 @@ func typeOfPath(path string) string {
 }
 
 // Add registers the text of one type (pkg/msg/Name or pkg/Name),
-// replacing a bundled one of the same name.
+// replacing a bundled one of the same name; it then also wins over a
+// recording's text for that type (see Registry).
 func (r *Registry) Add(typeName, text string) error {
 	t, ok := Normalize(typeName)
 	if !ok {
@@ -80,6 +102,7 @@ func (r *Registry) Add(typeName, text string) error {
 		return err
 	}
 	r.texts[t] = text
+	r.user[t] = true
 	return nil
 }
 
@@ -90,6 +113,13 @@ const maxUserFiles = 10000
 // dir/.../pkg/msg/Name.msg (a ROS 2 package's layout) or .../pkg/Name.msg.
 // A file that does not parse is an error naming it.
 func (r *Registry) AddDir(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("ros2 definitions: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("ros2 definitions: %s is not a directory (want PKG/msg/TYPE.msg under it)", dir)
+	}
 	n := 0
 	return filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() || !strings.HasSuffix(path, ".msg") {
@@ -175,8 +205,10 @@ func (p *resolver) resolve(typeName string, depth int) (*Definition, error) {
 		return nil, defErrorf("type %s contains itself", typeName)
 	}
 	text, ok := p.blocks[typeName]
-	if !ok && p.reg != nil {
-		text, ok = p.reg.texts[typeName]
+	if p.reg != nil && (!ok || p.reg.user[typeName]) {
+		if t, found := p.reg.texts[typeName]; found {
+			text, ok = t, true
+		}
 	}
 	if !ok {
 		return nil, defErrorf("no definition of %s: not in the message's text nor among the known .msg files (add its package's .msg files to the ROS 2 definitions directory)", typeName)
