@@ -114,6 +114,7 @@ build() {
 		# libddsc.so symlink of our own, as the -dev package makes one.
 		local dds triplet
 		dds=$(mktemp -d)
+		chmod 755 "$dds" # apt downloads as _apt
 		triplet=$(cross "$arch" | sed 's/-$//')
 		(cd "$dds" && apt-get download -qq "cyclonedds-dev:$arch" >/dev/null && dpkg-deb -x cyclonedds-dev_*.deb x) ||
 			die "cannot fetch cyclonedds-dev:$arch for its headers"
