@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what edged's build, tests and demo need, idempotently: Debian
 # packages (the real ROS1 master and tools, mosquitto, libjpeg-turbo,
-# ffmpeg, roscpp for the comparison benchmark, Cyclone DDS for ROS 2), the Go modules, and the
+# ffmpeg, roscpp for the comparison benchmark, Cyclone DDS for ROS 2,
+# dpkg-dev and lintian for the packaging test), the Go modules, and the
 # staticcheck linter. Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,7 @@ APT_PACKAGES=(
   mosquitto mosquitto-clients libturbojpeg0-dev pkg-config gcc g++
   ffmpeg libroscpp-dev chromium systemd tesseract-ocr
   cyclonedds-dev cyclonedds-tools
+  dpkg-dev lintian man-db
 )
 STATICCHECK_VERSION=v0.8.2  # staticcheck 2026.2.2
 MSGP_VERSION=v1.6.5         # the generator of uplink/wire's codec
