@@ -1,0 +1,217 @@
+// Command ingest is edged's side of the ROS 2 ingest benchmark
+// (scripts/bench-ros2.sh): it receives bench/ros2/pub.c's topics as
+// capture does, through package ros2/dds readers with automatic QoS
+// and capture's queue bounds,
+// decoding every sample (cdr.DecodeImage, cdr.DecodeJointState) and
+// releasing it. It warms up until every topic delivered, then receives
+// for SECONDS and prints one line, as bench/ros2/sub.c does:
+//
+//	edged messages=N bytes=B cpu_s=C drops=D seq_gaps=G
+//
+// bytes are the serialized samples' sizes, cpu_s this process's
+// utime+stime from /proc/self/stat over the window, drops the
+// subscriptions' Stats().Drops (edged's queues plus what Cyclone reports
+// lost), seq_gaps the sequence numbers never seen.
+//
+// Usage: ingest SECONDS DOMAIN [cameras=3]
+//
+// ingest loopback-config prints dds.LoopbackConfig, the CYCLONEDDS_URI
+// the script gives the C programs so that every process agrees.
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/edged-robotics/edged/capture"
+	"github.com/edged-robotics/edged/ros/msg"
+	"github.com/edged-robotics/edged/ros2/cdr"
+	"github.com/edged-robotics/edged/ros2/dds"
+)
+
+// counters of one topic, written by its goroutine, read by main.
+type counters struct {
+	messages, bytes, gaps, errors atomic.Uint64
+	seen                          atomic.Bool
+}
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "ingest:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) == 1 && args[0] == "loopback-config" {
+		fmt.Println(dds.LoopbackConfig)
+		return nil
+	}
+	if len(args) < 2 {
+		return errors.New("usage: ingest SECONDS DOMAIN [cameras]")
+	}
+	seconds, err1 := strconv.ParseFloat(args[0], 64)
+	domain, err2 := strconv.Atoi(args[1])
+	cams := 3
+	var err3 error
+	if len(args) > 2 {
+		cams, err3 = strconv.Atoi(args[2])
+	}
+	if err := errors.Join(err1, err2, err3); err != nil || cams < 0 || cams > 16 {
+		return fmt.Errorf("bad arguments %q: want SECONDS DOMAIN [cameras 0..16]: %v", args, err)
+	}
+	p, err := dds.NewParticipant(dds.Config{DomainID: domain, CycloneConfig: dds.LoopbackConfig})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	defer wg.Wait() // after cancel: every goroutine is owned
+	defer cancel()
+	var subs []*dds.Subscription
+	var counts []*counters
+	for i := 0; i <= cams; i++ {
+		// capture's bounds: a camera gets the default queue, a state
+		// topic capture's state queue
+		opts := dds.SubscribeOptions{Topic: fmt.Sprintf("/bench/cam%d/image_raw", i), Type: "sensor_msgs/msg/Image",
+			QueueBytes: capture.DefaultQueueBytes}
+		if i == cams {
+			opts = dds.SubscribeOptions{Topic: "/bench/joint_states", Type: "sensor_msgs/msg/JointState",
+				QueueSize: capture.DefaultStateQueueSize, MaxMessageBytes: capture.DefaultMaxStateMessageBytes,
+				QueueBytes: capture.DefaultStateQueueBytes}
+		}
+		s, err := p.Subscribe(ctx, opts)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		c := new(counters)
+		subs, counts = append(subs, s), append(counts, c)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			consume(ctx, s, i < cams, c)
+		}()
+	}
+
+	// warm up: poll with a deadline until every topic delivered
+	for deadline := time.Now().Add(30 * time.Second); !allSeen(counts); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return errors.New("not every topic delivered within 30 s (is the publisher running on this domain?)")
+		}
+	}
+	m0, b0, g0, d0 := totals(subs, counts)
+	cpu0, err := cpuSeconds()
+	if err != nil {
+		return err
+	}
+	time.Sleep(time.Duration(seconds * float64(time.Second))) // the measuring window, not a synchronization
+	cpu1, err := cpuSeconds()
+	if err != nil {
+		return err
+	}
+	m1, b1, g1, d1 := totals(subs, counts)
+	for i, c := range counts {
+		st := subs[i].Stats()
+		fmt.Fprintf(os.Stderr, "%s: messages=%d drops=%d seq_gaps=%d\n", subs[i].Topic(), c.messages.Load(), st.Drops, c.gaps.Load())
+		if e := c.errors.Load(); e > 0 {
+			return fmt.Errorf("%s: %d samples did not decode", subs[i].Topic(), e)
+		}
+	}
+	fmt.Printf("edged messages=%d bytes=%d cpu_s=%.3f drops=%d seq_gaps=%d\n", m1-m0, b1-b0, cpu1-cpu0, d1-d0, g1-g0)
+	return nil
+}
+
+// consume decodes and releases every message of s, counting, until ctx
+// ends or s closes.
+func consume(ctx context.Context, s *dds.Subscription, image bool, c *counters) {
+	var img msg.Image
+	var js msg.JointState
+	last := int64(-1)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case m, ok := <-s.Messages():
+			if !ok {
+				return
+			}
+			var seq int64
+			var err error
+			if image {
+				if err = cdr.DecodeImage(m.Data, &img); err == nil && len(img.Data) >= 4 {
+					seq = int64(binary.LittleEndian.Uint32(img.Data))
+				}
+			} else if err = cdr.DecodeJointState(m.Data, &js); err == nil && len(js.Position) > 0 {
+				seq = int64(js.Position[0])
+			}
+			n := len(m.Data)
+			m.Release()
+			if err != nil {
+				c.errors.Add(1)
+				continue
+			}
+			if last >= 0 && seq > last+1 {
+				c.gaps.Add(uint64(seq - last - 1))
+			}
+			last = seq
+			c.messages.Add(1)
+			c.bytes.Add(uint64(n))
+			c.seen.Store(true)
+		}
+	}
+}
+
+func allSeen(counts []*counters) bool {
+	for _, c := range counts {
+		if !c.seen.Load() {
+			return false
+		}
+	}
+	return true
+}
+
+func totals(subs []*dds.Subscription, counts []*counters) (messages, bytes, gaps, drops uint64) {
+	for i, c := range counts {
+		messages += c.messages.Load()
+		bytes += c.bytes.Load()
+		gaps += c.gaps.Load()
+		drops += subs[i].Stats().Drops
+	}
+	return
+}
+
+// cpuSeconds is this process's utime+stime from /proc/self/stat (clock
+// ticks of USER_HZ, 100 on Linux).
+func cpuSeconds() (float64, error) {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0, err
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/self/stat: no ')' in %q", s)
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/self/stat: %d fields after the command", len(f))
+	}
+	// f[0] is field 3 (state): utime is field 14, stime 15
+	ut, err1 := strconv.ParseUint(f[11], 10, 64)
+	st, err2 := strconv.ParseUint(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("/proc/self/stat: %w", err)
+	}
+	return float64(ut+st) / 100, nil
+}
