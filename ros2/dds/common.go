@@ -121,5 +121,6 @@ type Publication struct {
 	DDSTopic string // rt/chatter
 	DDSType  string // std_msgs::msg::dds_::String_
 	GUID     string // the writer's GUID, hex
+	Node     string // the full name of the ROS 2 node owning the writer (/talker), from ros_discovery_info; "" when unknown
 	QoS      QoS    // the writer's reliability, durability and depth (-1: keep all)
 }

@@ -4,15 +4,21 @@ import (
 	"context"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // graph is the domain's publications as the DCPSPublication built-in
-// topic reports them, keyed by instance handle. The participant's graph
+// topic reports them, keyed by instance handle, and the node names
+// ros_discovery_info gives their writers. The participant's graph
 // goroutine writes it; anyone reads snapshots or waits for a change.
 type graph struct {
 	mu      sync.Mutex
 	pubs    map[uint64]Publication
+	names   nodeNames
 	changed chan struct{} // closed and replaced on every change
+	// gen counts changes: a subscription caches each writer's node name
+	// until it moves (one atomic load per sample)
+	gen atomic.Uint64
 }
 
 func newGraph() *graph {
@@ -30,8 +36,35 @@ func (g *graph) update(handle uint64, alive bool, p Publication) {
 	} else {
 		return
 	}
+	g.bump()
+}
+
+// bump announces a change; g.mu is held.
+func (g *graph) bump() {
+	g.gen.Add(1)
 	close(g.changed)
 	g.changed = make(chan struct{})
+}
+
+// noteNodes records a participant's ros_discovery_info.
+func (g *graph) noteNodes(info ParticipantInfo) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.names.note(info) {
+		g.bump()
+	}
+}
+
+// nodeOf returns the node name of the writer with instance handle h
+// (a sample's publication handle), or "" when unknown.
+func (g *graph) nodeOf(h uint64) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	p, ok := g.pubs[h]
+	if !ok {
+		return ""
+	}
+	return g.names.node(p.GUID)
 }
 
 // snapshot returns the publications sorted by topic, then GUID, and a
@@ -41,6 +74,7 @@ func (g *graph) snapshot() ([]Publication, <-chan struct{}) {
 	defer g.mu.Unlock()
 	out := make([]Publication, 0, len(g.pubs))
 	for _, p := range g.pubs {
+		p.Node = g.names.node(p.GUID)
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -83,6 +117,7 @@ type Topic struct {
 	Name       string   // /chatter
 	Types      []string // ROS 2 types its publishers declare (normally one)
 	Publishers int
+	Nodes      []string // the publishers' node names (ros_discovery_info), sorted; unnamed ones left out
 }
 
 // Topics groups ROS 2 publications by topic, sorted by name; DDS topics
@@ -109,6 +144,12 @@ func Topics(pubs []Publication) []Topic {
 		if !contains(t.Types, typ) {
 			t.Types = append(t.Types, typ)
 		}
+		if p.Node != "" && !contains(t.Nodes, p.Node) {
+			t.Nodes = append(t.Nodes, p.Node)
+		}
+	}
+	for _, t := range out {
+		sort.Strings(t.Nodes)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out

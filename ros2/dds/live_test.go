@@ -334,3 +334,47 @@ func TestLiveCameraNoAllocs(t *testing.T) {
 		t.Errorf("%.2f allocations per message, want 0", a)
 	}
 }
+
+// A publisher whose participant names its writer on ros_discovery_info
+// (as every ROS 2 node does) is known by its node's full name: in the
+// graph (edged topics --ros2) and on every sample once the name has
+// arrived. A plain DDS writer stays unnamed.
+func TestLiveNodeNames(t *testing.T) {
+	tools := ddstest.Build(t)
+	domain := ddstest.Domain()
+	p := participant(t, domain)
+	s := subscribe(t, p, dds.SubscribeOptions{Topic: "/chatter", Type: "std_msgs/msg/String", QueueSize: 64})
+	talker := ddstest.Start(t, tools.Pub, domain, "-t", "/chatter", "-N", "/demo/talker", "-n", "100000", "-p", "2")
+	plain := ddstest.Start(t, tools.Pub, domain, "-t", "/plain", "-n", "0")
+	talker.WaitLine(t, "ready")
+	plain.WaitLine(t, "ready")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	pubs, err := p.WaitPublications(ctx, func(pubs []dds.Publication) bool {
+		topics := dds.Topics(pubs)
+		return len(topics) == 2 && len(topics[0].Nodes) == 1
+	})
+	if err != nil {
+		t.Fatalf("%v: %+v", err, pubs)
+	}
+	topics := dds.Topics(pubs)
+	if topics[0].Name != "/chatter" || topics[0].Nodes[0] != "/demo/talker" || topics[1].Nodes != nil {
+		t.Errorf("topics %+v", topics)
+	}
+	for _, pub := range pubs {
+		if pub.Topic == "/plain" && pub.Node != "" {
+			t.Errorf("a plain DDS writer is named %q", pub.Node)
+		}
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		m := next(t, s)
+		caller := m.Publisher.CallerID
+		m.Release()
+		if caller == "/demo/talker" {
+			break
+		}
+		if caller != "" || time.Now().After(deadline) {
+			t.Fatalf("sample from %q, want /demo/talker", caller)
+		}
+	}
+}

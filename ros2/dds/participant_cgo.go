@@ -2,8 +2,44 @@
 
 package dds
 
-// #include "edged_dds.h"
-// int edged_graph_take(dds_entity_t rd, edged_pub *out, int n);
+/*
+#include <stdlib.h>
+#include "edged_dds.h"
+int edged_graph_take(dds_entity_t rd, edged_pub *out, int n);
+int edged_take(dds_entity_t rd, edged_sample *out, int n);
+void edged_unref(edged_serdata *sd);
+
+// A reader of ros_discovery_info as ROS 2 nodes write it: reliable,
+// transient local so every participant's last sample arrives on joining.
+// KEEP_ALL: the topic is keyless, so a KEEP_LAST 1 history would hold one
+// sample for all participants together and lose some before they are
+// taken. Raw samples through edged's sertype, decoded in Go.
+static dds_entity_t edged_discovery_reader(dds_entity_t pp, const char *topic, const char *type, uint32_t max_bytes) {
+	edged_sertype *st = edged_sertype_new(type, max_bytes);
+	if (st == NULL)
+		return DDS_RETCODE_OUT_OF_RESOURCES;
+	struct ddsi_sertype *base = &st->c;
+	dds_entity_t tp = dds_create_topic_sertype(pp, topic, &base, NULL, NULL, NULL);
+	if (tp < 0) {
+		ddsi_sertype_unref(&st->c);
+		return tp;
+	}
+	dds_qos_t *q = dds_create_qos();
+	dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_SECS(1));
+	dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
+	dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
+	dds_entity_t rd = dds_create_reader(pp, tp, q, NULL);
+	dds_delete_qos(q);
+	return rd; // the topic goes with the participant
+}
+
+static int edged_attach(dds_entity_t ws, dds_entity_t rd) {
+	dds_entity_t rc = dds_create_readcondition(rd, DDS_ANY_STATE);
+	if (rc < 0)
+		return rc;
+	return dds_waitset_attach(ws, rc, rd);
+}
+*/
 import "C"
 
 import (
@@ -28,6 +64,8 @@ type Participant struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	gws    waitset
+
+	discoveryLog logLimiter
 
 	mu     sync.Mutex // guards subs, closed
 	subs   map[*Subscription]struct{}
@@ -62,9 +100,10 @@ func NewParticipant(cfg Config) (*Participant, error) {
 		p.destroy()
 		return nil, err
 	}
+	drd := p.discoveryReader()
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.wg.Add(1)
-	go p.followGraph(rd)
+	go p.followGraph(rd, drd)
 	return p, nil
 }
 
@@ -83,11 +122,31 @@ func (p *Participant) WaitPublications(ctx context.Context, ok func([]Publicatio
 	return p.graph.wait(ctx, ok)
 }
 
-// followGraph is the graph goroutine: it takes DCPSPublication samples
-// into the graph until Close.
-func (p *Participant) followGraph(rd C.dds_entity_t) {
+// discoveryReader creates the ros_discovery_info reader on the graph
+// waitset, or returns 0 (logged: publishers then go unnamed).
+func (p *Participant) discoveryReader() C.dds_entity_t {
+	ctopic, ctype := C.CString(discoveryTopic), C.CString(discoveryType)
+	defer C.free(unsafe.Pointer(ctopic))
+	defer C.free(unsafe.Pointer(ctype))
+	drd := C.edged_discovery_reader(p.pp, ctopic, ctype, maxDiscoveryBytes)
+	if drd >= 0 {
+		rc := C.edged_attach(p.gws.ws, drd)
+		if rc >= 0 {
+			return drd
+		}
+		C.dds_delete(drd)
+		drd = C.dds_entity_t(rc)
+	}
+	p.log.Warn("dds: cannot read ros_discovery_info; publishers' node names stay unknown", "err", ddsError("create reader", C.dds_return_t(drd)))
+	return 0
+}
+
+// followGraph is the graph goroutine: it takes DCPSPublication and
+// ros_discovery_info samples into the graph until Close.
+func (p *Participant) followGraph(rd, drd C.dds_entity_t) {
 	defer p.wg.Done()
-	var batch [64]C.edged_pub
+	batch := make([]C.edged_pub, 64) // on the heap once: &batch[0] goes to C
+	samples := make([]C.edged_sample, 16)
 	for p.ctx.Err() == nil {
 		n := C.edged_graph_take(rd, &batch[0], C.int(len(batch)))
 		if n < 0 {
@@ -96,10 +155,31 @@ func (p *Participant) followGraph(rd C.dds_entity_t) {
 		for i := 0; i < int(n); i++ {
 			p.notePublication(&batch[i])
 		}
-		if n <= 0 {
+		var d C.int
+		if drd != 0 {
+			d = C.edged_take(drd, &samples[0], C.int(len(samples)))
+			for i := 0; i < int(d); i++ {
+				p.noteDiscovery(&samples[i])
+			}
+		}
+		if n <= 0 && d <= 0 {
 			p.gws.wait()
 		}
 	}
+}
+
+// noteDiscovery decodes one ros_discovery_info sample into the graph's
+// node names and releases it.
+func (p *Participant) noteDiscovery(c *C.edged_sample) {
+	defer C.edged_unref(c.sd)
+	info, err := DecodeParticipantInfo(unsafe.Slice((*byte)(unsafe.Pointer(c.data)), int(c.size)))
+	if err != nil {
+		if ok, more := p.discoveryLog.allow(); ok {
+			p.log.Warn("dds: ignoring a ros_discovery_info sample that does not decode", "err", err, "suppressed_logs", more)
+		}
+		return
+	}
+	p.graph.noteNodes(info)
 }
 
 func (p *Participant) notePublication(c *C.edged_pub) {

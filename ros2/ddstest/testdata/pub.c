@@ -6,6 +6,7 @@
 //     [-l transient local] [-D depth, 0 keep all] [-n count] [-p period_ms]
 //     [-s image bytes] [-f image file] [-v a,b,c string values]
 //     [-w wait for a reader] [-x exit when done, else at stdin EOF]
+//     [-N /ns/node: announce the writer as this node's on ros_discovery_info]
 //
 // A generated image (no -f) carries the sample's number (0, 1, ...) as a
 // little-endian uint32 in its first 4 data bytes.
@@ -46,6 +47,45 @@ static unsigned char *load(const char *path, uint32_t *size) {
 	return b;
 }
 
+// announce publishes what a ROS 2 node's participant says on
+// ros_discovery_info: one node, named by full name, owning writer wr
+// (gids in Humble's 24-byte layout: the GUID, then zeros).
+static void announce(dds_entity_t pp, dds_entity_t wr, const char *full) {
+	dds_entity_t tp = dds_create_topic(pp, &rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc, "ros_discovery_info", NULL, NULL);
+	dds_qos_t *q = dds_create_qos();
+	dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_SECS(1));
+	dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
+	dds_qset_history(q, DDS_HISTORY_KEEP_LAST, 1);
+	dds_qset_data_representation(q, 1, (dds_data_representation_id_t[]){DDS_DATA_REPRESENTATION_XCDR1});
+	dds_entity_t dw = dds_create_writer(pp, tp, q, NULL);
+	dds_delete_qos(q);
+	if (dw < 0) { fprintf(stderr, "discovery writer: %s\n", dds_strretcode(dw)); exit(1); }
+	dds_guid_t pg, wg;
+	dds_get_guid(pp, &pg);
+	dds_get_guid(wr, &wg);
+	char ns[256], name[256];
+	const char *slash = strrchr(full, '/');
+	if (slash == NULL || slash == full) {
+		snprintf(ns, sizeof(ns), "/");
+	} else {
+		snprintf(ns, sizeof(ns), "%.*s", (int)(slash - full), full);
+	}
+	snprintf(name, sizeof(name), "%s", slash == NULL ? full : slash + 1);
+	rmw_dds_common_msg_dds__Gid_ writer_gid = {0};
+	memcpy(writer_gid.data, wg.v, 16);
+	rmw_dds_common_msg_dds__NodeEntitiesInfo_ node = {0};
+	node.node_namespace = ns;
+	node.node_name = name;
+	node.writer_gid_seq._length = node.writer_gid_seq._maximum = 1;
+	node.writer_gid_seq._buffer = &writer_gid;
+	rmw_dds_common_msg_dds__ParticipantEntitiesInfo_ m = {0};
+	memcpy(m.gid.data, pg.v, 16);
+	m.node_entities_info_seq._length = m.node_entities_info_seq._maximum = 1;
+	m.node_entities_info_seq._buffer = &node;
+	dds_return_t rc = dds_write(dw, &m);
+	if (rc < 0) { fprintf(stderr, "discovery write: %s\n", dds_strretcode(rc)); exit(1); }
+}
+
 static void sleep_ms(int ms) {
 	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
 	nanosleep(&ts, NULL);
@@ -54,9 +94,9 @@ static void sleep_ms(int ms) {
 int main(int argc, char **argv) {
 	int domain = 0, reliable = 1, latched = 0, depth = 10, count = 1, period = 0, wait = 0, exit_done = 0;
 	uint32_t size = 1000;
-	const char *topic = "/chatter", *kind = "string", *file = NULL, *values = "hello";
+	const char *topic = "/chatter", *kind = "string", *file = NULL, *values = "hello", *node = NULL;
 	int c;
-	while ((c = getopt(argc, argv, "d:t:k:blD:n:p:s:f:v:wx")) != -1) {
+	while ((c = getopt(argc, argv, "d:t:k:blD:n:p:s:f:v:wxN:")) != -1) {
 		switch (c) {
 		case 'd': domain = atoi(optarg); break;
 		case 't': topic = optarg; break;
@@ -71,6 +111,7 @@ int main(int argc, char **argv) {
 		case 'v': values = optarg; break;
 		case 'w': wait = 1; break;
 		case 'x': exit_done = 1; break;
+		case 'N': node = optarg; break;
 		default: fprintf(stderr, "bad option\n"); return 2;
 		}
 	}
@@ -102,6 +143,8 @@ int main(int argc, char **argv) {
 	dds_entity_t wr = dds_create_writer(pp, tp, q, NULL);
 	dds_delete_qos(q);
 	if (wr < 0) { fprintf(stderr, "writer: %s\n", dds_strretcode(wr)); return 1; }
+	if (node != NULL)
+		announce(pp, wr, node);
 	printf("ready\n");
 	fflush(stdout);
 	if (wait) {
