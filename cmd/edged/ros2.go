@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -67,7 +68,7 @@ func topicsROS2(ctx context.Context, cmd *cobra.Command, rf *rosFlags) error {
 	<-ctx.Done() // discovery takes the whole window: publishers keep appearing
 	pubs := p.Publications()
 	w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "TOPIC\tTYPE\tPUBLISHERS\tQOS")
+	fmt.Fprintln(w, "TOPIC\tTYPE\tPUBLISHERS\tQOS\tNODES")
 	for _, t := range dds.Topics(pubs) {
 		qos := ""
 		for _, pub := range pubs {
@@ -76,8 +77,12 @@ func topicsROS2(ctx context.Context, cmd *cobra.Command, rf *rosFlags) error {
 				break
 			}
 		}
+		nodes := strings.Join(t.Nodes, ",") // from ros_discovery_info; plain DDS writers have none
+		if nodes == "" {
+			nodes = "-"
+		}
 		for _, typ := range t.Types {
-			fmt.Fprintf(w, "%s\t%s\t%d\t%s\n", t.Name, typ, t.Publishers, qos)
+			fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\n", t.Name, typ, t.Publishers, qos, nodes)
 		}
 	}
 	return w.Flush()

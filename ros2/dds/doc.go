@@ -17,6 +17,18 @@
 //     goroutine, which follows the DCPSPublication built-in topic:
 //     Publications, WaitPublications and Topics give topics with ROS 2
 //     names, types and each writer's QoS.
+//   - Node names (discovery.go): the participant also reads
+//     ros_discovery_info, where every ROS 2 participant lists its nodes
+//     and their writers' gids (24 bytes in Humble, 16 in Iron and later;
+//     told apart by which layout parses), and maps each writer GUID to
+//     its node's full name: Publication.Node, Topic.Nodes, and
+//     PublisherInfo.CallerID of every sample, found from the sample's
+//     publication handle (the writer's DCPSPublication instance). A
+//     subscription caches one PublisherInfo per writer and looks the name
+//     up again only after a graph change, so naming costs one atomic load
+//     per sample. Samples that arrive before their node's name, and
+//     writers of non-ROS DDS programs, have CallerID "". At most 1024
+//     participants' names are kept.
 //   - Subscribe returns at once; the subscription's goroutine waits for
 //     the type (Type "") and, for an automatic QoS (the zero QoS), for a
 //     publisher, adopts the publishers' reliability and durability
@@ -41,7 +53,8 @@
 //     (no copy); it belongs to the receiver until Release, exactly once,
 //     which gives the serdata back to Cyclone. Messages are pooled:
 //     steady-state receiving allocates nothing per message in Go.
-//     PublisherInfo (Type, Encoding cdr) is shared and read-only.
+//     PublisherInfo (Type, Encoding cdr, CallerID) is shared per writer
+//     and read-only.
 //   - Goroutines: the Participant owns the graph goroutine; each
 //     Subscription owns its reader goroutine. Close wakes it (the
 //     waitset's trigger), waits for it, deletes the DDS entities and
