@@ -223,20 +223,24 @@ func TestSlaveAPI(t *testing.T) {
 	}
 	call("publisherUpdate", "/master", "/unknown_topic", []any{})
 
-	updates := make(chan any, 1)
+	updates := make(chan any, 16)
 	if v, err := n.SubscribeParam(ctx, "/use_sim_time", func(v any) { updates <- v }); err != nil || v != nil {
 		t.Fatalf("SubscribeParam = %v, %v", v, err)
 	}
 	if err := m.Client("/t").SetParam(ctx, "/use_sim_time", true); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case v := <-updates:
-		if v != true {
-			t.Fatalf("paramUpdate value %v", v)
+	// The master watcher may report the unset value (nil) first, when
+	// its first registration races SubscribeParam: wait for true.
+	for v := any(nil); v != true; {
+		select {
+		case v = <-updates:
+			if v != nil && v != true {
+				t.Fatalf("paramUpdate value %v", v)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no paramUpdate")
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no paramUpdate")
 	}
 	if v, err := n.GetParam(ctx, "use_sim_time"); err != nil || v != true {
 		t.Fatalf("GetParam = %v, %v", v, err)
