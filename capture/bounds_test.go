@@ -63,10 +63,10 @@ func TestValidateBounds(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{Config{Joints: []string{"/j"}, QueueBytes: 1 << 20}, "queue_bytes: must be >= max_message_bytes"},
-		{Config{Joints: []string{"/j"}, StateQueueBytes: 1 << 10}, "state_queue_bytes: must be >= max_state_message_bytes"},
-		{Config{Joints: []string{"/j"}, MaxStateMessageBytes: -1}, "max_state_message_bytes: must be >= 0"},
-		{Config{Joints: []string{"/j"}, StateQueueBytes: -1}, "state_queue_bytes: must be >= 0"},
+		{Config{Joints: []string{"/j"}, QueueBytes: 1 << 20}, "ros.queue_bytes: must be >= ros.max_message"},
+		{Config{Joints: []string{"/j"}, StateQueueBytes: 1 << 10}, "ros.state_queue_bytes: must be >= ros.max_state_message"},
+		{Config{Joints: []string{"/j"}, MaxStateMessageBytes: -1}, "ros.max_state_message: must be >= 1KiB"},
+		{Config{Joints: []string{"/j"}, StateQueueBytes: -1}, "ros.state_queue_bytes: must be >= 0"},
 	}
 	for _, tc := range cases {
 		if err := tc.cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {

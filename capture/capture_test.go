@@ -458,8 +458,11 @@ func TestValidate(t *testing.T) {
 		{Config{Joints: []string{"/j"}, ClockTopic: "clock"}, `clock_topic: "clock" is not a global ROS name`},
 		{Config{Joints: []string{"/clock"}}, "clock_topic: /clock is also configured"},
 		{Config{Joints: []string{"/clock"}, SimTime: SimTimeOff}, ""},
-		{Config{Joints: []string{"/j"}, QueueSize: -1}, "queue_size: must be >= 0"},
-		{Config{Joints: []string{"/j"}, MaxMessageBytes: -5}, "max_message_bytes: must be >= 0"},
+		{Config{Joints: []string{"/j"}, QueueSize: -1}, "ros.queue_size: must be in 1..10000"},
+		{Config{Joints: []string{"/j"}, QueueSize: 10001}, "ros.queue_size: must be in 1..10000"},
+		{Config{Joints: []string{"/j"}, StateQueueSize: 100001}, "ros.state_queue_size: must be in 1..100000"},
+		{Config{Joints: []string{"/j"}, MaxMessageBytes: -5}, "ros.max_message: must be >= 1KiB"},
+		{Config{Joints: []string{"/j"}, MaxMessageBytes: 512}, "ros.max_message: must be >= 1KiB"},
 		{Config{}, "no topics to capture"},
 	}
 	for _, tc := range cases {

@@ -183,12 +183,6 @@ func (c Config) Validate() error {
 		}
 		topic(f, t.Topic)
 	}
-	if c.MaxStampSkew < 0 {
-		add("max_stamp_skew", "must be >= 0 (0: default %v), got %v", DefaultMaxStampSkew, c.MaxStampSkew)
-	}
-	if c.SimTime > SimTimeOn {
-		add("sim_time", "must be SimTimeAuto, SimTimeOff or SimTimeOn, got %d", c.SimTime)
-	}
 	if c.ClockTopic != "" {
 		if err := checkGlobal(c.ClockTopic); err != nil {
 			add("clock_topic", "%w", err)
@@ -197,31 +191,53 @@ func (c Config) Validate() error {
 	if _, dup := seen[c.withDefaults().ClockTopic]; dup && c.SimTime != SimTimeOff {
 		add("clock_topic", "%s is also configured as a data topic", c.withDefaults().ClockTopic)
 	}
-	if c.StateQueueSize < 0 {
-		add("state_queue_size", "must be >= 0 (0: default), got %d", c.StateQueueSize)
-	}
-	if c.QueueSize < 0 {
-		add("queue_size", "must be >= 0 (0: default), got %d", c.QueueSize)
-	}
-	for _, f := range []struct {
-		name string
-		v    int
-	}{{"max_message_bytes", c.MaxMessageBytes}, {"queue_bytes", c.QueueBytes},
-		{"max_state_message_bytes", c.MaxStateMessageBytes}, {"state_queue_bytes", c.StateQueueBytes}} {
-		if f.v < 0 {
-			add(f.name, "must be >= 0 (0: default), got %d", f.v)
-		}
-	}
-	if d := c.withDefaults(); c.MaxMessageBytes >= 0 && c.QueueBytes >= 0 && d.QueueBytes < d.MaxMessageBytes {
-		add("queue_bytes", "must be >= max_message_bytes (%d): one message must fit, got %d", d.MaxMessageBytes, d.QueueBytes)
-	}
-	if d := c.withDefaults(); c.MaxStateMessageBytes >= 0 && c.StateQueueBytes >= 0 && d.StateQueueBytes < d.MaxStateMessageBytes {
-		add("state_queue_bytes", "must be >= max_state_message_bytes (%d): one message must fit, got %d", d.MaxStateMessageBytes, d.StateQueueBytes)
-	}
+	c.validateBounds(add)
 	if len(c.Cameras)+len(c.Joints)+len(c.FSM) == 0 {
 		errs = append(errs, fmt.Errorf("cameras, joints, fsm: %w", ErrNoTopics))
 	}
 	return errors.Join(errs...)
+}
+
+// validateBounds holds the one rule set of capture's bounds; its errors
+// name the config file's keys (ros.queue_size, capture.max_stamp_skew),
+// which config does not check again: 0 is each field's default.
+func (c Config) validateBounds(add func(field, format string, args ...any)) {
+	if c.MaxStampSkew < 0 {
+		add("capture.max_stamp_skew", "must be >= 0 (0: default %v), got %v", DefaultMaxStampSkew, c.MaxStampSkew)
+	}
+	if c.SimTime > SimTimeOn {
+		add("sim_time", "must be SimTimeAuto, SimTimeOff or SimTimeOn, got %d", c.SimTime)
+	}
+	for _, q := range []struct {
+		field  string
+		v, max int
+	}{{"ros.queue_size", c.QueueSize, 10000}, {"ros.state_queue_size", c.StateQueueSize, 100000}} {
+		if q.v < 0 || q.v > q.max {
+			add(q.field, "must be in 1..%d (0: default), got %d", q.max, q.v)
+		}
+	}
+	for _, f := range []struct {
+		field string
+		v     int
+	}{{"ros.max_message", c.MaxMessageBytes}, {"ros.max_state_message", c.MaxStateMessageBytes}} {
+		if f.v < 0 || (f.v > 0 && f.v < 1024) {
+			add(f.field, "must be >= 1KiB (0: default), got %d bytes", f.v)
+		}
+	}
+	for _, f := range []struct {
+		field string
+		v     int
+	}{{"ros.queue_bytes", c.QueueBytes}, {"ros.state_queue_bytes", c.StateQueueBytes}} {
+		if f.v < 0 {
+			add(f.field, "must be >= 0 (0: default), got %d", f.v)
+		}
+	}
+	if d := c.withDefaults(); c.MaxMessageBytes >= 0 && c.QueueBytes >= 0 && d.QueueBytes < d.MaxMessageBytes {
+		add("ros.queue_bytes", "must be >= ros.max_message (%d): one message must fit, got %d", d.MaxMessageBytes, d.QueueBytes)
+	}
+	if d := c.withDefaults(); c.MaxStateMessageBytes >= 0 && c.StateQueueBytes >= 0 && d.StateQueueBytes < d.MaxStateMessageBytes {
+		add("ros.state_queue_bytes", "must be >= ros.max_state_message (%d): one message must fit, got %d", d.MaxStateMessageBytes, d.StateQueueBytes)
+	}
 }
 
 // checkGlobal is ros.CheckName's rule for a name capture subscribes,

@@ -140,32 +140,13 @@ func (c *Config) validateTop(p *problems) {
 	}
 	checkTopic(p, "episode.recording_topic", c.Episode.RecordingTopic, true)
 	checkTopic(p, "episode.instruction_topic", c.Episode.InstructionTopic, true)
-	if c.Capture.MaxStampSkew < 0 {
-		p.add("capture.max_stamp_skew", "must be >= 0")
-	}
 }
 
 func (c *Config) validateROS(p *problems) {
 	// ros.master_uri and ros.node_name are the node's rules
-	// (ros.Config.Validate), applied by daemon.Check.
-	if c.ROS.MaxMessage < 1024 {
-		p.add("ros.max_message", "must be >= 1KiB")
-	}
-	if c.ROS.QueueSize < 1 || c.ROS.QueueSize > 10000 {
-		p.add("ros.queue_size", "must be in 1..10000")
-	}
-	if c.ROS.StateQueueSize < 1 || c.ROS.StateQueueSize > 100000 {
-		p.add("ros.state_queue_size", "must be in 1..100000")
-	}
-	if c.ROS.QueueBytes < c.ROS.MaxMessage {
-		p.add("ros.queue_bytes", "must be >= ros.max_message (%d): one message must fit", c.ROS.MaxMessage)
-	}
-	if c.ROS.MaxStateMessage < 1024 {
-		p.add("ros.max_state_message", "must be >= 1KiB")
-	}
-	if c.ROS.StateQueueBytes < c.ROS.MaxStateMessage {
-		p.add("ros.state_queue_bytes", "must be >= ros.max_state_message (%d): one message must fit", c.ROS.MaxStateMessage)
-	}
+	// (ros.Config.Validate); the queue and message bounds and
+	// capture.max_stamp_skew are capture's (capture.Config.Validate):
+	// daemon.Check applies both.
 	if v := c.ROS.Version; v < 0 || v > 2 {
 		p.add("ros.version", "must be 1, 2 or 0 (auto: ROS_VERSION from the environment), got %d", v)
 	}
