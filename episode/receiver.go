@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/edged-robotics/edged/internal/fsutil"
 )
@@ -145,6 +146,16 @@ func (r *Receiver) Close() error {
 // maxRaces bounds how often one change is re-applied because another
 // receiver changed the episode meanwhile.
 const maxRaces = 16
+
+// tornRereads and tornBackoff bound the re-reads of a shared store's
+// manifest that did not parse (10, 20, 40, 80, 160 ms: 310 ms in all).
+const (
+	tornRereads = 5
+	tornBackoff = 10 * time.Millisecond
+)
+
+// errManifestUnreadable marks a manifest that did not parse.
+var errManifestUnreadable = errors.New("manifest unreadable")
 
 // update applies change to episode id of robot and commits its
 // manifest, again on a fresh read whenever another receiver won a race.
@@ -435,21 +446,32 @@ func (r *Receiver) load(robot, id string) (*received, error) {
 	if err := CheckID(robot, id); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRefused, err)
 	}
-	b, ver, err := r.blobs.Get(id+"/"+manifestName, maxManifest)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		b, ver = nil, ""
-	case errors.Is(err, ErrTooLarge):
-		return nil, fmt.Errorf("%w: %w (move the episode aside to receive it again)", ErrRefused, err)
-	case err != nil:
-		return nil, err // an I/O error: worth a retry
-	}
-	if e := r.eps[id]; e != nil && e.mver == ver {
-		return e, nil
-	}
-	e, err := r.read(robot, id, b, ver)
-	if err != nil {
-		return nil, err
+	var e *received
+	for attempt := 0; ; attempt++ {
+		b, ver, err := r.blobs.Get(id+"/"+manifestName, maxManifest)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			b, ver = nil, ""
+		case errors.Is(err, ErrTooLarge):
+			return nil, fmt.Errorf("%w: %w (move the episode aside to receive it again)", ErrRefused, err)
+		case err != nil:
+			return nil, err // an I/O error: worth a retry
+		}
+		if c := r.eps[id]; c != nil && c.mver == ver {
+			return c, nil
+		}
+		e, err = r.read(robot, id, b, ver)
+		// A store that other sinks write may show a manifest mid-write
+		// (an S3 gateway over a directory can): read it again before
+		// refusing the episode for good.
+		if errors.Is(err, errManifestUnreadable) && r.opts.Shared && attempt < tornRereads {
+			time.Sleep(tornBackoff << attempt)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		break
 	}
 	if _, ok := r.eps[id]; !ok {
 		r.order = append(r.order, id)
@@ -470,8 +492,8 @@ func (r *Receiver) read(robot, id string, b []byte, ver string) (*received, erro
 		e.m = Manifest{Format: ManifestFormat, ID: id, Robot: robot}
 	} else {
 		if err := json.Unmarshal(b, &e.m); err != nil || e.m.Format != ManifestFormat {
-			return nil, fmt.Errorf("%w: %s: manifest unreadable or of another format (%v); move the episode aside to receive it again",
-				ErrRefused, id, err)
+			return nil, fmt.Errorf("%w: %s: %w or of another format (%v); move the episode aside to receive it again",
+				ErrRefused, id, errManifestUnreadable, err)
 		}
 		if e.m.Robot != robot {
 			return nil, fmt.Errorf("%w: %s belongs to robot %.140q", ErrConflict, id, e.m.Robot)
