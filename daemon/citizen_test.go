@@ -50,18 +50,19 @@ func TestRunAsANamespacedNodeEndsOnRosnodeKill(t *testing.T) {
 		t.Fatalf("node name %s, want /robot1/edged3", d.node.Name())
 	}
 
-	start := time.Now()
-	rostest.Start(t, m.Env(), "rosnode", "kill", "/robot1/edged3")
+	// Timed from rosnode kill's return (the node has taken the request
+	// by then), not from the Python tool's start, slow on a loaded machine.
+	kill := rostest.Start(t, m.Env(), "rosnode", "kill", "/robot1/edged3")
+	if err := kill.Wait(30 * time.Second); err != nil {
+		t.Fatalf("rosnode kill: %v\n%s", err, kill.Output())
+	}
 	select {
 	case err := <-runErr:
 		if !errors.Is(err, ErrROSShutdown) {
 			t.Fatalf("Run returned %v, want ErrROSShutdown", err)
 		}
-		if took := time.Since(start); took > 2*time.Second {
-			t.Errorf("edged ended %s after rosnode kill, want within 2s", took)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("edged kept running after rosnode kill")
+	case <-time.After(2 * time.Second):
+		t.Fatal("edged kept running 2s after rosnode kill")
 	}
 	ms, err := episode.List(filepath.Join(dir, "data", "episodes"))
 	if err != nil || len(ms) == 0 {

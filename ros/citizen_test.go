@@ -32,13 +32,14 @@ func TestRosnodeKill(t *testing.T) {
 		uri, err := m.Client("/t").LookupNode(context.Background(), "/edged")
 		return err == nil && uri != ""
 	})
-	start := time.Now()
+	// rosnode kill returns once the node answered its shutdown call; the
+	// node must have taken it by then (timed from there, not from the
+	// Python tool's start, which a loaded machine makes slow).
 	kill := rostest.Start(t, m.Env(), "rosnode", "kill", "/edged")
-	shutdownWithin(t, n, 2*time.Second)
-	t.Logf("shut down %s after rosnode kill", time.Since(start).Round(time.Millisecond))
-	if err := kill.Wait(10 * time.Second); err != nil {
-		t.Errorf("rosnode kill: %v\n%s", err, kill.Output())
+	if err := kill.Wait(30 * time.Second); err != nil {
+		t.Fatalf("rosnode kill: %v\n%s", err, kill.Output())
 	}
+	shutdownWithin(t, n, 2*time.Second)
 	if r := n.ShutdownReason(); !strings.Contains(r, "rosnode") {
 		t.Errorf("reason %q does not say who asked", r)
 	}
