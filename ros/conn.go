@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/edged-robotics/edged/internal/loglimit"
 	"io"
 	"net"
 	"os"
@@ -30,8 +31,8 @@ type pubConn struct {
 	mu        sync.Mutex  // guards remote and localPort
 	remote    string      // host:port of the TCPROS connection
 	localPort int
-	logLim    logLimiter // run's log lines
-	reserved  int        // bytes of the frame being read charged to the budget (readLoop only)
+	logLim    loglimit.Limiter // run's log lines
+	reserved  int              // bytes of the frame being read charged to the budget (readLoop only)
 }
 
 func newPubConn(s *Subscription, uri string) *pubConn {
@@ -44,7 +45,7 @@ func newPubConn(s *Subscription, uri string) *pubConn {
 // ReconnectMin only after a session that stayed up for ReconnectMax: a
 // publisher that connects and then fails every frame is retried less and
 // less often, like one that refuses. One that never answered backs off
-// up to UnreachableMax. Its log lines are rate limited (logEvery).
+// up to UnreachableMax. Its log lines are rate limited (loglimit.Every).
 func (c *pubConn) run() {
 	defer c.sub.wg.Done()
 	defer c.cancel()
@@ -52,7 +53,7 @@ func (c *pubConn) run() {
 	backoff := cfg.ReconnectMin
 	everConnected := false
 	for {
-		verbose, suppressed := c.logLim.allow()
+		verbose, suppressed := c.logLim.Allow()
 		began := time.Now()
 		connected, err := c.session(everConnected, verbose)
 		everConnected = everConnected || connected

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/edged-robotics/edged/internal/loglimit"
 	"log/slog"
 	"maps"
 	"net"
@@ -39,7 +40,7 @@ type Node struct {
 	connID atomic.Int64
 
 	handshakes  chan struct{} // a slot per subscriber handshake under way
-	refusedSubs logLimiter
+	refusedSubs loglimit.Limiter
 
 	shutdownOnce   sync.Once
 	shutdownCh     chan struct{} // closed when the graph asked the node to end

@@ -2,6 +2,7 @@ package ros
 
 import (
 	"context"
+	"github.com/edged-robotics/edged/internal/loglimit"
 	"net/url"
 	"sort"
 	"sync"
@@ -29,7 +30,7 @@ type Subscription struct {
 	connected                      atomic.Int64
 	held                           atomic.Int64 // bytes reserved by frames being read, queued or unreleased
 	lastType                       atomic.Pointer[string]
-	dropLog, refuseLog             logLimiter
+	dropLog, refuseLog             loglimit.Limiter
 }
 
 var messagePool = sync.Pool{New: func() any { return new(Message) }}
@@ -186,7 +187,7 @@ func (s *Subscription) setPublishers(uris []string) {
 	}
 	if refused > 0 {
 		s.refused.Add(uint64(refused))
-		if ok, more := s.refuseLog.allow(); ok {
+		if ok, more := s.refuseLog.Allow(); ok {
 			s.node.log.Warn("ros: ignored publisher URIs (not http://host:port, or over the cap of publishers per topic)",
 				"topic", s.topic, "ignored", refused, "max_publishers", s.opts.MaxPublishers, "suppressed_logs", more)
 		}
@@ -241,7 +242,7 @@ func (s *Subscription) unreserve(n int) { s.held.Add(-int64(n)) }
 // dropped counts one dropped message and logs it, rate limited.
 func (s *Subscription) dropped(why string) {
 	drops := s.drops.Add(1)
-	if ok, more := s.dropLog.allow(); ok {
+	if ok, more := s.dropLog.Allow(); ok {
 		s.node.log.Warn("ros: dropping messages: the consumer is too slow or the publishers send more than the queue holds",
 			"topic", s.topic, "why", why, "drops", drops, "queue_size", s.opts.QueueSize,
 			"queue_bytes", s.opts.QueueBytes, "held_bytes", s.held.Load(), "suppressed_logs", more)

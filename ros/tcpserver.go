@@ -37,7 +37,7 @@ func (n *Node) serveTCPROS() {
 			defer func() { <-n.handshakes }()
 			if err := n.handshakeSubscriber(conn); err != nil {
 				_ = conn.Close()
-				if ok, suppressed := n.refusedSubs.allow(); ok {
+				if ok, suppressed := n.refusedSubs.Allow(); ok {
 					n.log.Warn("ros: refused a subscriber", "remote", conn.RemoteAddr().String(), "err", err, "suppressed", suppressed)
 				}
 			}

@@ -45,6 +45,7 @@ import "C"
 import (
 	"context"
 	"encoding/hex"
+	"github.com/edged-robotics/edged/internal/loglimit"
 	"log/slog"
 	"sync"
 	"unsafe"
@@ -65,7 +66,7 @@ type Participant struct {
 	wg     sync.WaitGroup
 	gws    waitset
 
-	discoveryLog logLimiter
+	discoveryLog loglimit.Limiter
 
 	mu     sync.Mutex // guards subs, closed
 	subs   map[*Subscription]struct{}
@@ -174,7 +175,7 @@ func (p *Participant) noteDiscovery(c *C.edged_sample) {
 	defer C.edged_unref(c.sd)
 	info, err := DecodeParticipantInfo(unsafe.Slice((*byte)(unsafe.Pointer(c.data)), int(c.size)))
 	if err != nil {
-		if ok, more := p.discoveryLog.allow(); ok {
+		if ok, more := p.discoveryLog.Allow(); ok {
 			p.log.Warn("dds: ignoring a ros_discovery_info sample that does not decode", "err", err, "suppressed_logs", more)
 		}
 		return

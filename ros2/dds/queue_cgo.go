@@ -3,9 +3,6 @@
 package dds
 
 import (
-	"sync"
-	"time"
-
 	"github.com/edged-robotics/edged/ros"
 )
 
@@ -53,31 +50,9 @@ func (s *Subscription) deliver(m *ros.Message) {
 // dropped counts one dropped message and logs it, rate limited.
 func (s *Subscription) dropped(why string) {
 	drops := s.drops.Add(1)
-	if ok, more := s.dropLog.allow(); ok {
+	if ok, more := s.dropLog.Allow(); ok {
 		s.p.log.Warn("dds: dropping messages: the consumer is too slow or the publishers send more than the queue holds",
 			"topic", s.opts.Topic, "why", why, "drops", drops, "queue_size", s.opts.QueueSize,
 			"queue_bytes", s.opts.QueueBytes, "held_bytes", s.held.Load(), "suppressed_logs", more)
 	}
-}
-
-// logEvery is how often a repeating log line is written: the first at
-// once, then one per interval with the count of those suppressed.
-const logEvery = 30 * time.Second
-
-type logLimiter struct {
-	mu         sync.Mutex
-	last       time.Time
-	suppressed int
-}
-
-func (l *logLimiter) allow() (ok bool, suppressed int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := time.Now()
-	if !l.last.IsZero() && now.Sub(l.last) < logEvery {
-		l.suppressed++
-		return false, 0
-	}
-	l.last, suppressed, l.suppressed = now, l.suppressed, 0
-	return true, suppressed
 }

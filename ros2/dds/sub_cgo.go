@@ -77,6 +77,7 @@ import "C"
 import (
 	"context"
 	"fmt"
+	"github.com/edged-robotics/edged/internal/loglimit"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -114,7 +115,7 @@ type Subscription struct {
 
 	messages, bytes, drops atomic.Uint64
 	held                   atomic.Int64
-	dropLog                logLimiter
+	dropLog                loglimit.Limiter
 }
 
 // writerInfo is one writer's PublisherInfo, valid while the graph's
