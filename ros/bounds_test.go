@@ -60,14 +60,14 @@ func TestQueueBytesBoundAFlood(t *testing.T) {
 		return st.Messages == total
 	})
 	st := s.Stats()
-	if st.HeldBytes > budget || len(s.queue)*(size+4) > budget {
-		t.Errorf("holding %d bytes in %d messages, budget %d", st.HeldBytes, len(s.queue), budget)
+	if st.HeldBytes > budget || len(s.queue.ch)*(size+4) > budget {
+		t.Errorf("holding %d bytes in %d messages, budget %d", st.HeldBytes, len(s.queue.ch), budget)
 	}
 	if want := uint64(total - budget/(size+4)); st.Drops < want {
 		t.Errorf("drops %d, want >= %d", st.Drops, want)
 	}
-	for len(s.queue) > 0 {
-		(<-s.queue).Release()
+	for len(s.queue.ch) > 0 {
+		(<-s.queue.ch).Release()
 	}
 	if h := s.Stats().HeldBytes; h != 0 {
 		t.Errorf("%d bytes still held after releasing everything", h)

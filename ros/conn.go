@@ -188,7 +188,7 @@ func (c *pubConn) readLoop(conn net.Conn, info *PublisherInfo) error {
 	cfg := s.node.cfg
 	fr := tcpros.NewFrameReader(conn, s.opts.MaxMessageBytes, s.node.pool)
 	reserve := func(n int) bool {
-		if !s.reserve(n) {
+		if !s.queue.Reserve(n) {
 			return false
 		}
 		c.reserved += n
@@ -212,9 +212,9 @@ func (c *pubConn) readLoop(conn net.Conn, info *PublisherInfo) error {
 		c.reserved = 0
 		buf, err := fr.ReadBody(n, reserve)
 		if err != nil {
-			s.unreserve(c.reserved)
+			s.queue.Unreserve(c.reserved)
 			if errors.Is(err, tcpros.ErrNoRoom) {
-				s.dropped("byte budget")
+				s.queue.Drop("byte budget")
 				continue
 			}
 			if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -232,6 +232,6 @@ func (c *pubConn) readLoop(conn net.Conn, info *PublisherInfo) error {
 		m.reserved = c.reserved
 		s.bytes.Add(uint64(n))
 		c.bytes.Add(uint64(n))
-		s.deliver(m)
+		s.queue.Deliver(m)
 	}
 }

@@ -135,7 +135,7 @@ func (n *Node) busStats() []any {
 	for _, sub := range n.subscriptions() {
 		conns := []any{}
 		for _, c := range sub.connections() {
-			conns = append(conns, []any{int(c.id), int64(c.bytes.Load()), int64(sub.drops.Load()), c.connected.Load()})
+			conns = append(conns, []any{int(c.id), int64(c.bytes.Load()), int64(sub.queue.Drops()), c.connected.Load()})
 		}
 		subStats = append(subStats, []any{sub.topic, conns})
 	}

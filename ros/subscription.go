@@ -14,7 +14,7 @@ type Subscription struct {
 	node  *Node
 	topic string
 	opts  SubscribeOptions
-	queue chan *Message
+	queue *Queue
 
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -25,12 +25,11 @@ type Subscription struct {
 	mu   sync.Mutex // guards pubs
 	pubs map[string]*pubConn
 
-	messages, bytes, drops, errors atomic.Uint64
-	connects, reconnects, refused  atomic.Uint64
-	connected                      atomic.Int64
-	held                           atomic.Int64 // bytes reserved by frames being read, queued or unreleased
-	lastType                       atomic.Pointer[string]
-	dropLog, refuseLog             loglimit.Limiter
+	bytes, errors                 atomic.Uint64
+	connects, reconnects, refused atomic.Uint64
+	connected                     atomic.Int64
+	lastType                      atomic.Pointer[string]
+	refuseLog                     loglimit.Limiter
 }
 
 var messagePool = sync.Pool{New: func() any { return new(Message) }}
@@ -52,7 +51,7 @@ func newSubscription(n *Node, opts SubscribeOptions) *Subscription {
 		opts.Type = "*"
 	}
 	ctx, cancel := context.WithCancel(n.ctx)
-	s := &Subscription{node: n, topic: opts.Topic, opts: opts, queue: make(chan *Message, opts.QueueSize),
+	s := &Subscription{node: n, topic: opts.Topic, opts: opts, queue: NewQueue(opts.Topic, opts.QueueSize, opts.QueueBytes, n.log, "ros"),
 		ctx: ctx, cancel: cancel, pubs: map[string]*pubConn{}}
 	s.releaseFn = s.releaseMessage
 	return s
@@ -63,20 +62,20 @@ func (s *Subscription) Topic() string { return s.topic }
 
 // Messages delivers received messages; Release each one. The channel is
 // closed after Close (or the node's Close) once no more can arrive.
-func (s *Subscription) Messages() <-chan *Message { return s.queue }
+func (s *Subscription) Messages() <-chan *Message { return s.queue.C() }
 
 // Stats returns the subscription's counters.
 func (s *Subscription) Stats() SubscriptionStats {
 	return SubscriptionStats{
-		Messages:   s.messages.Load(),
+		Messages:   s.queue.Messages(),
 		Bytes:      s.bytes.Load(),
-		Drops:      s.drops.Load(),
+		Drops:      s.queue.Drops(),
 		Errors:     s.errors.Load(),
 		Connects:   s.connects.Load(),
 		Reconnects: s.reconnects.Load(),
 		Publishers: int(s.connected.Load()),
 
-		HeldBytes:         s.held.Load(),
+		HeldBytes:         s.queue.Held(),
 		RefusedPublishers: s.refused.Load(),
 	}
 }
@@ -117,7 +116,7 @@ func (s *Subscription) shutdown() {
 	s.cancel()
 	s.mu.Unlock()
 	s.wg.Wait()
-	close(s.queue)
+	s.queue.Close()
 }
 
 // register registers with the master and adopts its publisher list.
@@ -213,64 +212,9 @@ func (s *Subscription) forget(c *pubConn) {
 	}
 }
 
-// reserve charges n bytes to the subscription's byte budget, dropping
-// the oldest queued messages to make room. It reports false when even an
-// empty queue leaves no room (the budget is held by frames being read or
-// by messages the consumer has not released yet).
-func (s *Subscription) reserve(n int) bool {
-	for {
-		held := s.held.Load()
-		if held+int64(n) <= int64(s.opts.QueueBytes) {
-			if s.held.CompareAndSwap(held, held+int64(n)) {
-				return true
-			}
-			continue
-		}
-		select {
-		case old := <-s.queue:
-			old.Release()
-			s.dropped("byte budget")
-		default:
-			return false
-		}
-	}
-}
-
-// unreserve gives n bytes back to the budget.
-func (s *Subscription) unreserve(n int) { s.held.Add(-int64(n)) }
-
-// dropped counts one dropped message and logs it, rate limited.
-func (s *Subscription) dropped(why string) {
-	drops := s.drops.Add(1)
-	if ok, more := s.dropLog.Allow(); ok {
-		s.node.log.Warn("ros: dropping messages: the consumer is too slow or the publishers send more than the queue holds",
-			"topic", s.topic, "why", why, "drops", drops, "queue_size", s.opts.QueueSize,
-			"queue_bytes", s.opts.QueueBytes, "held_bytes", s.held.Load(), "suppressed_logs", more)
-	}
-}
-
-// deliver queues m without ever blocking: when the queue is full the
-// oldest waiting message is dropped, released and counted.
-func (s *Subscription) deliver(m *Message) {
-	for {
-		select {
-		case s.queue <- m:
-			s.messages.Add(1)
-			return
-		default:
-		}
-		select {
-		case old := <-s.queue:
-			old.Release()
-			s.dropped("queue size")
-		default:
-		}
-	}
-}
-
 func (s *Subscription) releaseMessage(m *Message) {
 	s.node.pool.Put(m.buf)
-	s.unreserve(m.reserved)
+	s.queue.Unreserve(m.reserved)
 	*m = Message{}
 	messagePool.Put(m)
 }

@@ -77,7 +77,6 @@ import "C"
 import (
 	"context"
 	"fmt"
-	"github.com/edged-robotics/edged/internal/loglimit"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -92,7 +91,7 @@ import (
 type Subscription struct {
 	p     *Participant
 	opts  SubscribeOptions
-	queue chan *ros.Message
+	queue *ros.Queue
 
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -113,9 +112,7 @@ type Subscription struct {
 	lastWriter uint64
 	lastInfo   writerInfo
 
-	messages, bytes, drops atomic.Uint64
-	held                   atomic.Int64
-	dropLog                loglimit.Limiter
+	bytes atomic.Uint64
 }
 
 // writerInfo is one writer's PublisherInfo, valid while the graph's
@@ -155,7 +152,7 @@ func (p *Participant) Subscribe(ctx context.Context, opts SubscribeOptions) (*Su
 	if p.closed {
 		return nil, errClosed
 	}
-	s := &Subscription{p: p, opts: opts, queue: make(chan *ros.Message, opts.QueueSize), done: make(chan struct{})}
+	s := &Subscription{p: p, opts: opts, queue: ros.NewQueue(opts.Topic, opts.QueueSize, opts.QueueBytes, p.log, "dds"), done: make(chan struct{})}
 	s.ctx, s.cancel = context.WithCancel(p.ctx)
 	s.releaseFn = s.release
 	p.subs[s] = struct{}{}
@@ -168,7 +165,7 @@ func (s *Subscription) Topic() string { return s.opts.Topic }
 
 // Messages delivers received samples (serialized CDR, encapsulation
 // header included); Release each one. Closed after Close.
-func (s *Subscription) Messages() <-chan *ros.Message { return s.queue }
+func (s *Subscription) Messages() <-chan *ros.Message { return s.queue.C() }
 
 // QoS returns the reader's QoS once created (ok false before).
 func (s *Subscription) QoS() (QoS, bool) {
@@ -182,7 +179,7 @@ func (s *Subscription) QoS() (QoS, bool) {
 // for their size, Drops those dropped by edged's queue plus those Cyclone
 // reports lost.
 func (s *Subscription) Stats() ros.SubscriptionStats {
-	st := ros.SubscriptionStats{Messages: s.messages.Load(), Bytes: s.bytes.Load(), Drops: s.drops.Load(), HeldBytes: s.held.Load()}
+	st := ros.SubscriptionStats{Messages: s.queue.Messages(), Bytes: s.bytes.Load(), Drops: s.queue.Drops(), HeldBytes: s.queue.Held()}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.rd == 0 {
@@ -220,7 +217,7 @@ func (s *Subscription) Close() error {
 // run is the subscription's goroutine.
 func (s *Subscription) run() {
 	defer close(s.done)
-	defer close(s.queue)
+	defer s.queue.Close()
 	if err := s.open(); err != nil {
 		if s.ctx.Err() == nil {
 			s.p.log.Error("dds: cannot subscribe; the topic stays silent", "topic", s.opts.Topic, "err", err)
@@ -327,16 +324,16 @@ func cbool(b bool) C.int {
 func (s *Subscription) accept(c *C.edged_sample, now time.Time) {
 	n := int(c.size)
 	s.bytes.Add(uint64(n))
-	if !s.reserve(n) {
+	if !s.queue.Reserve(n) {
 		C.edged_unref(c.sd)
-		s.dropped("byte budget")
+		s.queue.Drop("byte budget")
 		return
 	}
 	sm := samplePool.Get().(*sample)
 	sm.sd, sm.reserved = c.sd, n
 	sm.m = ros.Message{Topic: s.opts.Topic, Publisher: s.publisher(uint64(c.writer)), Data: unsafe.Slice((*byte)(unsafe.Pointer(c.data)), n), Received: now}
 	sm.m.SetRelease(s.releaseFn)
-	s.deliver(&sm.m)
+	s.queue.Deliver(&sm.m)
 }
 
 // publisher returns the PublisherInfo of the writer with publication
@@ -373,7 +370,7 @@ func (s *Subscription) publisher(h uint64) *ros.PublisherInfo {
 func (s *Subscription) release(m *ros.Message) {
 	sm := (*sample)(unsafe.Pointer(m))
 	C.edged_unref(sm.sd)
-	s.held.Add(-int64(sm.reserved))
+	s.queue.Unreserve(sm.reserved)
 	*sm = sample{}
 	samplePool.Put(sm)
 }
