@@ -51,7 +51,7 @@ func TestChecksJudgeClosedEpisodes(t *testing.T) {
 		t.Fatalf("verdicts %+v", v)
 	}
 	got := d.checks.snapshot()
-	if len(got) != 2 || got[0] != (checkCount{"dropped", 1}) || got[1] != (checkCount{"grasped", 0}) {
+	if len(got) != 2 || got[0] != (CheckCount{"dropped", 0, 1}) || got[1] != (CheckCount{"grasped", 1, 0}) {
 		t.Fatalf("violations %+v", got)
 	}
 }
