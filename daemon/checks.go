@@ -3,6 +3,7 @@ package daemon
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"gopkg.in/yaml.v3"
@@ -51,47 +52,87 @@ func merge(dst, src *tracecheck.Rules) {
 	}
 }
 
-// checkStats counts violations (UNSAT verdicts) per check for /metrics;
-// every configured check has a series from the start.
-type checkStats struct {
-	mu         sync.Mutex
-	violations map[string]uint64
+// setRules makes rules the trace checks of episodes closing from now on
+// (a reload).
+func (d *Daemon) setRules(rules *tracecheck.Rules) {
+	d.checks.add(rules)
+	d.rules.Store(rules)
+	d.log.Info("daemon: trace checks (re)loaded", "checks", names(rules))
 }
 
-func (s *checkStats) init(r *tracecheck.Rules) {
+// names lists the checks of r, comma-separated.
+func names(r *tracecheck.Rules) string {
+	if r == nil {
+		return ""
+	}
+	n := make([]string, len(r.Checks))
+	for i, c := range r.Checks {
+		n[i] = c.Name
+	}
+	return strings.Join(n, ",")
+}
+
+// checkStats counts verdicts per check for /metrics (violations) and
+// the status page (both); every check configured since the start has a
+// series (a check a reload removed keeps its counts: a counter never
+// goes back).
+type checkStats struct {
+	mu     sync.Mutex
+	counts map[string]*CheckCount
+}
+
+// CheckCount is one check's verdicts since edged started.
+type CheckCount struct {
+	Check string `json:"check"`
+	Sat   uint64 `json:"sat"`
+	Unsat uint64 `json:"unsat"` // violations
+}
+
+// add gives the checks of r a series each (from 0 when new).
+func (s *checkStats) add(r *tracecheck.Rules) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.violations = map[string]uint64{}
 	if r != nil {
 		for _, c := range r.Checks {
-			s.violations[c.Name] = 0
+			s.of(c.Name)
 		}
 	}
 }
 
-func (s *checkStats) add(vs []episode.Verdict) {
+// of is the count of check (created); s.mu held.
+func (s *checkStats) of(check string) *CheckCount {
+	if s.counts == nil {
+		s.counts = map[string]*CheckCount{}
+	}
+	c := s.counts[check]
+	if c == nil {
+		c = &CheckCount{Check: check}
+		s.counts[check] = c
+	}
+	return c
+}
+
+func (s *checkStats) count(vs []episode.Verdict) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, v := range vs {
-		if !v.Sat {
-			s.violations[v.Check]++
+		if c := s.of(v.Check); v.Sat {
+			c.Sat++
+		} else {
+			c.Unsat++
 		}
 	}
 }
 
-type checkCount struct {
-	check string
-	n     uint64
-}
-
-func (s *checkStats) snapshot() []checkCount {
+// snapshot is a copy in check name order.
+func (s *checkStats) snapshot() []CheckCount {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]checkCount, 0, len(s.violations))
-	for k, v := range s.violations {
-		out = append(out, checkCount{k, v})
+	out := make([]CheckCount, 0, len(s.counts))
+	for _, c := range s.counts {
+		out = append(out, *c)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].check < out[j].check })
+	sort.Slice(out, func(i, j int) bool { return out[i].Check < out[j].Check })
 	return out
 }
 
@@ -100,7 +141,8 @@ func (s *checkStats) snapshot() []checkCount {
 // are shipped with the end). A failure to read or write is logged: the
 // episode ships without verdicts rather than not at all.
 func (d *Daemon) judge(storeDir string, m episode.Manifest) episode.Manifest {
-	if d.rules == nil || d.store == nil {
+	rules := d.rules.Load()
+	if rules == nil || d.store == nil {
 		return m
 	}
 	e, err := episode.Load(storeDir, m.ID)
@@ -108,8 +150,9 @@ func (d *Daemon) judge(storeDir string, m episode.Manifest) episode.Manifest {
 		d.log.Warn("daemon: trace checks not evaluated (episode unreadable)", "episode", m.ID, "err", err)
 		return m
 	}
-	v := tracecheck.Verdicts(d.rules.Evaluate(e))
-	d.checks.add(v)
+	v := tracecheck.Verdicts(rules.Evaluate(e))
+	d.checks.count(v)
+	d.status.judged(m, v)
 	if err := d.store.SetVerdicts(m.ID, v); err != nil {
 		d.log.Warn("daemon: verdicts not stored in the manifest (they are shipped)", "episode", m.ID, "err", err)
 	}

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // checksConfig is a replay config of the G1 recording with trace checks
@@ -28,8 +31,9 @@ func checksConfig(t *testing.T, inline string) *config.Config {
 }
 
 // TestChecksJudgeClosedEpisodes: the configured checks are evaluated
-// when an episode closes; the verdicts are in the manifest and counted
-// per check for /metrics.
+// when an episode closes; the verdicts are in the manifest, counted per
+// check on /metrics (as Prometheus scrapes it) and listed on the status
+// page.
 func TestChecksJudgeClosedEpisodes(t *testing.T) {
 	if _, err := os.Stat(sampleBag); err != nil {
 		t.Skipf("sample bag %s absent (it lives outside the repository): %v", sampleBag, err)
@@ -51,8 +55,28 @@ func TestChecksJudgeClosedEpisodes(t *testing.T) {
 		t.Fatalf("verdicts %+v", v)
 	}
 	got := d.checks.snapshot()
-	if len(got) != 2 || got[0] != (checkCount{"dropped", 1}) || got[1] != (checkCount{"grasped", 0}) {
+	if len(got) != 2 || got[0] != (CheckCount{"dropped", 0, 1}) || got[1] != (CheckCount{"grasped", 1, 0}) {
 		t.Fatalf("violations %+v", got)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collector{d})
+	rec := httptest.NewRecorder()
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	for _, want := range []string{`edged_check_violations_total{check="dropped"} 1`, `edged_check_violations_total{check="grasped"} 0`} {
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, grepLines(rec.Body.String(), "check"))
+		}
+	}
+	// A replay serves no page: render the page's template of its data.
+	var page strings.Builder
+	if err := statusPage.Execute(&page, pageData{Status: d.status.view(), Checks: d.checks.snapshot()}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{ms[0].ID + "</td><td>dropped</td><td><span class=\"bad\">UNSAT</span>",
+		ms[0].ID + "</td><td>grasped</td><td><span class=\"ok\">SAT</span>", "<td>dropped</td><td>0</td><td class=\"bad\">1</td>"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("status page lacks %s:\n%s", want, page.String())
+		}
 	}
 }
 

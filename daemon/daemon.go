@@ -32,7 +32,8 @@ type Options struct {
 	// Version is reported on the status page.
 	Version string
 	// Reload, when it receives, reloads the config with LoadConfig and
-	// applies its camera and joint topics (cmd wires SIGHUP to it).
+	// applies its camera and joint topics and its trace checks (cmd
+	// wires SIGHUP to it).
 	Reload <-chan struct{}
 	// LoadConfig reads the config again for Reload. Default: none
 	// (Reload then only re-discovers topics).
@@ -82,8 +83,8 @@ type Daemon struct {
 	loopBeat    atomic.Int64 // unix ns of the sheet loop's last round
 	shipFailing atomic.Bool  // the last outbox put failed (ship logs runs)
 	buildTime   prometheus.Histogram
-	rules       *tracecheck.Rules // the trace checks; nil: none
-	ros2Types   *cdr.Registry     // ROS 2 definitions: bundled + ros2.msg_dirs (live and replay)
+	rules       atomic.Pointer[tracecheck.Rules] // the trace checks (nil: none); replaced by a reload
+	ros2Types   *cdr.Registry                    // ROS 2 definitions: bundled + ros2.msg_dirs (live and replay)
 	checks      checkStats
 
 	// Set by Run before the HTTP server starts, read-only afterwards.
@@ -129,8 +130,9 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 		return nil, err
 	}
 	d := &Daemon{cfg: resolved, log: opts.Logger, opts: opts, events: make(chan episodeEvent, 256),
-		buildTime: newSheetBuildHistogram(), rules: rules, ros2Types: types}
-	d.checks.init(rules)
+		buildTime: newSheetBuildHistogram(), ros2Types: types}
+	d.rules.Store(rules)
+	d.checks.add(rules)
 	return d, nil
 }
 
@@ -259,8 +261,11 @@ func (d *Daemon) serve(ctx context.Context) string {
 	}
 }
 
-// reload reads the config again and applies its camera and joint topics;
-// other changes need a restart and are reported.
+// reload reads the config again and applies its camera and joint topics
+// and its trace checks (the rules file read again: episodes closing from
+// now on are judged by them); other changes need a restart and are
+// reported. A config or rules file that does not load is refused whole:
+// the running topics and checks stay.
 func (d *Daemon) reload(ctx context.Context) {
 	if d.opts.LoadConfig == nil {
 		_ = d.refresh(ctx, &d.cfg)
@@ -272,17 +277,22 @@ func (d *Daemon) reload(ctx context.Context) {
 		r, err = resolveTopics(loaded, d.opts.ROSArgs)
 		loaded = &r
 	}
+	var rules *tracecheck.Rules
+	if err == nil {
+		rules, err = rulesOf(loaded)
+	}
 	if err != nil {
-		d.log.Error("daemon: reload refused; keeping the running config", "err", err)
+		d.log.Error("daemon: reload refused; keeping the running config and trace checks (fix the file and send SIGHUP again)", "err", err)
 		return
 	}
 	cfg := loaded
 	rest := *cfg
-	rest.Cameras, rest.Joints = d.cfg.Cameras, d.cfg.Joints
+	rest.Cameras, rest.Joints, rest.Checks = d.cfg.Cameras, d.cfg.Joints, d.cfg.Checks
 	if !reflect.DeepEqual(rest, d.cfg) {
-		d.log.Warn("daemon: reload applies cameras and joints only; restart edged for the other changes")
+		d.log.Warn("daemon: reload applies cameras, joints and checks only; restart edged for the other changes")
 	}
-	d.cfg.Cameras, d.cfg.Joints = cfg.Cameras, cfg.Joints
+	d.cfg.Cameras, d.cfg.Joints, d.cfg.Checks = cfg.Cameras, cfg.Joints, cfg.Checks
+	d.setRules(rules)
 	if err := d.refreshOrStart(ctx, &d.cfg); err != nil {
 		d.log.Error("daemon: reload", "err", err)
 		return

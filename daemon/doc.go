@@ -24,8 +24,12 @@
 // episode ends, the run loop evaluates them over the closed episode,
 // writes the verdicts into its manifest (Store.SetVerdicts) and ships
 // them in the end manifest; UNSAT verdicts count in
-// edged_check_violations_total{check}. An episode that cannot be read
-// ships without verdicts, never not at all.
+// edged_check_violations_total{check}, and the status page lists the
+// last closed episodes' verdicts with SAT/UNSAT counts per check. An
+// episode that cannot be read ships without verdicts, never not at all.
+// Reload (SIGHUP) replaces the checks atomically (the run loop reads
+// them once per closing episode); rules that do not load refuse the
+// whole reload and the running checks stay.
 //
 // Episodes the store's Open closed after a crash are shipped at start
 // like any other (their segments, then the closed manifest). /healthz is

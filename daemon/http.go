@@ -114,13 +114,15 @@ type pageData struct {
 	Segments uint64               `json:"segments"`
 	Backlog  int                  `json:"backlog"`
 	MQTT     bool                 `json:"mqtt_connected"`
+	Checks   []CheckCount         `json:"checks,omitempty"` // verdicts per check since start
 }
 
 func (d *Daemon) pageData() pageData {
 	st := d.nodeStatus()
 	ready, problems := d.health()
 	p := pageData{Robot: d.cfg.RobotID, Version: d.opts.Version, Node: st.Name, Master: st.MasterURI, MasterUp: st.MasterUp,
-		Ready: ready, Problems: problems, Status: d.status.view(), Sheets: d.stats.sheets.Load(), Segments: d.stats.segments.Load()}
+		Ready: ready, Problems: problems, Status: d.status.view(), Sheets: d.stats.sheets.Load(), Segments: d.stats.segments.Load(),
+		Checks: d.checks.snapshot()}
 	if c := d.capt.Load(); c != nil {
 		p.Topics = c.Stats()
 	}
@@ -186,6 +188,10 @@ img{max-width:100%;border:1px solid #ccc}
 <p id="uplink">uplink: {{.Backlog}} messages waiting &middot; MQTT {{if .MQTT}}<span class="ok">connected</span>{{else}}not connected{{end}}</p>
 {{if .Status.Recent}}<h2>Recent segments</h2><table id="segments"><tr><th>#</th><th>start</th><th>end</th><th>label</th><th>outcome</th></tr>
 {{range .Status.Recent}}<tr><td>{{.Index}}</td><td>{{printf "%.2f" .StartSec}}s</td><td>{{printf "%.2f" .EndSec}}s</td><td>{{.Label}}</td><td>{{.Outcome}}</td></tr>{{end}}</table>{{end}}
+{{if .Checks}}<h2>Trace checks</h2><table id="checks"><tr><th>check</th><th>SAT</th><th>UNSAT</th></tr>
+{{range .Checks}}<tr><td>{{.Check}}</td><td>{{.Sat}}</td><td{{if .Unsat}} class="bad"{{end}}>{{.Unsat}}</td></tr>{{end}}</table>
+<table id="verdicts"><tr><th>episode</th><th>check</th><th>verdict</th><th>witness</th></tr>
+{{range .Status.Judged}}{{$ep := .Episode}}{{range .Verdicts}}<tr><td>{{$ep}}</td><td>{{.Check}}</td><td>{{if .Sat}}<span class="ok">SAT</span>{{else}}<span class="bad">UNSAT</span>{{end}}</td><td>{{.Witness}}</td></tr>{{end}}{{else}}<tr><td colspan="4">no episode closed yet</td></tr>{{end}}</table>{{end}}
 <h2>Topics</h2><table id="topics"><tr><th>topic</th><th>role</th><th>type</th><th>messages</th><th>drops</th><th>decode errors</th><th>publishers</th></tr>
 {{range .Topics}}<tr><td>{{.Topic}}</td><td>{{.Role}}</td><td>{{.Type}}</td><td>{{.Messages}}</td><td>{{.Drops}}</td><td>{{.DecodeErrors}}</td><td>{{.Publishers}}</td></tr>{{end}}</table>
 <h2>Latest sheets</h2>

@@ -120,7 +120,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	counter(ringDropped, d.router.dropped.Load())
 	for _, c := range d.checks.snapshot() {
-		counter(checkViolations, c.n, c.check)
+		counter(checkViolations, c.Unsat, c.Check)
 	}
 	st := &d.stats
 	counter(sheetsTotal, st.sheets.Load())

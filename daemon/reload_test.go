@@ -1,11 +1,14 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,5 +95,99 @@ func TestReloadAddsACameraAndKeepsTheEpisode(t *testing.T) {
 	last := ep.Segments[len(ep.Segments)-1]
 	if !ep.Manifest.Closed || ep.Manifest.Outcome != episode.Interrupted || last.Outcome != episode.Interrupted {
 		t.Fatalf("after stop: manifest %+v, last segment %+v; want both interrupted", ep.Manifest, last)
+	}
+}
+
+// TestReloadChecks: SIGHUP's reload reads the trace checks again (the
+// rules file too): episodes closing after it are judged by the new
+// checks, and the status page lists their verdicts; a rules file that
+// does not parse is refused with a log line naming the position, and
+// the running checks stay.
+func TestReloadChecks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test with rosmaster and rospy; skipped with -short")
+	}
+	m := rostest.StartMaster(t)
+	// every message a new state; episode.max_duration closes an episode
+	// every second
+	m.Publish("--name", "fsm_pub", "--topic", "/task/state", "--kind", "string", "--rate", "10")
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "rules.yaml")
+	writeRules := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(rules, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeRules("checks: [{name: greeted, formula: 'tr.Exists(hello.*)'}]\n")
+	cfg, err := config.Parse([]byte(fmt.Sprintf("robot_id: r1\ndata_dir: %s\nros: {master_uri: %q, host: 127.0.0.1}\n"+
+		"http: {listen: \"off\"}\njoints: [{topic: /joint_states}]\nfsm: [{topic: /task/state, idle_states: [IDLE]}]\n"+
+		"episode: {max_duration: 1s}\nchecks: {file: %s}\n", filepath.Join(dir, "data"), m.URI, rules)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &lockedBuf{}
+	reload := make(chan struct{})
+	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(logs, nil)), Reload: reload,
+		LoadConfig: func() (*config.Config, error) { c := *cfg; return &c, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	runErr := make(chan error, 1)
+	go func() { runErr <- d.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-runErr; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	lastJudged := func() (string, string) {
+		j := d.status.view().Judged
+		if len(j) == 0 || len(j[0].Verdicts) != 1 {
+			return "", ""
+		}
+		return j[0].Episode, j[0].Verdicts[0].Check
+	}
+	judgedBy := func(check string) func() bool {
+		return func() bool { _, c := lastJudged(); return c == check }
+	}
+	rostest.WaitFor(t, 60*time.Second, "an episode judged by the first checks", judgedBy("greeted"))
+
+	writeRules("checks: [{name: never-bye, formula: 'not tr.Exists(bye)'}]\n")
+	reload <- struct{}{}
+	rostest.WaitFor(t, 60*time.Second, "an episode judged by the reloaded checks", judgedBy("never-bye"))
+
+	writeRules("checks: [{name: broken, formula: 'tr.Exists(a'}]\n")
+	reload <- struct{}{}
+	rostest.WaitFor(t, 60*time.Second, "the bad rules file refused in the log", func() bool {
+		return strings.Contains(logs.String(), "reload refused")
+	})
+	if s := logs.String(); !strings.Contains(s, "checks[0].formula: 1:12") {
+		t.Fatalf("the refusal does not say where the formula is wrong:\n%s", s)
+	}
+	refused, _ := lastJudged()
+	rostest.WaitFor(t, 60*time.Second, "an episode closed after the refused reload", func() bool {
+		id, _ := lastJudged()
+		return id != refused
+	})
+	if _, c := lastJudged(); c != "never-bye" {
+		t.Fatalf("after a refused reload the episode was judged by %q, want the running never-bye", c)
+	}
+
+	// The status page lists verdicts and the counts per check.
+	var page bytes.Buffer
+	if err := statusPage.Execute(&page, d.pageData()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<table id="checks">`, "<td>greeted</td>", "<td>never-bye</td>", `<span class="ok">SAT</span>`} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("status page lacks %q", want)
+		}
+	}
+	for _, c := range d.pageData().Checks {
+		if c.Sat == 0 || c.Unsat != 0 || (c.Check != "greeted" && c.Check != "never-bye") {
+			t.Errorf("counts %+v, want SAT only, of greeted and never-bye", c)
+		}
 	}
 }

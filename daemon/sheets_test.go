@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -30,7 +31,8 @@ import (
 // and described by its index, each one VLM tile; no FSM label in any
 // snippet (snippets are shown to the VLM, the labels are what its answer
 // is scored against); and the sink's copy, read by the commands' own
-// readers, agrees with the robot's store.
+// readers, agrees with the robot's store, the trace checks' verdicts
+// included.
 func TestReplayShipsObservationsApartFromTruth(t *testing.T) {
 	for _, tc := range []struct {
 		name                      string
@@ -48,6 +50,8 @@ func TestReplayShipsObservationsApartFromTruth(t *testing.T) {
 cameras: [{topic: %s, name: top}]
 joints: [{topic: %s}]
 fsm: [{topic: %s, type: string, idle_states: [%s]}]
+checks: {rules: {checks: [{name: grasp-after-reach, formula: 'tr.AfterFirst(reach).Exists(grasp)'},
+  {name: place-after-grasp, formula: 'tr.AfterFirst(grasp).Exists(place)'}]}}
 `, tc.camera, tc.joints, tc.fsm, tc.idle))
 		})
 	}
@@ -128,6 +132,21 @@ uplink: {broker: %q, max_payload: 32KiB}
 		return err == nil && got.Manifest.Complete
 	})
 	checkUploaded(t, sinkOut, filepath.Join(store, ep.Manifest.ID), ep, "top", int(sum.Sheets))
+	checkVerdictsUploaded(t, sinkOut, ep)
+}
+
+// checkVerdictsUploaded: the robot judged the episode by the configured
+// checks, and the sink's manifest holds the same verdicts.
+func checkVerdictsUploaded(t *testing.T, sinkOut string, ep *episode.Episode) {
+	t.Helper()
+	v := ep.Manifest.Verdicts
+	if len(v) != 2 || v[0].Check != "grasp-after-reach" || !v[0].Sat || v[1].Check != "place-after-grasp" {
+		t.Fatalf("robot's verdicts %+v, want grasp-after-reach SAT and place-after-grasp", v)
+	}
+	got, err := episode.Load(episode.StoreDir(sinkOut), ep.Manifest.ID)
+	if err != nil || !reflect.DeepEqual(got.Manifest.Verdicts, v) {
+		t.Fatalf("sink's verdicts %+v (%v), want the robot's %+v", got.Manifest.Verdicts, err, v)
+	}
 }
 
 var labelFile = regexp.MustCompile(`^label-([0-9]{4,})\.jpg$`)

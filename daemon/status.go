@@ -12,6 +12,10 @@ import (
 
 const recentSegments = 20
 
+// recentJudged is how many closed episodes' verdicts the status page
+// shows.
+const recentJudged = 10
+
 // status is what the status page shows; written by the sheet loop, read
 // by HTTP handlers.
 type status struct {
@@ -21,6 +25,22 @@ type status struct {
 	states    map[string]sourceState // FSM source topic -> current state
 	recent    []episode.Segment      // newest last
 	lastSheet map[string]sheetSnap   // camera topic -> its latest sheet
+	judgedEps []Judged               // trace checks' verdicts, newest first
+}
+
+// Judged is a closed episode's verdicts, as the status page lists them.
+type Judged struct {
+	Episode  string            `json:"episode"`
+	End      time.Time         `json:"end"`
+	Verdicts []episode.Verdict `json:"verdicts"`
+}
+
+// judged records the verdicts of the closed episode m.
+func (s *status) judged(m episode.Manifest, v []episode.Verdict) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j := Judged{Episode: m.ID, End: m.End, Verdicts: v}
+	s.judgedEps = append([]Judged{j}, s.judgedEps[:min(len(s.judgedEps), recentJudged-1)]...)
 }
 
 type sourceState struct {
@@ -79,6 +99,7 @@ type statusView struct {
 	Recent   []episode.Segment
 	Sheets   []string // cameras with a sheet
 	Observed time.Time
+	Judged   []Judged // newest first
 }
 
 type namedState struct {
@@ -89,7 +110,8 @@ type namedState struct {
 func (s *status) view() statusView {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v := statusView{Episode: s.episode, Open: s.open, Recent: append([]episode.Segment(nil), s.recent...)}
+	v := statusView{Episode: s.episode, Open: s.open, Recent: append([]episode.Segment(nil), s.recent...),
+		Judged: append([]Judged(nil), s.judgedEps...)}
 	for src, st := range s.states {
 		v.States = append(v.States, namedState{Source: src, sourceState: st})
 	}

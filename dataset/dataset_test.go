@@ -85,9 +85,14 @@ func TestETP(t *testing.T) {
 	if _, err := WriteETP(t.TempDir(), e); err == nil {
 		t.Error("a tile outside the sheet: no error")
 	}
-	// No sheets: no image.
+	// No sheets: no image; exported into the directory of an earlier
+	// export, that one's image goes (a stale first_frame.jpg would pass
+	// for this episode's).
 	e.Dir = t.TempDir()
-	if x, err := WriteETP(t.TempDir(), e); err != nil || x.Image != "" || x.ImageSource != nil {
+	if x, err := WriteETP(out, e); err != nil || x.Image != "" || x.ImageSource != nil {
 		t.Errorf("no sheets: %+v %v", x, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, FrameFile)); !os.IsNotExist(err) {
+		t.Errorf("the earlier export's %s is still there (%v) beside an etp.json without image", FrameFile, err)
 	}
 }

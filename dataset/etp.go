@@ -3,9 +3,11 @@ package dataset
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"image/jpeg"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -84,20 +86,36 @@ func WriteETP(dir string, e *episode.Episode) (ETP, error) {
 	if err != nil {
 		return x, err
 	}
+	if err := writeFrame(filepath.Join(dir, FrameFile), frame); err != nil {
+		return x, err
+	}
 	if frame != nil {
-		if err := os.WriteFile(filepath.Join(dir, FrameFile), frame, 0o644); err != nil {
-			return x, fmt.Errorf("export etp: %w", err)
-		}
 		x.Image, x.ImageSource = FrameFile, src
 	}
 	b, err := json.MarshalIndent(x, "", "  ")
 	if err != nil {
 		return x, fmt.Errorf("export etp: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ETPFile), append(b, '\n'), 0o644); err != nil {
+	if err := fsutil.WriteFileAtomic(filepath.Join(dir, ETPFile), append(b, '\n')); err != nil {
 		return x, fmt.Errorf("export etp: %w", err)
 	}
 	return x, nil
+}
+
+// writeFrame writes the first frame, or removes the one an earlier
+// export left in the directory when there is none: an image beside an
+// etp.json that names none would pass for this episode's.
+func writeFrame(path string, frame []byte) error {
+	if frame == nil {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("export etp: removing an earlier export's image: %w", err)
+		}
+		return nil
+	}
+	if err := fsutil.WriteFileAtomic(path, frame); err != nil {
+		return fmt.Errorf("export etp: %w", err)
+	}
+	return nil
 }
 
 // FirstFrame cuts the first tile that shows a frame out of the episode's

@@ -41,6 +41,21 @@ func ParseElement(s string) Element {
 	return Element{Name: strings.TrimSpace(s[:open]), Args: args}
 }
 
+// CheckElement reports whether s is written as an element: a name, or
+// name(args) with a well-formed argument list. ParseElement reads any
+// state, but a rules file's map is written for the checks, and a typo
+// there (goto(office) would silently make an element no pattern
+// matches.
+func CheckElement(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return fmt.Errorf("empty element: give the RTL element the state stands for, e.g. goto(office)")
+	}
+	if el := ParseElement(s); strings.ContainsAny(el.Name, `()"`) {
+		return fmt.Errorf("%q is not an element: want name or name(arg, ...), arguments without parentheses, \"quoted\" when they hold a comma", s)
+	}
+	return nil
+}
+
 // splitArgs splits on commas outside double quotes, trimming spaces and
 // unquoting; false when the text is not a plain argument list.
 func splitArgs(s string) ([]string, bool) {

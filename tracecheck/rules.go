@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -107,8 +106,8 @@ func (r *Rules) Validate() error {
 		seen[c.Name] = i
 	}
 	for state, el := range r.Map {
-		if strings.TrimSpace(el) == "" {
-			return fmt.Errorf("map[%q]: empty element: give the RTL element the state stands for, e.g. goto(office)", state)
+		if err := rtl.CheckElement(el); err != nil {
+			return fmt.Errorf("map[%q]: %w", state, err)
 		}
 	}
 	return nil

@@ -114,6 +114,10 @@ func TestRulesErrors(t *testing.T) {
 		{"checks: [{name: a, formula: 'tr.Exists(a)', instruction: '('}]", "checks[0].instruction: not a regular expression"},
 		{"checks: [{name: a, formula: 'tr.Exists(a)', when: x}]", "field when not found"},
 		{"map: {X: ''}", `map["X"]: empty element`},
+		{"map: {X: 'goto(office'}", `map["X"]: "goto(office" is not an element`},
+		{"map: {X: 'goto(a(b))'}", `map["X"]: "goto(a(b))" is not an element`},
+		{`map: {X: 'say("meet)'}`, `is not an element`},
+		{"map: {X: '(office)'}", `is not an element`},
 		{"checks: 3", "rules: yaml"},
 		{strings.Repeat("#", MaxRulesBytes+1), "more than"},
 	} {
@@ -121,6 +125,9 @@ func TestRulesErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%.50q: %v, want %q", tc.in, err, tc.want)
 		}
+	}
+	if _, err := ParseRules([]byte(`map: {A: goto, B: 'goto(office, "a, b")', C: 'pick()', D: /SM/GRASP}`)); err != nil {
+		t.Errorf("well-formed map: %v", err)
 	}
 	if r, err := ParseRules(nil); err != nil || len(r.Checks) != 0 {
 		t.Errorf("empty rules: %v", err)

@@ -28,7 +28,7 @@ func newRunCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "run --config FILE [__name:=NAME] [__ns:=NS] [from:=to]...",
-		Short: "Run the daemon: capture, sheets, FSM ground truth (SIGHUP reloads cameras and joints)",
+		Short: "Run the daemon: capture, sheets, FSM ground truth (SIGHUP reloads cameras, joints and checks)",
 		Long: "Runs the daemon. ROS arguments as roscpp takes them (and roslaunch appends)\n" +
 			"may follow: __name:=, __ns:=, __master:=, __hostname:=, __ip:=, __log:=FILE\n" +
 			"(the log is also appended there), _param:=value and topic remappings\n" +

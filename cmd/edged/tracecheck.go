@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"text/tabwriter"
@@ -27,8 +29,10 @@ func newTraceCheckCmd() *cobra.Command {
 			"directory, an id or a unique id prefix in --dir) or of every episode of STORE_DIR (a data_dir, an\n" +
 			"episode store or a sink's output). Each check is SAT or UNSAT with its witness: the element that\n" +
 			"matched, or the part of the trace searched in vain. Over a store it adds the pass rate per check,\n" +
-			"per robot and per day. It never writes. --json prints {\"episodes\":[{episode,robot,start,\n" +
-			"instruction,results:[{check,formula,sat,witness,sentence}]}],\"summary\":{checks,robots,days}}.",
+			"per robot and per day, reading one episode at a time; an episode deleted meanwhile (a live\n" +
+			"robot's retention) is left out and named. It never writes. --json prints {\"episodes\":[{episode,\n" +
+			"robot,start,instruction,results:[{check,formula,sat,witness,sentence}]}],\"summary\":{checks,\n" +
+			"robots,days},\"skipped\":[ids]}.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if rulesFile == "" {
@@ -38,23 +42,9 @@ func newTraceCheckCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			eps, store, err := checkEpisodes(dir, args[0])
+			rep, err := runChecks(rules, dir, args[0], episode.Load)
 			if err != nil {
 				return err
-			}
-			rep := checkReport{Episodes: []checkedEpisode{}}
-			var ms []episode.Manifest
-			for _, e := range eps {
-				res := rules.Evaluate(e)
-				m := e.Manifest
-				m.Verdicts = tracecheck.Verdicts(res)
-				ms = append(ms, m)
-				rep.Episodes = append(rep.Episodes, checkedEpisode{ID: m.ID, Robot: m.Robot, Start: m.Start,
-					Instruction: m.Instruction, Results: nonNil(res), problems: e.Problems})
-			}
-			if store {
-				s := tracecheck.Summarize(ms)
-				rep.Summary = &s
 			}
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
@@ -92,32 +82,55 @@ func (r checkReport) unsat() error {
 	return fmt.Errorf("check: %d UNSAT verdict(s) (--fail-on-unsat)", n)
 }
 
-// checkEpisodes loads the one episode ref names, or every episode of the
-// store ref is (store true).
-func checkEpisodes(dir, ref string) (eps []*episode.Episode, store bool, err error) {
-	if st, err := os.Stat(ref); err == nil && st.IsDir() && !isEpisode(ref) {
-		sd := episode.StoreDir(ref)
-		ms, err := episode.List(sd)
+// runChecks evaluates rules over the episode ref names, or over every
+// episode of the store ref is (with the summary), holding one episode in
+// memory at a time: a fleet's store holds thousands. An episode deleted
+// between listing and reading (a live robot's retention) is left out and
+// named in Skipped; any other unreadable episode is an error.
+func runChecks(rules *tracecheck.Rules, dir, ref string, load func(dir, ref string) (*episode.Episode, error)) (checkReport, error) {
+	rep := checkReport{Episodes: []checkedEpisode{}}
+	if st, err := os.Stat(ref); err != nil || !st.IsDir() || isEpisode(ref) {
+		e, err := load(episode.StoreDir(dir), ref)
 		if err != nil {
-			return nil, true, err
+			return rep, err
 		}
-		if len(ms) == 0 {
-			return nil, true, fmt.Errorf("check: no episodes in %s: give an episode directory or a store that holds some", sd)
-		}
-		for _, m := range ms {
-			e, err := episode.Load(sd, m.ID)
-			if err != nil {
-				return nil, true, err
-			}
-			eps = append(eps, e)
-		}
-		return eps, true, nil
+		rep.add(rules, e)
+		return rep, nil
 	}
-	e, err := episode.Load(episode.StoreDir(dir), ref)
+	sd := episode.StoreDir(ref)
+	ms, err := episode.List(sd)
 	if err != nil {
-		return nil, false, err
+		return rep, err
 	}
-	return []*episode.Episode{e}, false, nil
+	if len(ms) == 0 {
+		return rep, fmt.Errorf("check: no episodes in %s: give an episode directory or a store that holds some", sd)
+	}
+	var judged []episode.Manifest
+	for _, m := range ms {
+		e, err := load(sd, m.ID)
+		if err != nil {
+			if _, serr := os.Stat(filepath.Join(sd, m.ID)); errors.Is(serr, fs.ErrNotExist) {
+				rep.Skipped = append(rep.Skipped, m.ID)
+				continue
+			}
+			return rep, err
+		}
+		judged = append(judged, rep.add(rules, e))
+	}
+	s := tracecheck.Summarize(judged)
+	rep.Summary = &s
+	return rep, nil
+}
+
+// add evaluates rules over e and appends the results; it returns e's
+// manifest with their verdicts (for the summary).
+func (r *checkReport) add(rules *tracecheck.Rules, e *episode.Episode) episode.Manifest {
+	res := rules.Evaluate(e)
+	m := e.Manifest
+	m.Verdicts = tracecheck.Verdicts(res)
+	r.Episodes = append(r.Episodes, checkedEpisode{ID: m.ID, Robot: m.Robot, Start: m.Start,
+		Instruction: m.Instruction, Results: nonNil(res), problems: e.Problems})
+	return m
 }
 
 func isEpisode(dir string) bool {
@@ -128,6 +141,7 @@ func isEpisode(dir string) bool {
 type checkReport struct {
 	Episodes []checkedEpisode    `json:"episodes"`
 	Summary  *tracecheck.Summary `json:"summary,omitempty"`
+	Skipped  []string            `json:"skipped,omitempty"` // deleted while checking
 }
 
 type checkedEpisode struct {
@@ -152,6 +166,9 @@ func (r checkReport) write(out io.Writer) error {
 		for _, p := range e.problems {
 			fmt.Fprintf(w, "  warning: %s\n", p)
 		}
+	}
+	for _, id := range r.Skipped {
+		fmt.Fprintf(w, "%s  left out: deleted while checking (the store's retention)\n", id)
 	}
 	if s := r.Summary; s != nil {
 		rates := func(group string, rs []tracecheck.Rate) {

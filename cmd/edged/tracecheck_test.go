@@ -2,13 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/sampledata"
+	"github.com/edged-robotics/edged/tracecheck"
 )
 
 // simData replays the generated demo episode into a data_dir.
@@ -147,5 +150,51 @@ map:
 		if got[k] != v {
 			t.Errorf("%s: sat %v, want %v", k, got[k], v)
 		}
+	}
+}
+
+// TestCheckStoreWhileRetentionDeletes: an episode deleted between the
+// store's listing and its reading (edged run's retention, on a live
+// robot's data_dir) is left out and named; the rest is checked and
+// summarized. It failed the whole check before.
+func TestCheckStoreWhileRetentionDeletes(t *testing.T) {
+	data := simData(t)
+	sd := episode.StoreDir(data)
+	ms, err := episode.List(sd)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("episodes %+v %v", ms, err)
+	}
+	kept := ms[0].ID
+	gone := strings.Replace(kept, "replay-", "replay-0", 1) // listed first
+	if err := os.CopyFS(filepath.Join(sd, gone), os.DirFS(filepath.Join(sd, kept))); err != nil {
+		t.Fatal(err)
+	}
+	rules, err := tracecheck.ParseRules([]byte("checks: [{name: placed, formula: 'tr.AfterFirst(grasp).Exists(place)'}]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := func(dir, ref string) (*episode.Episode, error) {
+		if ref == gone { // retention removes it just now
+			if err := os.RemoveAll(filepath.Join(dir, ref)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return episode.Load(dir, ref)
+	}
+	rep, err := runChecks(rules, "", data, load)
+	if err != nil {
+		t.Fatalf("check of a store while an episode is deleted: %v", err)
+	}
+	if len(rep.Episodes) != 1 || rep.Episodes[0].ID != kept || len(rep.Skipped) != 1 || rep.Skipped[0] != gone {
+		t.Fatalf("checked %+v, skipped %v; want %s checked and %s left out", rep.Episodes, rep.Skipped, kept, gone)
+	}
+	if s := rep.Summary; s == nil || len(s.Checks) != 1 || s.Checks[0].Episodes != 1 || s.Checks[0].PassRate != 1 {
+		t.Fatalf("summary %+v", rep.Summary)
+	}
+	// Any other unreadable episode is still an error.
+	if _, err := runChecks(rules, "", data, func(string, string) (*episode.Episode, error) {
+		return nil, errors.New("disk read error")
+	}); err == nil {
+		t.Error("an unreadable episode that exists: no error")
 	}
 }
