@@ -164,3 +164,38 @@ func TestRunROS2FSMSources(t *testing.T) {
 		})
 	}
 }
+
+// TestRunROS2SimTime: with ros2.use_sim_time the capture clock is
+// rosgraph_msgs/Clock on /clock, published live over DDS best effort (as
+// a simulator's clock is) from a start near zero: segments carry the
+// simulator's time, not the wall clock's.
+func TestRunROS2SimTime(t *testing.T) {
+	tools := ddstest.Build(t)
+	const simStart = 1000 * time.Second
+	domain, d, store := runROS2(t, "use_sim_time: true", `fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]`)
+	clock := ddstest.Start(t, tools.Pub, domain, "-t", "/clock", "-k", "clock", "-b", "-c", fmt.Sprint(simStart.Milliseconds()),
+		"-p", "20", "-n", "1000000")
+	clock.WaitLine(t, "ready")
+	// a String has no header: before the first /clock it is dropped, so
+	// the FSM starts once the clock ticks in the daemon
+	poll.Until(t, 60*time.Second, "the daemon's first /clock", func() bool {
+		c := d.capt.Load()
+		if c == nil || !c.SimTime() {
+			return false
+		}
+		now, ok := c.Now()
+		return ok && now.Before(time.Unix(0, 0).Add(simStart+time.Hour))
+	})
+	fsm := ddstest.Start(t, tools.Pub, domain, "-t", "/task/state", "-w", "-n", "5", "-p", "700", "-v", "IDLE,reach,grasp,IDLE,IDLE")
+	fsm.WaitLine(t, "done")
+	ep := waitSegments(t, store, 2)
+	lo, hi := time.Unix(0, 0).Add(simStart), time.Unix(0, 0).Add(simStart+time.Hour)
+	for _, s := range ep.Segments {
+		if s.Start.Before(lo) || s.End.After(hi) || s.End.Before(s.Start) {
+			t.Errorf("segment %s %v..%v: want simulator time from %v", s.Label, s.Start, s.End, lo)
+		}
+	}
+	if ep.Segments[0].Label != "reach" || ep.Segments[1].Label != "grasp" {
+		t.Errorf("segments %+v", ep.Segments)
+	}
+}
