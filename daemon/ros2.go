@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/config"
@@ -26,15 +25,13 @@ func rosVersion(cfg *config.Config) int {
 }
 
 // ros2Config is the participant's config: ros2.domain_id, else
-// $ROS_DOMAIN_ID, else 0.
-func ros2Config(cfg *config.Config) dds.Config {
-	c := dds.Config{}
+// $ROS_DOMAIN_ID (dds.DomainFromEnv: a bad value is an error), else 0.
+func ros2Config(cfg *config.Config) (dds.Config, error) {
 	if d := cfg.ROS2.DomainID; d != nil {
-		c.DomainID = *d
-	} else if v, err := strconv.Atoi(os.Getenv("ROS_DOMAIN_ID")); err == nil {
-		c.DomainID = v
+		return dds.Config{DomainID: *d}, nil
 	}
-	return c
+	id, err := dds.DomainFromEnv()
+	return dds.Config{DomainID: id}, err
 }
 
 // ros2QoS parses ros2.qos (validated by Check with the same parser).
@@ -90,7 +87,10 @@ func ros2Topics(p *dds.Participant) []capture.TopicType {
 // on /rosout) or a ROS 2 participant. The func it returns leaves.
 func (d *Daemon) joinROS(ctx context.Context) (leave func(), err error) {
 	if rosVersion(&d.cfg) == 2 {
-		c := ros2Config(&d.cfg)
+		c, err := ros2Config(&d.cfg)
+		if err != nil {
+			return nil, fmt.Errorf("ros.version 2: %w", err)
+		}
 		c.Logger = d.log
 		if d.ros2, err = dds.NewParticipant(c); err != nil {
 			return nil, fmt.Errorf("ros.version 2: %w", err)
