@@ -21,7 +21,7 @@ import (
 type rosFlags2 struct {
 	enabled   bool
 	domain    int
-	envErr    error // dds.DomainFromEnv's
+	envErr    error          // dds.DomainFromEnv's
 	cmd       *cobra.Command // whose --domain may be given
 	discovery time.Duration
 	msgDir    string
