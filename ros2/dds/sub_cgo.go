@@ -71,6 +71,29 @@ static void edged_matched(dds_entity_t rd, uint32_t *current, uint32_t *total, u
 	if (dds_get_sample_rejected_status(rd, &r) == 0)
 		*lost += r.total_count;
 }
+
+// edged_incompatible reports how many publishers offered a QoS the
+// reader cannot match (no sample of theirs arrives) and the policy that
+// failed last, as rclcpp's "offering incompatible QoS" warning does.
+static uint32_t edged_incompatible(dds_entity_t rd, const char **policy) {
+	dds_requested_incompatible_qos_status_t st;
+	*policy = "";
+	if (dds_get_requested_incompatible_qos_status(rd, &st) != 0)
+		return 0;
+	switch (st.last_policy_id) {
+	case DDS_RELIABILITY_QOS_POLICY_ID: *policy = "reliability"; break;
+	case DDS_DURABILITY_QOS_POLICY_ID: *policy = "durability"; break;
+	case DDS_DEADLINE_QOS_POLICY_ID: *policy = "deadline"; break;
+	case DDS_LIVELINESS_QOS_POLICY_ID: *policy = "liveliness"; break;
+	case DDS_OWNERSHIP_QOS_POLICY_ID: *policy = "ownership"; break;
+	case DDS_PRESENTATION_QOS_POLICY_ID: *policy = "presentation"; break;
+	case DDS_DESTINATIONORDER_QOS_POLICY_ID: *policy = "destination order"; break;
+	case DDS_PARTITION_QOS_POLICY_ID: *policy = "partition"; break;
+	case DDS_DATA_REPRESENTATION_QOS_POLICY_ID: *policy = "data representation"; break;
+	default: *policy = "other"; break;
+	}
+	return st.total_count;
+}
 */
 import "C"
 
@@ -114,6 +137,8 @@ type Subscription struct {
 	lastInfo   writerInfo
 
 	bytes atomic.Uint64
+
+	incompatible uint32 // publishers refused for their QoS, as last logged (reader goroutine only)
 }
 
 // writerInfo is one writer's PublisherInfo, valid while the graph's
@@ -249,6 +274,9 @@ func (s *Subscription) run() {
 			s.ws.wait() // do not spin on a failing reader
 			continue
 		}
+		if n == 0 {
+			s.noteIncompatible() // a stream that delivers nothing: is that why?
+		}
 		now := time.Now()
 		for i := 0; i < int(n); i++ {
 			s.accept(&batch[i], now)
@@ -336,6 +364,23 @@ func cbool(b bool) C.int {
 		return 1
 	}
 	return 0
+}
+
+// noteIncompatible warns once per publisher whose QoS the reader cannot
+// match (a reliable reader and a best-effort publisher, a
+// transient-local reader and a volatile one): Cyclone does not connect
+// them, so the topic stays silent, which only a log can explain. Called
+// when a wait ends without data, so a busy stream pays nothing.
+func (s *Subscription) noteIncompatible() {
+	var policy *C.char
+	n := uint32(C.edged_incompatible(s.rd, &policy))
+	if n <= s.incompatible {
+		return
+	}
+	s.incompatible = n
+	s.p.log.Warn("dds: a publisher offers a QoS incompatible with the reader's; nothing it sends is received "+
+		"(set ros2.qos for the topic to auto, which adopts the publishers', or to their profile)",
+		"topic", s.opts.Topic, "policy", C.GoString(policy), "reader_qos", s.qos.String(), "publishers_refused", n)
 }
 
 // accept turns a taken sample into a Message and queues it, or drops it
