@@ -40,6 +40,9 @@ func (f *rosFlags2) participant(rf *rosFlags) (*dds.Participant, error) {
 	if f.envErr != nil && !f.cmd.Flags().Changed("domain") {
 		return nil, fmt.Errorf("%w, or pass --domain", f.envErr)
 	}
+	if f.domain < 0 || f.domain > dds.MaxDomainID { // named as the user gave it, not as ros2.domain_id
+		return nil, fmt.Errorf("--domain: must be 0..%d, got %d", dds.MaxDomainID, f.domain)
+	}
 	p, err := dds.NewParticipant(dds.Config{DomainID: f.domain, Logger: rf.logger()})
 	if err != nil {
 		return nil, fmt.Errorf("join ROS 2 domain %d: %w", f.domain, err)

@@ -40,6 +40,9 @@ func TestROS2Tools(t *testing.T) {
 	if out := edged(t, false, "topics", "--ros2", "--discovery", "1s"); !strings.Contains(out, "ROS_DOMAIN_ID") {
 		t.Errorf("a bad ROS_DOMAIN_ID: %s", out)
 	}
+	if out := edged(t, false, "topics", "--ros2", "--domain", "999"); !strings.Contains(out, "--domain: must be 0..232") {
+		t.Errorf("--domain 999: %s", out)
+	}
 	out = edged(t, true, "topics", "--ros2", "--domain", fmt.Sprint(domain), "--discovery", "3s")
 	if !strings.Contains(out, "/task/status") {
 		t.Errorf("--domain over a bad ROS_DOMAIN_ID:\n%s", out)
