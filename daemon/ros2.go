@@ -47,6 +47,14 @@ func ros2QoS(cfg *config.Config) (map[string]dds.QoS, error) {
 	return out, nil
 }
 
+// autoQoS is a topic's QoS without a ros2.qos override: the publishers'
+// reliability and durability, and of a transient-local (latched) topic
+// only the last sample on joining, as a ROS1 latched topic gives it. A
+// deeper history would replay a state topic's past transitions, all
+// stamped with the moment edged joined: segments that never happened
+// then.
+var autoQoS = dds.QoS{Depth: 1}
+
 // ros2Node is what capture needs from a ROS 2 participant: a DDS reader
 // per topic with the topic's QoS override (else automatic), and
 // use_sim_time from the config (ROS 2 has no parameter server to ask).
@@ -57,7 +65,11 @@ type ros2Node struct {
 }
 
 func (n ros2Node) Subscribe(ctx context.Context, o ros.SubscribeOptions) (capture.Subscription, error) {
-	s, err := n.p.Subscribe(ctx, dds.SubscribeOptions{Topic: o.Topic, QoS: n.qos[o.Topic], QueueSize: o.QueueSize,
+	q, ok := n.qos[o.Topic]
+	if !ok {
+		q = autoQoS
+	}
+	s, err := n.p.Subscribe(ctx, dds.SubscribeOptions{Topic: o.Topic, QoS: q, QueueSize: o.QueueSize,
 		MaxMessageBytes: o.MaxMessageBytes, QueueBytes: o.QueueBytes})
 	if err != nil {
 		return nil, err // not a typed nil inside the interface

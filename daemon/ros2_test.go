@@ -29,18 +29,23 @@ import (
 // episode store. The daemon stops in t.Cleanup.
 func runROS2(t *testing.T, ros2, extra string) (domain int, d *Daemon, store string) {
 	t.Helper()
+	return runROS2OnDomain(t, ddstest.Domain(), ros2, extra)
+}
+
+// runROS2OnDomain is runROS2 on a given domain.
+func runROS2OnDomain(t *testing.T, domain int, ros2, extra string) (int, *Daemon, string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test with Cyclone DDS publishers; skipped with -short")
 	}
 	t.Setenv("CYCLONEDDS_URI", ddstest.LoopbackURI())
-	domain = ddstest.Domain()
 	data := filepath.Join(t.TempDir(), "data")
 	cfg, err := config.Parse([]byte(fmt.Sprintf("robot_id: ros2-01\ndata_dir: %s\nros: {version: 2}\nros2: {domain_id: %d, %s}\nhttp: {listen: \"off\"}\n%s",
 		data, domain, ros2, extra)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err = New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,5 +202,32 @@ func TestRunROS2SimTime(t *testing.T) {
 	}
 	if ep.Segments[0].Label != "reach" || ep.Segments[1].Label != "grasp" {
 		t.Errorf("segments %+v", ep.Segments)
+	}
+}
+
+// TestRunROS2LatchedStateLateJoiner: an FSM state topic published
+// transient-local (as ROS 2 nodes latch their state) whose writer keeps
+// a history of 10: edged joining late takes the current state only, as a
+// ROS1 latched topic gives it, and not the history, whose transitions
+// would all be stamped with the moment edged joined (a "reach" segment
+// of zero length that never happened then).
+func TestRunROS2LatchedStateLateJoiner(t *testing.T) {
+	tools := ddstest.Build(t)
+	t.Setenv("CYCLONEDDS_URI", ddstest.LoopbackURI())
+	domain := ddstest.Domain()
+	// before edged runs: the robot went IDLE -> reach -> grasp
+	history := ddstest.Start(t, tools.Pub, domain, "-t", "/task/state", "-l", "-D", "10", "-n", "3", "-v", "IDLE,reach,grasp")
+	history.WaitLine(t, "done")
+	_, _, store := runROS2OnDomain(t, domain, "", `fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]`)
+	// edged is in grasp (the latched state); the robot then goes back to IDLE
+	end := ddstest.Start(t, tools.Pub, domain, "-t", "/task/state", "-l", "-D", "10", "-w", "-n", "2", "-p", "700", "-v", "place,IDLE")
+	end.WaitLine(t, "done")
+	ep := waitSegments(t, store, 2)
+	var labels []string
+	for _, s := range ep.Segments {
+		labels = append(labels, s.Label)
+	}
+	if fmt.Sprint(labels) != "[grasp place]" {
+		t.Errorf("segments %v, want [grasp place]: the latched state, then what happened", labels)
 	}
 }
