@@ -231,3 +231,35 @@ func TestRunROS2LatchedStateLateJoiner(t *testing.T) {
 		t.Errorf("segments %v, want [grasp place]: the latched state, then what happened", labels)
 	}
 }
+
+// TestRunROS2DiscoversCamerasAndJoints: with no cameras and no joints
+// configured, edged run under ROS 2 takes every CompressedImage and
+// JointState topic of the graph (DCPSPublication), as it does from a
+// ROS1 master, including publishers that appear after it started.
+func TestRunROS2DiscoversCamerasAndJoints(t *testing.T) {
+	tools := ddstest.Build(t)
+	var jb bytes.Buffer
+	if err := jpeg.Encode(&jb, image.NewRGBA(image.Rect(0, 0, 64, 48)), nil); err != nil {
+		t.Fatal(err)
+	}
+	frame := filepath.Join(t.TempDir(), "frame.jpg")
+	if err := os.WriteFile(frame, jb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	domain, d, _ := runROS2(t, "", `fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]`)
+	cam := ddstest.Start(t, tools.Pub, domain, "-t", "/wrist/image/compressed", "-k", "image", "-b", "-f", frame, "-n", "1000000", "-p", "20")
+	joints := ddstest.Start(t, tools.Pub, domain, "-t", "/arm/joint_states", "-k", "joints", "-n", "1000000", "-p", "10")
+	cam.WaitLine(t, "ready")
+	joints.WaitLine(t, "ready")
+	events := map[string]uint64{}
+	poll.Until(t, 90*time.Second, "events from the discovered camera and joints", func() bool {
+		c := d.capt.Load()
+		if c == nil {
+			return false
+		}
+		for _, st := range c.Stats() {
+			events[st.Topic] = st.Events
+		}
+		return events["/wrist/image/compressed"] > 0 && events["/arm/joint_states"] > 0
+	})
+}
