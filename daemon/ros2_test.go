@@ -35,6 +35,12 @@ func runROS2(t *testing.T, ros2, extra string) (domain int, d *Daemon, store str
 // runROS2OnDomain is runROS2 on a given domain.
 func runROS2OnDomain(t *testing.T, domain int, ros2, extra string) (int, *Daemon, string) {
 	t.Helper()
+	return runROS2Logged(t, domain, ros2, extra, io.Discard)
+}
+
+// runROS2Logged is runROS2OnDomain with the daemon's log written to logs.
+func runROS2Logged(t *testing.T, domain int, ros2, extra string, logs io.Writer) (int, *Daemon, string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test with Cyclone DDS publishers; skipped with -short")
 	}
@@ -45,7 +51,7 @@ func runROS2OnDomain(t *testing.T, domain int, ros2, extra string) (int, *Daemon
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,5 +267,24 @@ func TestRunROS2DiscoversCamerasAndJoints(t *testing.T) {
 			events[st.Topic] = st.Events
 		}
 		return events["/wrist/image/compressed"] > 0 && events["/arm/joint_states"] > 0
+	})
+}
+
+// TestRunROS2QoSOverride: a ros2.qos override applies to the topic it
+// names, relative names resolved as the topics' are: "default" (reliable)
+// on a best-effort camera matches nothing, as in ROS 2, and edged says
+// so. The relative key was never resolved and the override silently did
+// nothing.
+func TestRunROS2QoSOverride(t *testing.T) {
+	tools := ddstest.Build(t)
+	logs := &lockedBuf{}
+	domain, _, _ := runROS2Logged(t, ddstest.Domain(), "qos: {wrist/image/compressed: default}",
+		"cameras: [{topic: wrist/image/compressed}]\nfsm: [{topic: /task/state}]", logs)
+	cam := ddstest.Start(t, tools.Pub, domain, "-t", "/wrist/image/compressed", "-k", "image", "-b", "-n", "1000000", "-p", "20")
+	cam.WaitLine(t, "ready")
+	poll.Until(t, 60*time.Second, "the incompatible QoS warning", func() bool {
+		l := logs.String()
+		return strings.Contains(l, "incompatible") && strings.Contains(l, "topic=/wrist/image/compressed") &&
+			strings.Contains(l, "policy=reliability")
 	})
 }
