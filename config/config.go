@@ -102,7 +102,8 @@ type ROS2 struct {
 	// QoS overrides a topic's reader QoS with a profile: auto (the
 	// default for every topic: adopt the publishers' reliability and
 	// durability, so a best-effort camera and a transient-local latched
-	// topic both match), default (reliable, volatile, depth 10),
+	// topic both match; a latched topic gives its last sample on
+	// joining, as in ROS1), default (reliable, volatile, depth 10),
 	// sensor_data (best effort, volatile, depth 5) or latched (reliable,
 	// transient-local, depth 1). Keys are topic names, values profiles.
 	QoS map[string]string `yaml:"qos"`

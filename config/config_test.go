@@ -118,6 +118,8 @@ func TestValidationNamesTheField(t *testing.T) {
 		{"sheet 30x30", "robot_id: r\nsheet: {columns: 30, rows: 30}\n", "sheet.rows: columns x rows must be <= 400"},
 		{"sheet interval", "robot_id: r\nsheet: {interval: 1ms}\n", "sheet.interval: must be >= 10ms"},
 		{"msg dir empty", "robot_id: r\nros2: {msg_dirs: ['']}\n", "ros2.msg_dirs: entry 0 is empty"},
+		// a QoS key is a topic: one rule for its name (it took any string)
+		{"qos topic", "robot_id: r\nros2: {qos: {'cam image': sensor_data}}\n", `ros2.qos: "cam image" is not a ROS graph name`},
 		{"msg dir twice", "robot_id: r\nros2: {msg_dirs: [/opt/msgs, /opt/msgs/]}\n", "ros2.msg_dirs: /opt/msgs/ is listed twice"},
 	}
 	for _, tc := range cases {
@@ -259,5 +261,31 @@ func TestCheckFiles(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("CheckFiles = %v, want %q", err, want)
 		}
+	}
+}
+
+// ResolveTopics resolves ros2.qos's keys like every other topic: a
+// relative key (cam/compressed, written beside a relative camera topic)
+// met the resolved topic /ns/cam/compressed nowhere and the override was
+// silently ignored. The original config's map is left alone.
+func TestResolveTopicsQoSKeys(t *testing.T) {
+	c, err := Parse([]byte("robot_id: r\ncameras: [{topic: cam/compressed}]\nros2: {qos: {cam/compressed: sensor_data, /clock: latched}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := *c
+	r.Cameras = append([]CameraTopic(nil), c.Cameras...)
+	r.ResolveTopics(func(s string) string {
+		if strings.HasPrefix(s, "/") {
+			return s
+		}
+		return "/ns/" + s
+	})
+	want := map[string]string{"/ns/cam/compressed": "sensor_data", "/clock": "latched"}
+	if fmt.Sprint(r.ROS2.QoS) != fmt.Sprint(want) || r.Cameras[0].Topic != "/ns/cam/compressed" {
+		t.Errorf("resolved qos %v, camera %s; want %v", r.ROS2.QoS, r.Cameras[0].Topic, want)
+	}
+	if _, ok := c.ROS2.QoS["cam/compressed"]; !ok {
+		t.Errorf("the original config's qos changed: %v", c.ROS2.QoS)
 	}
 }

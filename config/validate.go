@@ -3,8 +3,10 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/edged-robotics/edged/internal/fielderr"
@@ -163,8 +165,9 @@ func (c *Config) validateROS(p *problems) {
 		}
 		seen[filepath.Clean(dir)] = true
 	}
-	for topic, profile := range c.ROS2.QoS {
-		switch profile {
+	for _, topic := range slices.Sorted(maps.Keys(c.ROS2.QoS)) { // sorted: the same errors every time
+		checkTopic(p, "ros2.qos", topic, false)
+		switch profile := c.ROS2.QoS[topic]; profile {
 		case "auto", "default", "sensor_data", "latched":
 		default:
 			p.add("ros2.qos", "topic %s: unknown profile %q (want auto, default, sensor_data or latched)", topic, profile)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/config"
@@ -26,15 +25,13 @@ func rosVersion(cfg *config.Config) int {
 }
 
 // ros2Config is the participant's config: ros2.domain_id, else
-// $ROS_DOMAIN_ID, else 0.
-func ros2Config(cfg *config.Config) dds.Config {
-	c := dds.Config{}
+// $ROS_DOMAIN_ID (dds.DomainFromEnv: a bad value is an error), else 0.
+func ros2Config(cfg *config.Config) (dds.Config, error) {
 	if d := cfg.ROS2.DomainID; d != nil {
-		c.DomainID = *d
-	} else if v, err := strconv.Atoi(os.Getenv("ROS_DOMAIN_ID")); err == nil {
-		c.DomainID = v
+		return dds.Config{DomainID: *d}, nil
 	}
-	return c
+	id, err := dds.DomainFromEnv()
+	return dds.Config{DomainID: id}, err
 }
 
 // ros2QoS parses ros2.qos (validated by Check with the same parser).
@@ -50,6 +47,14 @@ func ros2QoS(cfg *config.Config) (map[string]dds.QoS, error) {
 	return out, nil
 }
 
+// autoQoS is a topic's QoS without a ros2.qos override: the publishers'
+// reliability and durability, and of a transient-local (latched) topic
+// only the last sample on joining, as a ROS1 latched topic gives it. A
+// deeper history would replay a state topic's past transitions, all
+// stamped with the moment edged joined: segments that never happened
+// then.
+var autoQoS = dds.QoS{Depth: 1}
+
 // ros2Node is what capture needs from a ROS 2 participant: a DDS reader
 // per topic with the topic's QoS override (else automatic), and
 // use_sim_time from the config (ROS 2 has no parameter server to ask).
@@ -60,7 +65,11 @@ type ros2Node struct {
 }
 
 func (n ros2Node) Subscribe(ctx context.Context, o ros.SubscribeOptions) (capture.Subscription, error) {
-	s, err := n.p.Subscribe(ctx, dds.SubscribeOptions{Topic: o.Topic, QoS: n.qos[o.Topic], QueueSize: o.QueueSize,
+	q, ok := n.qos[o.Topic]
+	if !ok {
+		q = autoQoS
+	}
+	s, err := n.p.Subscribe(ctx, dds.SubscribeOptions{Topic: o.Topic, QoS: q, QueueSize: o.QueueSize,
 		MaxMessageBytes: o.MaxMessageBytes, QueueBytes: o.QueueBytes})
 	if err != nil {
 		return nil, err // not a typed nil inside the interface
@@ -90,7 +99,10 @@ func ros2Topics(p *dds.Participant) []capture.TopicType {
 // on /rosout) or a ROS 2 participant. The func it returns leaves.
 func (d *Daemon) joinROS(ctx context.Context) (leave func(), err error) {
 	if rosVersion(&d.cfg) == 2 {
-		c := ros2Config(&d.cfg)
+		c, err := ros2Config(&d.cfg)
+		if err != nil {
+			return nil, fmt.Errorf("ros.version 2: %w", err)
+		}
 		c.Logger = d.log
 		if d.ros2, err = dds.NewParticipant(c); err != nil {
 			return nil, fmt.Errorf("ros.version 2: %w", err)

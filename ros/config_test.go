@@ -114,3 +114,29 @@ func TestParamValue(t *testing.T) {
 		}
 	}
 }
+
+// CheckName: ROS 2's hidden names (an action's _action topics) pass, as
+// they do in rcl, roscpp and rospy; a part starting with a digit does
+// not (edged refused /nav/_action/status as an fsm topic).
+func TestCheckName(t *testing.T) {
+	cases := []struct {
+		name string
+		ok   bool
+	}{
+		{"/task/state", true},
+		{"/navigate/_action/status", true},
+		{"_private_ns/topic", true},
+		{"~state", true},
+		{"/a/b_1", true},
+		{"/cam/0", false},
+		{"/cam image", false},
+		{"/a//b", false},
+		{"/a/", false},
+		{"/a/b-c", false},
+	}
+	for _, c := range cases {
+		if err := CheckName(c.name); (err == nil) != c.ok {
+			t.Errorf("CheckName(%q) = %v, want ok %v", c.name, err, c.ok)
+		}
+	}
+}

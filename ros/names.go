@@ -75,7 +75,10 @@ func (n names) resolve(name string) string {
 }
 
 // checkName accepts ROS graph resource names: /a/b_1, no empty parts,
-// each part starting with a letter.
+// each part starting with a letter or an underscore. ROS 2 hides topics
+// behind a leading underscore (an action's /nav/_action/status), and
+// roscpp, rospy and rcl all accept it; none accepts a part that starts
+// with a digit (rcl refuses it, the ROS1 master's clients differ).
 func checkName(name string) error {
 	if !strings.HasPrefix(name, "/") || name == "/" || strings.HasSuffix(name, "/") {
 		return fmt.Errorf("%q is not a valid ROS name", name)
@@ -85,9 +88,9 @@ func checkName(name string) error {
 			return fmt.Errorf("%q has an empty part", name)
 		}
 		for i, r := range part {
-			letter := (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
-			if !(letter || (i > 0 && (r == '_' || (r >= '0' && r <= '9')))) {
-				return fmt.Errorf("%q: part %q must start with a letter and hold letters, digits and _", name, part)
+			letter := (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || r == '_'
+			if !(letter || (i > 0 && r >= '0' && r <= '9')) {
+				return fmt.Errorf("%q: part %q must start with a letter or _ and hold letters, digits and _", name, part)
 			}
 		}
 	}
@@ -107,7 +110,7 @@ func CheckName(name string) error {
 		resolved = "/ns/" + name
 	}
 	if err := checkName(resolved); err != nil {
-		return fmt.Errorf("%q is not a ROS graph name (global /a/b, relative a/b or private ~a; parts start with a letter and hold letters, digits and _)", name)
+		return fmt.Errorf("%q is not a ROS graph name (global /a/b, relative a/b or private ~a; parts start with a letter or _ and hold letters, digits and _)", name)
 	}
 	return nil
 }

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"strconv"
+	"strings"
 )
 
 // ErrNotBuilt is returned by every constructor of a build without Cyclone
@@ -34,6 +37,23 @@ func (c Config) Validate() error {
 		return fmt.Errorf("ros2.domain_id: must be 0..%d, got %d", MaxDomainID, c.DomainID)
 	}
 	return nil
+}
+
+// DomainFromEnv is the domain id every ROS 2 node takes from
+// ROS_DOMAIN_ID (rcl's rule): unset or empty is 0; anything else must be
+// an id in 0..MaxDomainID. A value that is not refuses to start, as rcl
+// does, instead of joining domain 0, where edged would wait for
+// publishers that live on another domain.
+func DomainFromEnv() (int, error) {
+	v := strings.TrimSpace(os.Getenv("ROS_DOMAIN_ID"))
+	if v == "" {
+		return 0, nil
+	}
+	id, err := strconv.Atoi(v)
+	if err != nil || id < 0 || id > MaxDomainID {
+		return 0, fmt.Errorf("ROS_DOMAIN_ID=%q: must be a domain id 0..%d (or unset: 0); fix the environment or set ros2.domain_id", v, MaxDomainID)
+	}
+	return id, nil
 }
 
 // LoopbackConfig is a Cyclone DDS configuration that keeps a domain on

@@ -134,3 +134,31 @@ func TestTopicsGroups(t *testing.T) {
 		t.Errorf("%+v", got)
 	}
 }
+
+// DomainFromEnv reads ROS_DOMAIN_ID as rcl does: unset or empty is 0,
+// anything but an id 0..232 an error (it was domain 0, silently).
+func TestDomainFromEnv(t *testing.T) {
+	cases := []struct {
+		env  string
+		want int
+		err  bool
+	}{
+		{"", 0, false},
+		{"7", 7, false},
+		{" 42 ", 42, false},
+		{"232", 232, false},
+		{"233", 0, true},
+		{"-1", 0, true},
+		{"robot7", 0, true},
+	}
+	for _, c := range cases {
+		t.Setenv("ROS_DOMAIN_ID", c.env)
+		got, err := DomainFromEnv()
+		if got != c.want || (err != nil) != c.err {
+			t.Errorf("ROS_DOMAIN_ID=%q: %d, %v; want %d, error %v", c.env, got, err, c.want, c.err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "ROS_DOMAIN_ID") {
+			t.Errorf("error %q does not name ROS_DOMAIN_ID", err)
+		}
+	}
+}

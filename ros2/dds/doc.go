@@ -35,9 +35,12 @@
 //     (QoS.Resolve: a best-effort camera gets best effort, a
 //     transient-local topic gets its history on joining), creates the
 //     reader and a waitset, then takes batches of samples (one cgo call
-//     per batch). Profiles: ProfileDefault, ProfileSensorData,
+//     per wake-up: take, or wait and take) and yields to the consumers
+//     it readied before it blocks again. Profiles: ProfileDefault, ProfileSensorData,
 //     ProfileLatched. Publishers that appear later with an incompatible
-//     QoS are not matched (Cyclone reports it; a restart re-resolves).
+//     QoS (or any, under a QoS override they cannot serve) are not
+//     matched, as in ROS 2: a warning names the policy, once per such
+//     publisher (a restart of edged re-resolves an automatic QoS).
 //   - Reader history: KEEP_ALL (transient-local: KEEP_LAST Depth), so
 //     Cyclone never overwrites a sample the reader goroutine has not
 //     taken yet; the goroutine never blocks, so loss happens only in the

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -21,6 +22,9 @@ import (
 
 //go:embed testdata/ros2.idl testdata/pub.c testdata/sub.c
 var sources embed.FS
+
+//go:embed testdata/msg
+var msgs embed.FS
 
 // Tools are the built test programs.
 type Tools struct {
@@ -193,6 +197,22 @@ func (p *Proc) Kill() {
 	p.cmd.Process.Kill()
 	<-p.done
 	p.cmd.Wait()
+}
+
+// MsgDir writes the .msg definitions of the test types edged does not
+// bundle (edged_test_msgs, which pub -k task publishes) into a directory
+// laid out PKG/msg/TYPE.msg, as ros2.msg_dirs wants, and returns it.
+func MsgDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	sub, err := fs.Sub(msgs, "testdata/msg")
+	if err == nil {
+		err = os.CopyFS(dir, sub)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // LoopbackURI is CYCLONEDDS_URI for a process (or a test's own

@@ -2,11 +2,20 @@
 // edged's tests and benchmarks: it speaks exactly what a ROS 2 node on
 // rmw_cyclonedds_cpp puts on the wire.
 //
-// pub -d domain -t /topic -k string|image|joints|clock [-b best effort]
-//     [-l transient local] [-D depth, 0 keep all] [-n count] [-p period_ms]
-//     [-s image bytes] [-f image file] [-v a,b,c string values]
+// pub -d domain -t /topic -k string|image|joints|clock|goals|task
+//     [-b best effort] [-l transient local] [-D depth, 0 keep all]
+//     [-n count] [-p period_ms] [-s image bytes] [-f image file]
+//     [-v a,b,c values, one per sample, repeated] [-c clock start_ms]
 //     [-w wait for a reader] [-x exit when done, else at stdin EOF]
 //     [-N /ns/node: announce the writer as this node's on ros_discovery_info]
+//
+// Values: string's data; task's status.phase (edged_test_msgs/TaskStatus,
+// with status.code and progress the sample's number); goals' whole
+// action_msgs/GoalStatusArray as GOAL:STATUS entries joined by '+' ("-":
+// an empty list), GOAL a number that fills the goal's UUID, STATUS
+// action_msgs' (1 accepted, 2 executing, 4 succeeded, 6 aborted).
+// A clock sample is the wall time, or with -c start_ms + number * period
+// (a simulator's time, which starts near zero).
 //
 // A generated image (no -f) carries the sample's number (0, 1, ...) as a
 // little-endian uint32 in its first 4 data bytes.
@@ -86,6 +95,27 @@ static void announce(dds_entity_t pp, dds_entity_t wr, const char *full) {
 	if (rc < 0) { fprintf(stderr, "discovery write: %s\n", dds_strretcode(rc)); exit(1); }
 }
 
+// goal_statuses fills a GoalStatusArray from "1:2+2:4" ("-": empty);
+// buf holds up to max entries.
+static void goal_statuses(char *v, action_msgs_msg_dds__GoalStatusArray_ *m, action_msgs_msg_dds__GoalStatus_ *buf, uint32_t max) {
+	m->status_list._length = 0;
+	m->status_list._maximum = max;
+	m->status_list._buffer = buf;
+	m->status_list._release = false;
+	if (strcmp(v, "-") == 0)
+		return;
+	char *e;
+	while ((e = strsep(&v, "+")) != NULL && m->status_list._length < max) {
+		action_msgs_msg_dds__GoalStatus_ *g = &buf[m->status_list._length++];
+		memset(g, 0, sizeof(*g));
+		int goal = atoi(e);
+		char *colon = strchr(e, ':');
+		memset(g->goal_info.goal_id.uuid, goal, 16);
+		g->goal_info.stamp.sec = 1000 + goal;
+		g->status = (int8_t)(colon != NULL ? atoi(colon + 1) : 0);
+	}
+}
+
 static void sleep_ms(int ms) {
 	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
 	nanosleep(&ts, NULL);
@@ -93,10 +123,11 @@ static void sleep_ms(int ms) {
 
 int main(int argc, char **argv) {
 	int domain = 0, reliable = 1, latched = 0, depth = 10, count = 1, period = 0, wait = 0, exit_done = 0;
+	long long clock_start = -1;
 	uint32_t size = 1000;
 	const char *topic = "/chatter", *kind = "string", *file = NULL, *values = "hello", *node = NULL;
 	int c;
-	while ((c = getopt(argc, argv, "d:t:k:blD:n:p:s:f:v:wxN:")) != -1) {
+	while ((c = getopt(argc, argv, "d:t:k:blD:n:p:s:f:v:wxN:c:")) != -1) {
 		switch (c) {
 		case 'd': domain = atoi(optarg); break;
 		case 't': topic = optarg; break;
@@ -112,6 +143,7 @@ int main(int argc, char **argv) {
 		case 'w': wait = 1; break;
 		case 'x': exit_done = 1; break;
 		case 'N': node = optarg; break;
+		case 'c': clock_start = atoll(optarg); break;
 		default: fprintf(stderr, "bad option\n"); return 2;
 		}
 	}
@@ -120,6 +152,8 @@ int main(int argc, char **argv) {
 	else if (strcmp(kind, "image") == 0) desc = &sensor_msgs_msg_dds__CompressedImage__desc;
 	else if (strcmp(kind, "joints") == 0) desc = &sensor_msgs_msg_dds__JointState__desc;
 	else if (strcmp(kind, "clock") == 0) desc = &rosgraph_msgs_msg_dds__Clock__desc;
+	else if (strcmp(kind, "goals") == 0) desc = &action_msgs_msg_dds__GoalStatusArray__desc;
+	else if (strcmp(kind, "task") == 0) desc = &edged_test_msgs_msg_dds__TaskStatus__desc;
 	else { fprintf(stderr, "unknown kind %s\n", kind); return 2; }
 
 	dds_entity_t pp = dds_create_participant((dds_domainid_t)domain, NULL, NULL);
@@ -160,9 +194,23 @@ int main(int argc, char **argv) {
 	char *vp = vals, *v = NULL;
 	for (int i = 0; i < count; i++) {
 		dds_return_t rc = 0;
-		if (strcmp(kind, "string") == 0) {
+		if (strcmp(kind, "string") == 0 || strcmp(kind, "goals") == 0 || strcmp(kind, "task") == 0)
 			if ((v = strsep(&vp, ",")) == NULL) { free(vals); vals = vp = strdup(values); v = strsep(&vp, ","); }
+		if (strcmp(kind, "string") == 0) {
 			std_msgs_msg_dds__String_ m = {.data = v};
+			rc = dds_write(wr, &m);
+		} else if (strcmp(kind, "goals") == 0) {
+			action_msgs_msg_dds__GoalStatus_ buf[16];
+			action_msgs_msg_dds__GoalStatusArray_ m;
+			goal_statuses(v, &m, buf, 16);
+			rc = dds_write(wr, &m);
+		} else if (strcmp(kind, "task") == 0) {
+			edged_test_msgs_msg_dds__TaskStatus_ m = {0};
+			now_stamp(&m.header.stamp);
+			m.header.frame_id = "";
+			m.status.phase = v;
+			m.status.code = (uint8_t)i;
+			m.progress = (double)i;
 			rc = dds_write(wr, &m);
 		} else if (strcmp(kind, "image") == 0) {
 			sensor_msgs_msg_dds__CompressedImage_ m = {0};
@@ -188,6 +236,11 @@ int main(int argc, char **argv) {
 		} else {
 			rosgraph_msgs_msg_dds__Clock_ m;
 			now_stamp(&m.clock);
+			if (clock_start >= 0) {
+				long long ms = clock_start + (long long)i * (period > 0 ? period : 100);
+				m.clock.sec = (int32_t)(ms / 1000);
+				m.clock.nanosec = (uint32_t)(ms % 1000) * 1000000u;
+			}
 			rc = dds_write(wr, &m);
 		}
 		if (rc < 0) fprintf(stderr, "write: %s\n", dds_strretcode(rc));
