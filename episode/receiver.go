@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -55,17 +57,20 @@ import (
 // receivers counts once, and exactly one manifest write turns Complete
 // from false to true: that receiver reports completed.
 //
-// A Receiver is not safe for concurrent use (the sink serializes its
-// messages). On a directory it holds the store's flock (shared when
+// A Receiver is safe for concurrent use: calls for one episode are
+// serialized (a sink hands it messages of different robots at once). On a directory it holds the store's flock (shared when
 // Shared, so several sinks may write it but an edged run may not).
 type Receiver struct {
 	dir   string
 	blobs Blobs
 	opts  ReceiverOptions
 	lock  *os.File
-	eps   map[string]*received
-	order []string // ids in eps, oldest first, for eviction
 	races atomic.Uint64
+	// episodes serializes the calls for one episode (a stripe of them).
+	episodes [64]sync.Mutex
+	mu       sync.Mutex // guards eps and order
+	eps      map[string]*received
+	order    []string // ids in eps, oldest first, for eviction
 }
 
 // ReceiverOptions are the receiver's hooks. Zero fields take defaults.
@@ -288,6 +293,7 @@ func (r *Receiver) Manifest(robot string, m Manifest) (completed bool, err error
 		}
 		return false, fmt.Errorf("%w: manifest of robot %.140q sent by %.140q", ErrRefused, m.Robot, robot)
 	}
+	defer r.lockEpisode(m.ID)()
 	return r.update(robot, m.ID, func(e *received) error {
 		cur, next := robotFields(e.m), robotFields(m)
 		switch {
@@ -331,6 +337,7 @@ func (r *Receiver) Segment(robot, id string, s Segment) (completed bool, err err
 	if err != nil || len(p) > MaxRecordBytes {
 		return false, fmt.Errorf("%w: segment %d cannot be a record (%d bytes, %v)", ErrRefused, s.Index, len(p), err)
 	}
+	defer r.lockEpisode(id)()
 	return r.add(robot, id, func(e *received) error { return r.appendSegment(e, s.Index, p) })
 }
 
@@ -402,6 +409,7 @@ func (r *Receiver) Sheet(robot, id, camera, name string, label bool, jpeg, meta 
 		kind = LabelsDir
 	}
 	dir := kind + "/" + CameraDir(camera) + "/" + name
+	defer r.lockEpisode(id)()
 	return r.add(robot, id, func(e *received) error {
 		if err := r.put(e, dir+".jpg", jpeg); err != nil {
 			return err
@@ -416,6 +424,7 @@ func (r *Receiver) Snippet(robot, id, camera string, index int, body []byte) (co
 		return false, fmt.Errorf("%w: snippet index %d out of range", ErrRefused, index)
 	}
 	rel := SnippetsDir + "/" + CameraDir(camera) + "/" + SheetName(index) + SnippetExt
+	defer r.lockEpisode(id)()
 	return r.add(robot, id, func(e *received) error { return r.put(e, rel, body) })
 }
 
@@ -575,7 +584,36 @@ func (r *Receiver) put(e *received, rel string, b []byte) error {
 }
 
 func (r *Receiver) forget(id string) {
+	r.mu.Lock()
 	delete(r.eps, id)
+	r.mu.Unlock()
+}
+
+func (r *Receiver) cached(id string) *received {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.eps[id]
+}
+
+// keep caches e, evicting the oldest beyond MaxCached.
+func (r *Receiver) keep(e *received) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.eps[e.id]; !ok {
+		r.order = append(r.order, e.id)
+	}
+	r.eps[e.id] = e
+	for len(r.order) > r.opts.MaxCached {
+		delete(r.eps, r.order[0])
+		r.order = r.order[1:]
+	}
+}
+
+// lockEpisode serializes the calls for episode id; it returns the unlock.
+func (r *Receiver) lockEpisode(id string) func() {
+	mu := &r.episodes[crc32.ChecksumIEEE([]byte(id))%uint32(len(r.episodes))]
+	mu.Lock()
+	return mu.Unlock
 }
 
 // load returns the state of episode id of robot: the cached one while
@@ -596,7 +634,7 @@ func (r *Receiver) load(robot, id string) (*received, error) {
 		case err != nil:
 			return nil, err // an I/O error: worth a retry
 		}
-		if c := r.eps[id]; c != nil && c.mver == ver {
+		if c := r.cached(id); c != nil && c.mver == ver {
 			return c, nil
 		}
 		e, err = r.read(robot, id, b, ver)
@@ -612,14 +650,7 @@ func (r *Receiver) load(robot, id string) (*received, error) {
 		}
 		break
 	}
-	if _, ok := r.eps[id]; !ok {
-		r.order = append(r.order, id)
-	}
-	r.eps[id] = e
-	for len(r.order) > r.opts.MaxCached {
-		delete(r.eps, r.order[0])
-		r.order = r.order[1:]
-	}
+	r.keep(e)
 	return e, nil
 }
 

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"path"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // countingBlobs counts a store's requests by kind and file name, and
@@ -67,16 +69,16 @@ func sharedPair(t *testing.T) (dir string, r [2]*Receiver, c [2]*countingBlobs) 
 // sharedEpisode is a robot's episode as messages: start, then per sheet
 // a contact sheet and its snippet, a segment every other sheet, then
 // the end announcing all of it.
-func sharedEpisode(sheets int) (start, end Manifest, msgs []func(r *Receiver) (bool, error)) {
-	start = Manifest{Format: ManifestFormat, ID: rid, Robot: "arm-01", Start: t0, Created: t0}
+func sharedEpisode(id string, sheets int) (start, end Manifest, msgs []func(r *Receiver) (bool, error)) {
+	start = Manifest{Format: ManifestFormat, ID: id, Robot: "arm-01", Start: t0, Created: t0}
 	for i := range sheets {
 		msgs = append(msgs,
 			func(r *Receiver) (bool, error) {
-				return r.Sheet("arm-01", rid, "/cam", SheetName(i), false, []byte{0xff, 0xd8, byte(i)}, []byte(`{}`))
+				return r.Sheet("arm-01", id, "/cam", SheetName(i), false, []byte{0xff, 0xd8, byte(i)}, []byte(`{}`))
 			},
-			func(r *Receiver) (bool, error) { return r.Snippet("arm-01", rid, "/cam", i, []byte{byte(i)}) })
+			func(r *Receiver) (bool, error) { return r.Snippet("arm-01", id, "/cam", i, []byte{byte(i)}) })
 		if i%2 == 1 {
-			msgs = append(msgs, func(r *Receiver) (bool, error) { return r.Segment("arm-01", rid, rseg(i/2, "S")) })
+			msgs = append(msgs, func(r *Receiver) (bool, error) { return r.Segment("arm-01", id, rseg(i/2, "S")) })
 		}
 	}
 	end = start
@@ -95,7 +97,7 @@ func sharedEpisode(sheets int) (start, end Manifest, msgs []func(r *Receiver) (b
 func TestSharedReceiversDoNotContend(t *testing.T) {
 	const sheets = 12
 	dir, r, c := sharedPair(t)
-	start, end, msgs := sharedEpisode(sheets)
+	start, end, msgs := sharedEpisode(rid, sheets)
 	if _, err := r[0].Manifest("arm-01", start); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +135,7 @@ func TestSharedReceiversDoNotContend(t *testing.T) {
 	if n := c[0].lists + c[1].lists; n > 4 {
 		t.Errorf("%d listings of the episode for %d messages; want at most 4 (the start, the end and its check, the redelivered end)", n, len(msgs)+3)
 	}
-	checkSharedEpisode(t, dir, sheets)
+	checkSharedEpisode(t, dir, rid, sheets)
 }
 
 // TestSharedCompletionInterleavings: the last file and the end manifest
@@ -155,7 +157,7 @@ func TestSharedCompletionInterleavings(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, r, c := sharedPair(t)
-			start, end, msgs := sharedEpisode(sheets)
+			start, end, msgs := sharedEpisode(rid, sheets)
 			if _, err := r[0].Manifest("arm-01", start); err != nil {
 				t.Fatal(err)
 			}
@@ -179,16 +181,16 @@ func TestSharedCompletionInterleavings(t *testing.T) {
 			if endDone == lastDone {
 				t.Errorf("the end completed %v, the last file %v: want exactly one", endDone, lastDone)
 			}
-			checkSharedEpisode(t, dir, sheets)
+			checkSharedEpisode(t, dir, rid, sheets)
 		})
 	}
 }
 
 // checkSharedEpisode: the store holds the episode complete, its
 // manifest counting everything, readable by Load.
-func checkSharedEpisode(t *testing.T, dir string, sheets int) {
+func checkSharedEpisode(t *testing.T, dir, id string, sheets int) {
 	t.Helper()
-	e, err := Load(dir, rid)
+	e, err := Load(dir, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +206,7 @@ func checkSharedEpisode(t *testing.T, dir string, sheets int) {
 // manifest alone; readers count what its files hold.
 func TestLoadCountsAnOpenEpisode(t *testing.T) {
 	dir, r, _ := sharedPair(t)
-	start, _, msgs := sharedEpisode(6)
+	start, _, msgs := sharedEpisode(rid, 6)
 	if _, err := r[0].Manifest("arm-01", start); err != nil {
 		t.Fatal(err)
 	}
@@ -220,4 +222,47 @@ func TestLoadCountsAnOpenEpisode(t *testing.T) {
 	if h := e.Manifest.Held; h == nil || h.Segments != 3 || h.Cameras["cam"] != (CameraCounts{Sheets: 6, Snippets: 6}) {
 		t.Errorf("held %s, want 3 segments, 6 sheets and 6 snippets", fmt.Sprint(h))
 	}
+}
+
+// TestSharedReceiversConcurrently: two receivers sharing a store, each
+// called from several goroutines at once (a sink handles the messages
+// of different robots in parallel), take the messages of several
+// episodes in any interleaving; every episode ends complete, completed
+// by exactly one call (run with -race).
+func TestSharedReceiversConcurrently(t *testing.T) {
+	const episodes, sheets = 6, 8
+	dir, r, _ := sharedPair(t)
+	var completes [episodes]atomic.Int32
+	var wg sync.WaitGroup
+	ids := make([]string, episodes)
+	for k := range episodes {
+		ids[k] = NewID("arm-01", t0.Add(time.Duration(k)*time.Minute), "")
+		start, end, msgs := sharedEpisode(ids[k], sheets)
+		msgs = append([]func(*Receiver) (bool, error){func(r *Receiver) (bool, error) { return r.Manifest("arm-01", start) }}, msgs...)
+		msgs = append(msgs, func(r *Receiver) (bool, error) { return r.Manifest("arm-01", end) })
+		for w := range 2 { // each receiver takes every other message, in its own goroutine
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := w; i < len(msgs); i += 2 {
+					done, err := msgs[i](r[w])
+					if err != nil {
+						t.Errorf("episode %d message %d: %v", k, i, err)
+						return
+					}
+					if done {
+						completes[k].Add(1)
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	for k := range episodes {
+		if n := completes[k].Load(); n != 1 {
+			t.Errorf("episode %d completed %d times, want once", k, n)
+		}
+		checkSharedEpisode(t, dir, ids[k], sheets)
+	}
+	t.Logf("races lost: %d, %d", r[0].Races(), r[1].Races())
 }
