@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -66,11 +65,17 @@ type Receiver struct {
 	opts  ReceiverOptions
 	lock  *os.File
 	races atomic.Uint64
-	// episodes serializes the calls for one episode (a stripe of them).
-	episodes [64]sync.Mutex
-	mu       sync.Mutex // guards eps and order
-	eps      map[string]*received
-	order    []string // ids in eps, oldest first, for eviction
+	mu    sync.Mutex // guards busy, eps and order
+	busy  map[string]*episodeLock
+	eps   map[string]*received
+	order []string // ids in eps, oldest first, for eviction
+}
+
+// episodeLock serializes the calls for one episode; n counts the calls
+// holding or waiting for it (at zero it is dropped).
+type episodeLock struct {
+	sync.Mutex
+	n int
 }
 
 // ReceiverOptions are the receiver's hooks. Zero fields take defaults.
@@ -123,7 +128,7 @@ func OpenReceiver(dir string, o ReceiverOptions) (*Receiver, error) {
 	if o.MaxCached <= 0 {
 		o.MaxCached = 64
 	}
-	r := &Receiver{dir: dir, blobs: o.Blobs, opts: o, eps: map[string]*received{}}
+	r := &Receiver{dir: dir, blobs: o.Blobs, opts: o, eps: map[string]*received{}, busy: map[string]*episodeLock{}}
 	if r.blobs != nil {
 		return r, nil
 	}
@@ -609,11 +614,26 @@ func (r *Receiver) keep(e *received) {
 	}
 }
 
-// lockEpisode serializes the calls for episode id; it returns the unlock.
+// lockEpisode serializes the calls for episode id (only those: calls
+// for other episodes never wait); it returns the unlock.
 func (r *Receiver) lockEpisode(id string) func() {
-	mu := &r.episodes[crc32.ChecksumIEEE([]byte(id))%uint32(len(r.episodes))]
-	mu.Lock()
-	return mu.Unlock
+	r.mu.Lock()
+	l := r.busy[id]
+	if l == nil {
+		l = &episodeLock{}
+		r.busy[id] = l
+	}
+	l.n++
+	r.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		r.mu.Lock()
+		if l.n--; l.n == 0 {
+			delete(r.busy, id)
+		}
+		r.mu.Unlock()
+	}
 }
 
 // load returns the state of episode id of robot: the cached one while

@@ -10,14 +10,16 @@ import (
 )
 
 // completed queues the acknowledgement of an episode that a message made
-// complete. Called under s.mu.
+// complete.
 func (s *Sink) completed(robot, episodeID string) {
 	s.completes.Add(1)
 	s.log.Info("sink: episode complete", "robot", robot, "episode", episodeID)
 	if s.cfg.OnComplete != nil {
 		s.cfg.OnComplete(robot, episodeID)
 	}
+	s.mu.Lock()
 	s.acks = append(s.acks, wire.Ack{Robot: robot, Episode: episodeID, Time: s.now().UnixNano()})
+	s.mu.Unlock()
 	select {
 	case s.ackNotify <- struct{}{}:
 	default:
