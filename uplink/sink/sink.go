@@ -233,6 +233,8 @@ type Sink struct {
 	now                                                                            func() time.Time
 	writeFn                                                                        func(path string, b []byte) error
 	ackNotify                                                                      chan struct{}
+	ackSent                                                                        sentAck       // the session loop's
+	ackWait                                                                        time.Duration // for a PUBACK before trying again
 }
 
 // New validates cfg and opens the output directory and id log.
@@ -270,7 +272,7 @@ func New(cfg Config, log *slog.Logger) (*Sink, error) {
 	s := &Sink{cfg: cfg, log: log, ids: ids, stateLock: lock, partials: map[partKey]*partial{}, staged: map[string]time.Time{},
 		lanes:  make([]sync.Mutex, cfg.Lanes),
 		robots: map[string]*robotUse{}, now: time.Now, writeFn: writeFile,
-		ackNotify: make(chan struct{}, 1)}
+		ackNotify: make(chan struct{}, 1), ackWait: 10 * time.Second}
 	s.store = cfg.Store
 	opts := episode.ReceiverOptions{Shared: cfg.Group != ""}
 	if s.store == nil {
