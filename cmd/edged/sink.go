@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -48,7 +49,9 @@ or an object store): give each a stable --id of its own. See docs/fleet.md.`,
 			defer s.Close()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return s.Run(ctx)
+			err = s.Run(ctx)
+			slog.Info("sink: stopped", "stats", fmt.Sprintf("%+v", s.Stats()))
+			return err
 		},
 	}
 	f := c.Flags()

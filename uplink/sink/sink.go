@@ -206,6 +206,9 @@ type Stats struct {
 	Connects   uint64
 	Completed  uint64 // episodes made complete
 	Acked      uint64 // acknowledgements the broker took
+	// Races: conditional writes of the store lost to another sink of
+	// the group (each re-read and applied again; episode.Receiver).
+	Races uint64
 }
 
 // Sink is one receiver.
@@ -296,7 +299,7 @@ func (s *Sink) Stats() Stats {
 	return Stats{Received: s.received.Load(), Delivered: s.delivered.Load(), Duplicates: s.duplicates.Load(),
 		Rejected: s.rejected.Load(), Chunks: s.chunks.Load(), Expired: s.expired.Load(), Statuses: s.statuses.Load(),
 		Connects: s.connects.Load(), Retried: s.retried.Load(), Conflicts: s.conflicts.Load(),
-		Completed: s.completes.Load(), Acked: s.acked.Load()}
+		Completed: s.completes.Load(), Acked: s.acked.Load(), Races: s.recv.Races()}
 }
 
 // Close closes the id log and the episode store. Call it after Run
