@@ -135,11 +135,13 @@ type Config struct {
 	// at a time.
 	Lanes int
 	// OnDeliver, when set, is called after a whole message's files are
-	// written (in Handle's goroutine; keep it short).
+	// written (in Handle's goroutine, from several lanes at once: keep
+	// it short and safe for concurrent use).
 	OnDeliver func(e *wire.Envelope)
 	// OnComplete, when set, is called when a message made an episode
 	// complete, before its acknowledgement is published (in Handle's
-	// goroutine; keep it short).
+	// goroutine, from several lanes at once: keep it short and safe for
+	// concurrent use).
 	OnComplete func(robot, episode string)
 }
 
