@@ -31,8 +31,8 @@ import (
 // (CheckID); a segment index, once held, is never given another record;
 // a file, once written, is never replaced by another content (both
 // ErrConflict); the manifest is the receiver's own and is replaced
-// atomically as what it holds grows: the robot's fields (episode_start,
-// then episode_end, which is written once) plus Held and Complete.
+// atomically (when: below): the robot's fields (episode_start, then
+// episode_end, which is written once) plus Held and Complete.
 //
 // Several receivers may write one store (sinks sharing a subscription,
 // ReceiverOptions.Shared or an object store), and any of them may get
@@ -57,8 +57,9 @@ import (
 // from false to true: that receiver reports completed.
 //
 // A Receiver is safe for concurrent use: calls for one episode are
-// serialized (a sink hands it messages of different robots at once). On a directory it holds the store's flock (shared when
-// Shared, so several sinks may write it but an edged run may not).
+// serialized (a sink hands it messages of different robots at once).
+// On a directory it holds the store's flock (shared when Shared, so
+// several sinks may write it but an edged run may not).
 type Receiver struct {
 	dir   string
 	blobs Blobs
