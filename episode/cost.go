@@ -73,6 +73,16 @@ func ReadCost(dir string) (Cost, error) {
 
 // costOf walks dir once, then counts what it found (costOfFiles).
 func costOf(dir string, m *Manifest) (Cost, error) {
+	files, err := listFiles(dir)
+	if err != nil {
+		return Cost{}, err
+	}
+	return costOfDir(dir, files, m)
+}
+
+// listFiles lists the regular files under the episode directory dir,
+// named relative to it with slashes.
+func listFiles(dir string) ([]BlobInfo, error) {
 	var files []BlobInfo
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -93,8 +103,13 @@ func costOf(dir string, m *Manifest) (Cost, error) {
 		return nil
 	})
 	if err != nil {
-		return Cost{}, fmt.Errorf("episode: cost of %s: %w", dir, err)
+		return nil, fmt.Errorf("episode: cost of %s: %w", dir, err)
 	}
+	return files, nil
+}
+
+// costOfDir counts files, listed in the episode directory dir.
+func costOfDir(dir string, files []BlobInfo, m *Manifest) (Cost, error) {
 	read := func(rel string) ([]byte, error) {
 		return fsutil.ReadFileCapped(filepath.Join(dir, filepath.FromSlash(rel)), maxSheetMeta)
 	}

@@ -33,8 +33,12 @@
 // (one record per index, never another one), writes every other file
 // once, and keeps its manifest (the robot's fields plus Held and
 // Complete: closed, and everything the end manifest announced in
-// Produced is held) current with an atomic replace. So every reader
-// below reads a sink's output as a robot's data_dir.
+// Produced is held) with an atomic replace: written when the episode
+// is first seen, when the robot's start and end arrive, and once it is
+// closed as what is held grows, never per message while it is open, so
+// sinks sharing a store do not contend for it (Load counts an open
+// episode's Held from its files). So every reader below reads a sink's
+// output as a robot's data_dir.
 //
 // A record file starts with a header, the magic "EDEPREC" and a version
 // byte (1); a file of a higher version is reported (ErrNewerFormat) and
@@ -84,4 +88,6 @@
 //
 // Concurrency: a Store is safe for concurrent use; a Writer belongs to
 // one goroutine (the fsm run loop). At most one Writer is open at a time.
+// A Receiver is safe for concurrent use; its calls for one episode are
+// serialized.
 package episode

@@ -78,10 +78,12 @@ func Load(dir, ref string) (*Episode, error) {
 	if m.Problem != "" {
 		e.Problems = append(e.Problems, m.Problem)
 	}
-	if c, err := costOf(epDir, &m); err != nil {
+	files, err := listFiles(epDir)
+	if err == nil {
+		e.Cost, err = costOfDir(epDir, files, &m)
+	}
+	if err != nil {
 		e.Problems = append(e.Problems, fmt.Sprintf("cost line: %v", err))
-	} else {
-		e.Cost = c
 	}
 	segRecs := e.readRecords(segmentsName)
 	trRecs := e.readRecords(transitionsName)
@@ -92,7 +94,26 @@ func Load(dir, ref string) (*Episode, error) {
 		e.Problems = append(e.Problems, fmt.Sprintf("%d records with a good checksum but bad JSON skipped", bad+bad2))
 	}
 	sort.SliceStable(e.Segments, func(i, j int) bool { return e.Segments[i].Start.Before(e.Segments[j].Start) })
+	if m.Held != nil && !m.Complete && err == nil {
+		e.Manifest.Held = e.held(files)
+	}
 	return e, nil
+}
+
+// held counts what a receiver holds of an episode it has not completed:
+// its manifest's Held is rewritten only once the episode is closed
+// (Receiver.add), so while it is open the files present say more.
+func (e *Episode) held(files []BlobInfo) *Held {
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f.Name
+	}
+	idx := map[int]bool{}
+	for _, s := range e.Segments {
+		idx[s.Index] = true
+	}
+	h := heldOf(names, len(idx))
+	return &h
 }
 
 func (e *Episode) readRecords(name string) [][]byte {

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -29,28 +31,52 @@ import (
 // (CheckID); a segment index, once held, is never given another record;
 // a file, once written, is never replaced by another content (both
 // ErrConflict); the manifest is the receiver's own and is replaced
-// atomically as what it holds grows: the robot's fields (episode_start,
-// then episode_end, which is written once) plus Held and Complete.
+// atomically (when: below): the robot's fields (episode_start, then
+// episode_end, which is written once) plus Held and Complete.
 //
 // Several receivers may write one store (sinks sharing a subscription,
-// ReceiverOptions.Shared or an object store): every change of a shared
-// file (segments.rec, manifest.json) is conditional on the version read
-// (Blobs.Put with Cond); when another receiver changed it meanwhile the
-// receiver re-reads the episode and applies its change again. What is
-// held is the set of files present, so a file written twice by two
+// ReceiverOptions.Shared or an object store), and any of them may get
+// any message of an episode. A message writes its own file (a sheet, a
+// snippet: content-derived names, written once) or its record of the
+// segments, and leaves the manifest alone while the episode is open:
+// two receivers writing different messages of one episode do not
+// contend (the manifest used to be rewritten by every message, so the
+// receivers kept invalidating each other's view and re-reading the
+// episode; two sinks carried 1.1x one sink's load). The manifest is
+// written when the episode is first seen, when the robot's start or end
+// manifest arrives, and, once the episode is closed, by every message
+// that changes what is held (Held; until then Held lags the files, and
+// readers count them). Every change of a shared file (segments.rec,
+// manifest.json) is conditional on the version read (Blobs.Put with
+// Cond); when another receiver changed it meanwhile the receiver
+// re-reads and applies its change again (counted: Races). A message's
+// writer reads the manifest after its write, the end's writer lists the
+// files after its manifest write, so one of them always sees both; what
+// is held is the set of files present, so a file written twice by two
 // receivers counts once, and exactly one manifest write turns Complete
 // from false to true: that receiver reports completed.
 //
-// A Receiver is not safe for concurrent use (the sink serializes its
-// messages). On a directory it holds the store's flock (shared when
-// Shared, so several sinks may write it but an edged run may not).
+// A Receiver is safe for concurrent use: calls for one episode are
+// serialized (a sink hands it messages of different robots at once).
+// On a directory it holds the store's flock (shared when Shared, so
+// several sinks may write it but an edged run may not).
 type Receiver struct {
 	dir   string
 	blobs Blobs
 	opts  ReceiverOptions
 	lock  *os.File
+	races atomic.Uint64
+	mu    sync.Mutex // guards busy, eps and order
+	busy  map[string]*episodeLock
 	eps   map[string]*received
 	order []string // ids in eps, oldest first, for eviction
+}
+
+// episodeLock serializes the calls for one episode; n counts the calls
+// holding or waiting for it (at zero it is dropped).
+type episodeLock struct {
+	sync.Mutex
+	n int
 }
 
 // ReceiverOptions are the receiver's hooks. Zero fields take defaults.
@@ -87,10 +113,11 @@ type received struct {
 	segs map[int][]byte
 	// segRec is segments.rec up to its last good record, segVer its
 	// version ("" when absent).
-	segRec []byte
-	segVer string
-	files  map[string]int64 // held files, relative to the episode -> size
-	last   []byte           // the manifest as last written or read
+	segRec   []byte
+	segVer   string
+	segsRead bool             // segs, segRec and segVer are read
+	files    map[string]int64 // held files, relative to the episode -> size
+	last     []byte           // the manifest as last written or read
 	// costKey is the manifest (without Cost) the cost was computed for.
 	costKey []byte
 	cost    *Cost
@@ -102,7 +129,7 @@ func OpenReceiver(dir string, o ReceiverOptions) (*Receiver, error) {
 	if o.MaxCached <= 0 {
 		o.MaxCached = 64
 	}
-	r := &Receiver{dir: dir, blobs: o.Blobs, opts: o, eps: map[string]*received{}}
+	r := &Receiver{dir: dir, blobs: o.Blobs, opts: o, eps: map[string]*received{}, busy: map[string]*episodeLock{}}
 	if r.blobs != nil {
 		return r, nil
 	}
@@ -159,26 +186,106 @@ var errManifestUnreadable = errors.New("manifest unreadable")
 
 // update applies change to episode id of robot and commits its
 // manifest, again on a fresh read whenever another receiver won a race.
+// In a shared store the episode is read afresh every time (other
+// receivers add files without touching the manifest, so no cached view
+// is current), and a commit that left the episode closed but incomplete
+// is followed by another read: a file whose writer saw the manifest
+// still open was written before this commit, and this read is the one
+// that counts it (see add).
 func (r *Receiver) update(robot, id string, change func(e *received) error) (completed bool, err error) {
 	for range maxRaces {
+		if r.opts.Shared {
+			r.forget(id)
+		}
 		e, err := r.load(robot, id)
 		if err != nil {
-			return false, err
-		}
-		err = change(e)
-		if err == nil {
-			completed, err = r.commit(e)
-		}
-		if !errors.Is(err, ErrPrecondition) {
-			if err != nil && !errors.Is(err, ErrConflict) && !errors.Is(err, ErrRefused) {
-				r.forget(id) // a failed write: re-read the store next time
-			}
 			return completed, err
 		}
-		r.forget(id)
+		err = change(e)
+		var done, wrote bool
+		if err == nil {
+			done, wrote, err = r.commit(e)
+			completed = completed || done
+		}
+		switch {
+		case err == nil && wrote && r.opts.Shared && e.m.Closed && !e.m.Complete:
+			continue // read what was added meanwhile
+		case errors.Is(err, ErrPrecondition):
+			r.races.Add(1)
+			r.forget(id)
+			continue
+		case err != nil && !errors.Is(err, ErrConflict) && !errors.Is(err, ErrRefused):
+			r.forget(id) // a failed write: re-read the store next time
+		}
+		return completed, err
 	}
-	return false, fmt.Errorf("episode: %s: lost %d races to other writers; will retry", id, maxRaces)
+	return completed, fmt.Errorf("episode: %s: lost %d races to other writers; will retry", id, maxRaces)
 }
+
+// add writes what one message adds to episode id (a sheet, a snippet,
+// a segment record) through write, and commits the manifest only when
+// it must: when the episode has none yet, and once the end manifest has
+// arrived (the episode is closed), when what is held decides whether
+// it is complete. While the episode is open its manifest is left alone,
+// so receivers sharing a store write different messages of one episode
+// without contending for it; its Held then lags the files present
+// (readers count them: Load).
+//
+// The manifest is read after the write, never before: the writer of the
+// end manifest reads the files after its own write (update), so either
+// that read sees this file or this read sees the closed manifest, and
+// the episode cannot stay incomplete with everything held.
+func (r *Receiver) add(robot, id string, write func(e *received) error) (completed bool, err error) {
+	var e *received
+	if r.opts.Shared {
+		// No view of the episode is needed: the write's conditions are
+		// its own.
+		if err := CheckID(robot, id); err != nil {
+			return false, fmt.Errorf("%w: %w", ErrRefused, err)
+		}
+		e = &received{id: id, segs: map[int][]byte{}, files: map[string]int64{}}
+	} else if e, err = r.load(robot, id); err != nil {
+		return false, err // the only writer: the cached view is the store
+	}
+	if err := write(e); err != nil {
+		if !errors.Is(err, ErrConflict) && !errors.Is(err, ErrRefused) {
+			r.forget(id)
+		}
+		return false, err
+	}
+	if !r.opts.Shared {
+		if e.mver != "" && !e.m.Closed {
+			return false, nil
+		}
+	} else if open, err := r.manifestOpen(id); err != nil || open {
+		return false, err
+	}
+	return r.update(robot, id, func(*received) error { return nil })
+}
+
+// manifestOpen reports whether episode id has a manifest that is not
+// closed (false when it is absent or does not parse: update decides).
+func (r *Receiver) manifestOpen(id string) (bool, error) {
+	b, _, err := r.blobs.Get(id+"/"+manifestName, maxManifest)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, ErrTooLarge):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	var m struct {
+		Format int  `json:"format"`
+		Closed bool `json:"closed"`
+	}
+	if json.Unmarshal(b, &m) != nil || m.Format != ManifestFormat {
+		return false, nil
+	}
+	return !m.Closed, nil
+}
+
+// Races counts the conditional writes this receiver lost to another
+// receiver (each one re-read and applied again).
+func (r *Receiver) Races() uint64 { return r.races.Load() }
 
 // Manifest takes a manifest the robot shipped: episode_start (Closed
 // false) fills an episode's robot fields once, episode_end (Closed true)
@@ -192,6 +299,7 @@ func (r *Receiver) Manifest(robot string, m Manifest) (completed bool, err error
 		}
 		return false, fmt.Errorf("%w: manifest of robot %.140q sent by %.140q", ErrRefused, m.Robot, robot)
 	}
+	defer r.lockEpisode(m.ID)()
 	return r.update(robot, m.ID, func(e *received) error {
 		cur, next := robotFields(e.m), robotFields(m)
 		switch {
@@ -235,10 +343,23 @@ func (r *Receiver) Segment(robot, id string, s Segment) (completed bool, err err
 	if err != nil || len(p) > MaxRecordBytes {
 		return false, fmt.Errorf("%w: segment %d cannot be a record (%d bytes, %v)", ErrRefused, s.Index, len(p), err)
 	}
-	return r.update(robot, id, func(e *received) error {
-		if old, ok := e.segs[s.Index]; ok {
+	defer r.lockEpisode(id)()
+	return r.add(robot, id, func(e *received) error { return r.appendSegment(e, s.Index, p) })
+}
+
+// appendSegment adds record p of segment index to e's segments.rec,
+// read first unless e holds it; a write another receiver beat is read
+// again and retried.
+func (r *Receiver) appendSegment(e *received, index int, p []byte) error {
+	for range maxRaces {
+		if !e.segsRead {
+			if err := e.readSegments(r.blobs); err != nil {
+				return err
+			}
+		}
+		if old, ok := e.segs[index]; ok {
 			if !bytes.Equal(old, p) {
-				return fmt.Errorf("%w: %s has another segment %d", ErrConflict, id, s.Index)
+				return fmt.Errorf("%w: %s has another segment %d", ErrConflict, e.id, index)
 			}
 			return nil
 		}
@@ -248,16 +369,22 @@ func (r *Receiver) Segment(robot, id string, s Segment) (completed bool, err err
 		}
 		rec = appendRecord(append([]byte(nil), rec...), p)
 		if len(rec) > maxFileBytes {
-			return fmt.Errorf("%w: %s: segments.rec would exceed %d bytes", ErrRefused, id, maxFileBytes)
+			return fmt.Errorf("%w: %s: segments.rec would exceed %d bytes", ErrRefused, e.id, maxFileBytes)
 		}
-		ver, err := r.blobs.Put(id+"/"+segmentsName, rec, condOf(e.segVer))
+		ver, err := r.blobs.Put(e.id+"/"+segmentsName, rec, condOf(e.segVer))
+		if errors.Is(err, ErrPrecondition) {
+			r.races.Add(1)
+			e.segsRead = false
+			continue
+		}
 		if err != nil {
 			return err
 		}
-		e.segs[s.Index] = p
+		e.segs[index] = p
 		e.segRec, e.segVer = rec, ver
 		return nil
-	})
+	}
+	return fmt.Errorf("episode: %s: lost %d races for %s to other writers; will retry", e.id, maxRaces, segmentsName)
 }
 
 // condOf is the condition to replace a blob read at version v ("" when
@@ -288,7 +415,8 @@ func (r *Receiver) Sheet(robot, id, camera, name string, label bool, jpeg, meta 
 		kind = LabelsDir
 	}
 	dir := kind + "/" + CameraDir(camera) + "/" + name
-	return r.update(robot, id, func(e *received) error {
+	defer r.lockEpisode(id)()
+	return r.add(robot, id, func(e *received) error {
 		if err := r.put(e, dir+".jpg", jpeg); err != nil {
 			return err
 		}
@@ -302,13 +430,26 @@ func (r *Receiver) Snippet(robot, id, camera string, index int, body []byte) (co
 		return false, fmt.Errorf("%w: snippet index %d out of range", ErrRefused, index)
 	}
 	rel := SnippetsDir + "/" + CameraDir(camera) + "/" + SheetName(index) + SnippetExt
-	return r.update(robot, id, func(e *received) error { return r.put(e, rel, body) })
+	defer r.lockEpisode(id)()
+	return r.add(robot, id, func(e *received) error { return r.put(e, rel, body) })
 }
 
 // held counts what e holds.
 func (e *received) held() Held {
-	h := Held{Segments: len(e.segs)}
+	names := make([]string, 0, len(e.files))
 	for rel := range e.files {
+		names = append(names, rel)
+	}
+	return heldOf(names, len(e.segs))
+}
+
+// heldOf counts the sheets, labeling sheets and snippets per camera
+// among an episode's files (names relative to the episode), with
+// segments segment indexes held: what a receiver's manifest says it
+// holds, and what readers count for an episode still open (Load).
+func heldOf(names []string, segments int) Held {
+	h := Held{Segments: segments}
+	for _, rel := range names {
 		parts := strings.Split(rel, "/")
 		if len(parts) != 3 {
 			continue
@@ -356,9 +497,17 @@ func IsComplete(m *Manifest, has func(index int) bool) bool {
 }
 
 // commit writes the manifest when what it says changed, conditional on
-// the version read (ErrPrecondition: another receiver changed it).
-func (r *Receiver) commit(e *received) (completed bool, err error) {
+// the version read (ErrPrecondition: another receiver changed it). While
+// the episode is open and its manifest exists, only a change of the
+// robot's fields is written (a start manifest): what is held is counted
+// again once the end arrives (add).
+func (r *Receiver) commit(e *received) (completed, wrote bool, err error) {
 	was := e.m.Complete
+	if e.mver != "" && !e.m.Closed {
+		if b, err := manifestBytes(e.m); err != nil || bytes.Equal(b, e.last) {
+			return false, false, err
+		}
+	}
 	h := e.held()
 	e.m.Held = &h
 	e.m.Complete = IsComplete(&e.m, func(i int) bool { _, ok := e.segs[i]; return ok })
@@ -370,26 +519,31 @@ func (r *Receiver) commit(e *received) (completed bool, err error) {
 		if e.cost == nil || !bytes.Equal(key, e.costKey) {
 			c, err := r.costOf(e)
 			if err != nil {
-				return false, err
+				return false, false, err
 			}
 			e.cost, e.costKey = &c, key
 		}
 		e.m.Cost = e.cost
 	}
-	b, err := json.MarshalIndent(e.m, "", "  ")
-	if err != nil {
-		return false, fmt.Errorf("episode: manifest: %w", err)
-	}
-	b = append(b, '\n')
-	if bytes.Equal(b, e.last) {
-		return false, nil
+	b, err := manifestBytes(e.m)
+	if err != nil || bytes.Equal(b, e.last) {
+		return false, false, err
 	}
 	ver, err := r.blobs.Put(e.id+"/"+manifestName, b, condOf(e.mver))
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	e.last, e.mver = b, ver
-	return e.m.Complete && !was, nil
+	return e.m.Complete && !was, true, nil
+}
+
+// manifestBytes is m as a receiver stores it.
+func manifestBytes(m Manifest) ([]byte, error) {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("episode: manifest: %w", err)
+	}
+	return append(b, '\n'), nil
 }
 
 // costOf is the cost line of what e holds.
@@ -436,7 +590,51 @@ func (r *Receiver) put(e *received, rel string, b []byte) error {
 }
 
 func (r *Receiver) forget(id string) {
+	r.mu.Lock()
 	delete(r.eps, id)
+	r.mu.Unlock()
+}
+
+func (r *Receiver) cached(id string) *received {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.eps[id]
+}
+
+// keep caches e, evicting the oldest beyond MaxCached.
+func (r *Receiver) keep(e *received) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.eps[e.id]; !ok {
+		r.order = append(r.order, e.id)
+	}
+	r.eps[e.id] = e
+	for len(r.order) > r.opts.MaxCached {
+		delete(r.eps, r.order[0])
+		r.order = r.order[1:]
+	}
+}
+
+// lockEpisode serializes the calls for episode id (only those: calls
+// for other episodes never wait); it returns the unlock.
+func (r *Receiver) lockEpisode(id string) func() {
+	r.mu.Lock()
+	l := r.busy[id]
+	if l == nil {
+		l = &episodeLock{}
+		r.busy[id] = l
+	}
+	l.n++
+	r.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		r.mu.Lock()
+		if l.n--; l.n == 0 {
+			delete(r.busy, id)
+		}
+		r.mu.Unlock()
+	}
 }
 
 // load returns the state of episode id of robot: the cached one while
@@ -457,7 +655,7 @@ func (r *Receiver) load(robot, id string) (*received, error) {
 		case err != nil:
 			return nil, err // an I/O error: worth a retry
 		}
-		if c := r.eps[id]; c != nil && c.mver == ver {
+		if c := r.cached(id); c != nil && c.mver == ver {
 			return c, nil
 		}
 		e, err = r.read(robot, id, b, ver)
@@ -473,14 +671,7 @@ func (r *Receiver) load(robot, id string) (*received, error) {
 		}
 		break
 	}
-	if _, ok := r.eps[id]; !ok {
-		r.order = append(r.order, id)
-	}
-	r.eps[id] = e
-	for len(r.order) > r.opts.MaxCached {
-		delete(r.eps, r.order[0])
-		r.order = r.order[1:]
-	}
+	r.keep(e)
 	return e, nil
 }
 
@@ -501,6 +692,15 @@ func (r *Receiver) read(robot, id string, b []byte, ver string) (*received, erro
 		e.last = b
 	}
 	e.m.ID = id
+	if e.m.Complete && e.m.Cost != nil {
+		// The cost line is the completing receiver's: another one that
+		// reads the same manifest keeps it (its own listing would see
+		// the manifest at another size and write it again).
+		c, key := *e.m.Cost, e.m
+		key.Cost = nil
+		e.cost = &c
+		e.costKey, _ = json.Marshal(key)
+	}
 	if err := e.readSegments(r.blobs); err != nil {
 		return nil, err
 	}
@@ -519,8 +719,10 @@ func (r *Receiver) read(robot, id string, b []byte, ver string) (*received, erro
 // rewrite drops it.
 func (e *received) readSegments(bl Blobs) error {
 	name := e.id + "/" + segmentsName
+	e.segs, e.segRec, e.segVer, e.segsRead = map[int][]byte{}, nil, "", false
 	b, ver, err := bl.Get(name, maxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
+		e.segsRead = true
 		return nil
 	}
 	if err != nil {
@@ -530,7 +732,7 @@ func (e *received) readSegments(bl Blobs) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	e.segRec, e.segVer = b[:sc.GoodEnd], ver
+	e.segRec, e.segVer, e.segsRead = b[:sc.GoodEnd], ver, true
 	for _, p := range sc.Records {
 		var s Segment
 		if json.Unmarshal(p, &s) != nil {

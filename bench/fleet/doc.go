@@ -20,5 +20,7 @@
 // compared), duplicated (acknowledged more than once) and corrupt.
 //
 // Unless -broker is given it starts mosquitto on a free port; the sinks
-// are the edged binary (-edged) writing one shared -out directory.
+// are the edged binary (-edged) writing one shared -out directory, each
+// with Go's default GOMAXPROCS, or -sink-cores (1: the "each sink has a
+// core" of the scaling aim, on a machine whose cores the robots share).
 package main

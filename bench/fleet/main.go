@@ -24,6 +24,7 @@ type options struct {
 	timeout                time.Duration
 	jsonOut                string
 	keepLogs               bool
+	sinkCores              int
 }
 
 // result is the run's figures.
@@ -56,6 +57,7 @@ func main() {
 	flag.DurationVar(&o.timeout, "timeout", 5*time.Minute, "give up waiting for acks after the episodes end")
 	flag.StringVar(&o.jsonOut, "json", "", "also write the figures as JSON here")
 	flag.BoolVar(&o.keepLogs, "keep-logs", false, "keep the sinks' logs (and the output, with -out)")
+	flag.IntVar(&o.sinkCores, "sink-cores", 0, "GOMAXPROCS of each sink (0: Go's default, every core); 1 models a core per sink")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 	// Interrupted, run still stops the broker and the sinks it started.

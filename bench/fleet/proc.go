@@ -77,6 +77,9 @@ func waitPort(port int, p *proc) error {
 func startSink(o options, dir string, i int) (*proc, error) {
 	args := []string{"sink", "--broker", o.broker, "--out", o.out, "--group", "fleet", "--id", fmt.Sprint("fleet-sink-", i)}
 	cmd := exec.Command(o.edged, args...)
+	if o.sinkCores > 0 {
+		cmd.Env = append(os.Environ(), fmt.Sprint("GOMAXPROCS=", o.sinkCores))
+	}
 	logf, err := os.Create(filepath.Join(dir, fmt.Sprintf("sink-%d.log", i))) // kept with -keep-logs
 	if err != nil {
 		return nil, err

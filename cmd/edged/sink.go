@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -48,7 +49,9 @@ or an object store): give each a stable --id of its own. See docs/fleet.md.`,
 			defer s.Close()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return s.Run(ctx)
+			err = s.Run(ctx)
+			slog.Info("sink: stopped", "stats", fmt.Sprintf("%+v", s.Stats()))
+			return err
 		},
 	}
 	f := c.Flags()
@@ -57,6 +60,7 @@ or an object store): give each a stable --id of its own. See docs/fleet.md.`,
 	f.StringVar(&cfg.StateDir, "state", "", "local directory for the sink's own state (default OUT/.sink[/ID]; required with s3://)")
 	f.StringVar(&cfg.Group, "group", "", "share the load with other sinks through $share/NAME/")
 	f.StringVar(&cfg.Prefix, "topic-prefix", "edged", "topic prefix of the robots")
+	f.IntVar(&cfg.Lanes, "lanes", 8, "messages handled at once (a robot's always in order); raise it for an object store's latency, e.g. 32 on s3://")
 	f.StringVar(&cfg.ClientID, "id", "", "MQTT client id, stable across restarts and unique in the group (default edged-sink, or edged-sink-GROUP-HOST with --group)")
 	f.StringVar(&cfg.ClientID, "client-id", "", "same as --id")
 	f.StringVar(&cfg.Auth.Username, "username", "", "MQTT username")

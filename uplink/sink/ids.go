@@ -7,6 +7,7 @@ import (
 	"github.com/edged-robotics/edged/internal/fsutil"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 
 	"github.com/edged-robotics/edged/uplink/wire"
@@ -16,6 +17,7 @@ import (
 // duplicates are dropped across restarts. It keeps the newest max ids:
 // when the log grows past them it is rewritten with the newest half.
 type idLog struct {
+	mu    sync.Mutex // the sink's lanes share it
 	path  string
 	max   int
 	f     *os.File
@@ -54,7 +56,12 @@ func (l *idLog) reopen() error {
 	return nil
 }
 
-func (l *idLog) has(id string) bool { _, ok := l.seen[id]; return ok }
+func (l *idLog) has(id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.seen[id]
+	return ok
+}
 
 func (l *idLog) remember(id string) {
 	if _, ok := l.seen[id]; ok {
@@ -66,6 +73,8 @@ func (l *idLog) remember(id string) {
 
 // add records id durably.
 func (l *idLog) add(id string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.remember(id)
 	if _, err := l.f.WriteString(id + "\n"); err != nil {
 		return fmt.Errorf("sink: id log: %w", err)
@@ -96,7 +105,11 @@ func (l *idLog) compact() error {
 	return l.reopen()
 }
 
-func (l *idLog) close() error { return l.f.Close() }
+func (l *idLog) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.f.Close()
+}
 
 // lockState takes the flock of the state directory: two sinks with one
 // state (one client id on one host and store) would take over each

@@ -51,8 +51,13 @@
 // their shared fields, so a forged chunk cannot poison a real message,
 // and incomplete messages are capped per robot as well as in all.
 //
-// Concurrency: Handle is serialized by a mutex; Run owns the connection
-// loop and returns when its context ends.
+// Concurrency: Run owns the connection loop and returns when its
+// context ends. It hands each message to one of Config.Lanes lanes by
+// its robot (lanes.go): a robot's messages are handled one at a time in
+// the order they arrived, different robots' at once, so one sink
+// overlaps the store's latency (a directory's fsyncs, an object store's
+// requests); each lane acknowledges its own messages. Handle may be
+// called from any goroutine; calls for one robot are serialized.
 package sink
 
 import (
@@ -123,12 +128,20 @@ type Config struct {
 	ChunkTimeout time.Duration
 	// MaxIDs remembered for dedupe. Default 1,000,000.
 	MaxIDs int
+	// Lanes is how many messages the sink handles at once: a robot's
+	// messages always take the same lane, in the order they arrived, so
+	// lanes only overlap the store's latency (fsyncs, object store
+	// requests) of different robots. Default 8; 1 handles one message
+	// at a time.
+	Lanes int
 	// OnDeliver, when set, is called after a whole message's files are
-	// written (in Handle's goroutine; keep it short).
+	// written (in Handle's goroutine, from several lanes at once: keep
+	// it short and safe for concurrent use).
 	OnDeliver func(e *wire.Envelope)
 	// OnComplete, when set, is called when a message made an episode
 	// complete, before its acknowledgement is published (in Handle's
-	// goroutine; keep it short).
+	// goroutine, from several lanes at once: keep it short and safe for
+	// concurrent use).
 	OnComplete func(robot, episode string)
 }
 
@@ -174,6 +187,10 @@ func (c Config) withDefaults() Config {
 	if c.MaxIDs <= 0 {
 		c.MaxIDs = 1_000_000
 	}
+	if c.Lanes <= 0 {
+		c.Lanes = 8
+	}
+	c.Lanes = min(c.Lanes, maxLanes)
 	return c
 }
 
@@ -191,6 +208,9 @@ type Stats struct {
 	Connects   uint64
 	Completed  uint64 // episodes made complete
 	Acked      uint64 // acknowledgements the broker took
+	// Races: conditional writes of the store lost to another sink of
+	// the group (each re-read and applied again; episode.Receiver).
+	Races uint64
 }
 
 // Sink is one receiver.
@@ -199,21 +219,27 @@ type Sink struct {
 	log *slog.Logger
 
 	stateLock *os.File
-	mu        sync.Mutex
-	ids       *idLog
-	store     episode.Blobs // rooted at Out
-	recv      *episode.Receiver
-	staged    map[string]time.Time // chunk directories this sink staged -> when they expire
-	acks      []wire.Ack           // to publish, oldest first (under mu)
-	partials  map[partKey]*partial
-	robots    map[string]*robotUse
-	pbytes    int64
+	// lanes serialize the messages of one robot (lane); mu guards the
+	// sink's memory (staged, acks, partials, robots, pbytes) and is never
+	// held across the store's I/O but to expire.
+	lanes    []sync.Mutex
+	mu       sync.Mutex
+	ids      *idLog
+	store    episode.Blobs // rooted at Out
+	recv     *episode.Receiver
+	staged   map[string]time.Time // chunk directories this sink staged -> when they expire
+	acks     []wire.Ack           // to publish, oldest first (under mu)
+	partials map[partKey]*partial
+	robots   map[string]*robotUse
+	pbytes   int64
 
 	received, delivered, duplicates, rejected, chunks, expired, statuses, connects atomic.Uint64
 	retried, conflicts, completes, acked                                           atomic.Uint64
 	now                                                                            func() time.Time
 	writeFn                                                                        func(path string, b []byte) error
 	ackNotify                                                                      chan struct{}
+	ackSent                                                                        sentAck       // the session loop's
+	ackWait                                                                        time.Duration // for a PUBACK before trying again
 }
 
 // New validates cfg and opens the output directory and id log.
@@ -249,8 +275,9 @@ func New(cfg Config, log *slog.Logger) (*Sink, error) {
 		return nil, err
 	}
 	s := &Sink{cfg: cfg, log: log, ids: ids, stateLock: lock, partials: map[partKey]*partial{}, staged: map[string]time.Time{},
+		lanes:  make([]sync.Mutex, cfg.Lanes),
 		robots: map[string]*robotUse{}, now: time.Now, writeFn: writeFile,
-		ackNotify: make(chan struct{}, 1)}
+		ackNotify: make(chan struct{}, 1), ackWait: 10 * time.Second}
 	s.store = cfg.Store
 	opts := episode.ReceiverOptions{Shared: cfg.Group != ""}
 	if s.store == nil {
@@ -274,13 +301,12 @@ func (s *Sink) Stats() Stats {
 	return Stats{Received: s.received.Load(), Delivered: s.delivered.Load(), Duplicates: s.duplicates.Load(),
 		Rejected: s.rejected.Load(), Chunks: s.chunks.Load(), Expired: s.expired.Load(), Statuses: s.statuses.Load(),
 		Connects: s.connects.Load(), Retried: s.retried.Load(), Conflicts: s.conflicts.Load(),
-		Completed: s.completes.Load(), Acked: s.acked.Load()}
+		Completed: s.completes.Load(), Acked: s.acked.Load(), Races: s.recv.Races()}
 }
 
-// Close closes the id log and the episode store.
+// Close closes the id log and the episode store. Call it after Run
+// returned and no Handle is running.
 func (s *Sink) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	err := s.ids.close()
 	if rerr := s.recv.Close(); err == nil {
 		err = rerr
@@ -341,20 +367,9 @@ func (s *Sink) session(ctx context.Context) error {
 	})
 	redeliver := make(chan error, 1)
 	o.SetAutoAckDisabled(true)
-	handler := func(_ mqtt.Client, m mqtt.Message) {
-		err := s.Handle(m.Topic(), m.Payload())
-		if errors.Is(err, ErrRetry) {
-			select {
-			case redeliver <- err:
-			default:
-			}
-			return // no acknowledgement: the broker keeps it
-		}
-		if err != nil {
-			s.log.Warn("sink: message rejected", "topic", m.Topic(), "err", err)
-		}
-		m.Ack() // only now: its files and its id are durable
-	}
+	lanes := s.startLanes(ctx, redeliver)
+	defer lanes.stop()
+	handler := lanes.dispatch
 	// The session is persistent: the broker sends what it queued right
 	// after CONNACK, before Subscribe returns. Without a default handler
 	// paho would acknowledge those messages and drop them.
@@ -365,7 +380,10 @@ func (s *Sink) session(ctx context.Context) error {
 		c.Disconnect(0)
 		return mqttconn.Explain(s.cfg.Broker, s.cfg.Auth, t.Error())
 	}
-	defer c.Disconnect(250)
+	defer func() {
+		lanes.stop() // first: paho may be waiting in dispatch
+		c.Disconnect(250)
+	}()
 	st := c.Subscribe(s.Filter(), 1, handler)
 	if !st.WaitTimeout(15*time.Second) || st.Error() != nil {
 		return fmt.Errorf("sink: subscribe %s: %v", s.Filter(), st.Error())
@@ -406,8 +424,9 @@ func retry(err error) error { return fmt.Errorf("%w: %w", ErrRetry, err) }
 // Any other error: it was rejected for good (counted); acknowledge it.
 func (s *Sink) Handle(topic string, payload []byte) error {
 	s.received.Add(1)
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	lane := &s.lanes[s.laneOf(topic)]
+	lane.Lock()
+	defer lane.Unlock()
 	err := s.handle(topic, payload)
 	switch {
 	case errors.Is(err, ErrRetry):
@@ -422,7 +441,9 @@ func (s *Sink) Handle(topic string, payload []byte) error {
 }
 
 func (s *Sink) handle(topic string, payload []byte) error {
+	s.mu.Lock()
 	s.expire()
+	s.mu.Unlock()
 	env, err := wire.Decode(payload, s.cfg.MaxMessage+64<<10)
 	if err != nil {
 		return err
@@ -451,10 +472,13 @@ func (s *Sink) handle(topic string, payload []byte) error {
 		}
 	} else if env.Chunks > 1 {
 		s.chunks.Add(1)
+		s.mu.Lock()
 		p, err := s.addChunk(env)
+		s.mu.Unlock()
 		if err != nil || p == nil {
 			return err
 		}
+		// p is the robot's: only this lane changes it.
 		var ok bool
 		if body, ok = assemble(p); !ok {
 			return fmt.Errorf("sink: %s: no combination of its chunks matches its size and checksum; waiting for other chunks", env.ID)
@@ -462,7 +486,9 @@ func (s *Sink) handle(topic string, payload []byte) error {
 	}
 	if err := s.deliver(env, body); err != nil {
 		if !errors.Is(err, ErrRetry) {
+			s.mu.Lock()
 			s.dropID(env.ID) // a body that will never be written
+			s.mu.Unlock()
 		}
 		return err
 	}
@@ -472,7 +498,9 @@ func (s *Sink) handle(topic string, payload []byte) error {
 	if env.Chunks > 1 && s.cfg.Group != "" {
 		s.unstage(env)
 	}
+	s.mu.Lock()
 	s.dropID(env.ID)
+	s.mu.Unlock()
 	s.delivered.Add(1)
 	if s.cfg.OnDeliver != nil {
 		s.cfg.OnDeliver(env)

@@ -51,9 +51,11 @@ func (s *Sink) stageChunk(e *wire.Envelope) (body []byte, done bool, err error) 
 	if _, err := s.store.Put(name, e.Body, episode.Cond{IfAbsent: true}); err != nil && !errors.Is(err, episode.ErrPrecondition) {
 		return nil, false, retry(err)
 	}
+	s.mu.Lock()
 	if _, ok := s.staged[dir]; !ok {
 		s.staged[dir] = s.now().Add(s.cfg.ChunkTimeout)
 	}
+	s.mu.Unlock()
 	list, err := s.store.List(dir)
 	if err != nil {
 		return nil, false, retry(err)
@@ -124,7 +126,20 @@ func (s *Sink) unstage(e *wire.Envelope) {
 	if _, err := s.store.Put(doneDir+e.ID, nil, episode.Cond{}); err != nil {
 		s.log.Warn("sink: delivered mark not written; a late chunk of this message may stay staged until it expires", "id", e.ID, "err", err)
 	}
-	s.removeStaged(chunksDir + e.Robot + "/" + e.ID + "/")
+	dir := chunksDir + e.Robot + "/" + e.ID + "/"
+	s.removeStaged(dir)
+	s.mu.Lock()
+	s.forgetStaged(dir)
+	s.mu.Unlock()
+}
+
+// forgetStaged drops the staged directories under dir. Called under s.mu.
+func (s *Sink) forgetStaged(dir string) {
+	for d := range s.staged {
+		if strings.HasPrefix(d, dir) {
+			delete(s.staged, d)
+		}
+	}
 }
 
 func (s *Sink) removeStaged(dir string) {
@@ -139,11 +154,6 @@ func (s *Sink) removeStaged(dir string) {
 			return
 		}
 	}
-	for d := range s.staged {
-		if strings.HasPrefix(d, dir) {
-			delete(s.staged, d)
-		}
-	}
 }
 
 // expireStaged removes the chunks this sink staged for messages that
@@ -153,7 +163,7 @@ func (s *Sink) expireStaged() {
 	for dir, t := range s.staged {
 		if now.After(t) {
 			s.removeStaged(dir)
-			delete(s.staged, dir)
+			s.forgetStaged(dir)
 			s.expired.Add(1)
 			s.log.Warn("sink: staged chunks of an incomplete message expired", "dir", dir)
 		}
