@@ -4,7 +4,9 @@
 //	manifest.json    the episode's metadata, replaced atomically (write a
 //	                 temporary file, fsync, rename, fsync the directory)
 //	segments.rec     closed segments, append-only records
-//	transitions.rec  raw FSM transitions and heartbeats, append-only
+//	transitions.rec  raw FSM transitions and heartbeats, append-only (and
+//	                 the arguments of an actionlib goal that arrived after
+//	                 its opening: TransitionGoal)
 //	quarantine/      bytes cut out by recovery, kept for a human to read
 //	sheets/CAMERA/   contact sheets sheet-NNNN.jpg and .json
 //	labels/CAMERA/   labeling sheets NAME.jpg and .json
@@ -63,7 +65,8 @@
 // transitions: a string or field source's state ends at that source's
 // next transition, so a short segments.rec is rebuilt with true ends; a
 // segment still open at the crash ends, interrupted, at the last time
-// seen. A corrupt or missing manifest.json beside records is rebuilt from
+// seen (an actionlib goal keeps its arguments, Segment.Args, from its
+// opening transition or a later TransitionGoal). A corrupt or missing manifest.json beside records is rebuilt from
 // them (readers report it in Manifest.Problem and Episode.Problems; Open
 // moves the bad one to quarantine/manifest.json.corrupt and recovers the
 // episode), and empty episode directories are removed. Retention

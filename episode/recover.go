@@ -179,7 +179,8 @@ func recoverEpisode(dir string, m Manifest, notes []string) (Recovery, error) {
 // crash, and it ends, interrupted, at last. SMACH leaves and actionlib
 // goals may overlap and their transitions do not say when they ended:
 // the last opening per state path or goal that is not closed ends,
-// interrupted, at last.
+// interrupted, at last, with the goal's arguments from its opening or
+// a later TransitionGoal.
 func rebuild(start, last time.Time, trans []Transition, closed map[string]bool) []Segment {
 	var out []Segment
 	add := func(t Transition, end time.Time, outcome string) {
@@ -190,7 +191,7 @@ func rebuild(start, last time.Time, trans []Transition, closed map[string]bool) 
 			end = t.opened()
 		}
 		out = append(out, Segment{Start: t.opened(), End: end, StartSec: sec(start, t.opened()), EndSec: sec(start, end),
-			Label: t.Opens, Path: t.Path, Source: t.Source, Kind: t.SrcTyp, Outcome: outcome, GoalID: t.GoalID})
+			Label: t.Opens, Path: t.Path, Source: t.Source, Kind: t.SrcTyp, Outcome: outcome, GoalID: t.GoalID, Args: t.Args})
 	}
 	openSeq := map[string]*Transition{} // sequential source -> its open segment's opening
 	lastOpen := map[string]Transition{} // overlapping: source, goal, path -> last opening
@@ -209,10 +210,17 @@ func rebuild(start, last time.Time, trans []Transition, closed map[string]bool) 
 			}
 			continue
 		}
+		k := t.Source + "\x00" + t.GoalID + "\x00" + t.Path
+		if t.Kind == TransitionGoal { // the arguments of an open goal
+			if o, ok := lastOpen[k]; ok && o.Args == nil {
+				o.Args = t.Args
+				lastOpen[k] = o
+			}
+			continue
+		}
 		if t.Opens == "" {
 			continue
 		}
-		k := t.Source + "\x00" + t.GoalID + "\x00" + t.Path
 		if _, ok := lastOpen[k]; !ok {
 			order = append(order, k)
 		}

@@ -90,6 +90,34 @@ func TestRecoverRebuildsSegmentsFromTransitions(t *testing.T) {
 	}
 }
 
+// An actionlib goal open at a crash is recovered with its arguments,
+// given by its opening transition or by a goal transition after it (the
+// goal topic's message came after the status): its trace element stays
+// pick(cup, table), not pick (issue 14).
+func TestRecoverKeepsGoalArguments(t *testing.T) {
+	open := func(sec float64, id string, args ...string) Transition {
+		return Transition{Stamp: at(sec), Sec: sec, Kind: TransitionState, Source: "/pick/status", SrcTyp: "actionlib",
+			To: id + ":ACTIVE", Opens: "pick", Path: "pick", GoalID: id, Args: args}
+	}
+	late := Transition{Stamp: at(0.7), Sec: 0.7, Kind: TransitionGoal, Source: "/pick/status", SrcTyp: "actionlib",
+		Path: "pick", GoalID: "g2", Args: []string{"bottle", "shelf"}}
+	other := late
+	other.GoalID, other.Args = "g3", []string{"plate"} // a goal never opened: nothing
+	s, id := crashWith(t, []Transition{open(0, "g1", "cup", "table"), open(0.5, "g2"), late, other}, nil)
+	e, err := Load(s.Dir(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := timelineOf(e); got != "pick[0-0.7]interrupted pick[0.5-0.7]interrupted" {
+		t.Fatalf("recovered %s", got)
+	}
+	for i, want := range []string{"cup table", "bottle shelf"} {
+		if got := strings.Join(e.Segments[i].Args, " "); got != want || e.Segments[i].GoalID != fmt.Sprintf("g%d", i+1) {
+			t.Errorf("segment %d %+v: args %q, want %q", i, e.Segments[i], got, want)
+		}
+	}
+}
+
 // A corrupt manifest.json does not hide an episode whose records are
 // intact: readers rebuild it from the records and say so, Open
 // quarantines the bad one and closes the episode, retention counts it.

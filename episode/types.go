@@ -117,6 +117,11 @@ type Segment struct {
 const (
 	TransitionState     = "state"     // a state change
 	TransitionHeartbeat = "heartbeat" // still in the same state(s)
+	// TransitionGoal gives the arguments (Args) of an actionlib goal
+	// whose segment is open, when they arrived after the transition
+	// that opened it (the goal and status topics are not ordered): it
+	// names the goal by Source, GoalID and Path, as its opening did.
+	TransitionGoal = "goal"
 )
 
 // Transition is one raw FSM event. A transition that opens a segment
@@ -138,6 +143,9 @@ type Transition struct {
 	Start  time.Time `json:"start,omitzero"`
 	Path   string    `json:"path,omitempty"`
 	GoalID string    `json:"goal_id,omitempty"`
+	// Args are the arguments of the actionlib goal the transition opens
+	// (or of a TransitionGoal), as the segment's Args.
+	Args []string `json:"args,omitempty"`
 }
 
 // Recovery reports what Open did to one episode found after a crash.

@@ -19,7 +19,10 @@
 //     the action's name (the topic without /status, or /_action/status
 //     in ROS 2). The goal's fields, read from the action's goal topic
 //     (ROS1's /ACTION/goal, subscribed beside the status), become the
-//     segment's Args (goal.go).
+//     segment's Args (goal.go), and the Args of the transition that
+//     opens it; when the goal arrives after its status opened the
+//     segment, a TransitionGoal record carries them, so that the trace
+//     of an open episode and a segment recovered after a crash have them.
 //   - field: any message type, the state read at a field path
 //     (status.phase) from the dynamically decoded *msg.Value.
 //

@@ -3,7 +3,9 @@ package fsm
 import (
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/ros/msg"
 )
 
@@ -70,8 +72,11 @@ func appendLeaves(args []string, v *msg.Value) []string {
 }
 
 // goal records the arguments of a goal seen on src's goal topic; an
-// open segment of that goal gets them too (the status may come first).
-func (m *Machine) goal(src *source, v any) {
+// open segment of that goal gets them too (the status may come first),
+// and a TransitionGoal record says so, so that the trace of the open
+// episode and a segment recovered after a crash have them as the closed
+// segment will.
+func (m *Machine) goal(src *source, stamp time.Time, v any) {
 	id, args, ok := goalArgs(v)
 	if !ok {
 		m.count(func(s *Stats) { s.Bad++ })
@@ -82,8 +87,18 @@ func (m *Machine) goal(src *source, v any) {
 		return
 	}
 	src.goalArgs[id] = args
-	if o, open := m.open[src][id]; open && o.args == nil {
-		o.args = args
-		m.open[src][id] = o
+	o, open := m.open[src][id]
+	if !open || o.args != nil {
+		return
 	}
+	o.args = args
+	m.open[src][id] = o
+	if m.w == nil || len(args) == 0 {
+		return
+	}
+	if stamp.Before(o.start) {
+		stamp = o.start
+	}
+	m.storeErr(m.w.Transition(episode.Transition{Stamp: stamp, Sec: stamp.Sub(m.w.Start()).Seconds(),
+		Kind: episode.TransitionGoal, Source: src.cfg.Topic, SrcTyp: src.cfg.Kind, Path: o.path, GoalID: o.goalID, Args: args}))
 }

@@ -2,10 +2,13 @@ package fsm
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/ros/msg"
 )
 
@@ -73,6 +76,21 @@ func TestActionlibGoalArguments(t *testing.T) {
 	}
 	if st := r.m.Stats(); st.Unknown != 0 || st.Bad != 0 {
 		t.Errorf("stats %+v: goal messages are neither unknown nor bad", st)
+	}
+	// The transitions have them too, for the trace of the open episode
+	// and for recovery after a crash: g1's opening (its goal came
+	// first), a goal transition after g2's (its goal came after).
+	var opens, late []string
+	for _, tr := range eps[0].Transitions {
+		switch {
+		case tr.Opens != "":
+			opens = append(opens, tr.GoalID+":"+strings.Join(tr.Args, " "))
+		case tr.Kind == episode.TransitionGoal:
+			late = append(late, fmt.Sprintf("%s:%s@%g", tr.GoalID, strings.Join(tr.Args, " "), tr.Sec))
+		}
+	}
+	if !slices.Equal(opens, []string{"g1:cup table 0.5", "g2:"}) || !slices.Equal(late, []string{"g2:bottle shelf 1@1.1"}) {
+		t.Errorf("openings %q, goal transitions %q", opens, late)
 	}
 }
 

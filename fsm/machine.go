@@ -279,7 +279,7 @@ func (m *Machine) handle(ev capture.StateEvent) {
 	}
 	m.checkMaxDuration(stamp)
 	if gs := m.goalSources[ev.Topic]; gs != nil && src == nil {
-		m.goal(gs, ev.Value)
+		m.goal(gs, stamp, ev.Value)
 		return
 	}
 	switch ev.Topic {
@@ -524,7 +524,7 @@ func (m *Machine) syncSource(src *source, stamp time.Time, from, to string, ende
 
 func (m *Machine) transition(src *source, stamp, start time.Time, from, to string, opens active) {
 	t := episode.Transition{Stamp: stamp, Sec: stamp.Sub(m.w.Start()).Seconds(), Kind: episode.TransitionState,
-		Source: src.cfg.Topic, SrcTyp: src.cfg.Kind, From: from, To: to, Opens: opens.label, Path: opens.path, GoalID: opens.goalID}
+		Source: src.cfg.Topic, SrcTyp: src.cfg.Kind, From: from, To: to, Opens: opens.label, Path: opens.path, GoalID: opens.goalID, Args: opens.args}
 	if !start.Equal(stamp) {
 		t.Start = start
 	}

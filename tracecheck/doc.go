@@ -19,7 +19,9 @@
 //     of the topic without /status) with the goal's fields as its
 //     arguments (recorded from the action's goal topic, fsm/goal.go:
 //     pick(cup, table)); without them (ROS 2 actions send goals by
-//     service), its status text when it says something.
+//     service), its status text when it says something. An open goal of
+//     an open episode has the arguments of its opening transition or of
+//     a TransitionGoal after it (the goal came after its status).
 //   - check.go evaluates the rules over an episode (Evaluate: one
 //     Result per check in scope, with the witness), and makes the
 //     manifest's verdicts of them (Verdicts).

@@ -26,10 +26,7 @@ func (r *Rules) Trace(e *episode.Episode, fsm string) rtl.Trace {
 	t := make(rtl.Trace, 0, len(segs))
 	last := -1.0
 	for _, s := range segs {
-		el := r.element(s.Label, s.Kind, s.Path)
-		if s.Kind == "actionlib" && len(s.Args) > 0 && r.Map[s.Label] == "" {
-			el.Args = s.Args // the goal's fields (recorded from the goal topic)
-		}
+		el := r.goalArgs(r.element(s.Label, s.Kind, s.Path), s.Label, s.Kind, s.Args)
 		el.Start, el.End = s.StartSec, s.EndSec
 		t = append(t, el)
 		last = max(last, s.StartSec)
@@ -37,15 +34,41 @@ func (r *Rules) Trace(e *episode.Episode, fsm string) rtl.Trace {
 	if e.Manifest.Closed {
 		return t
 	}
+	type opened struct {
+		i     int // in t
+		label string
+	}
+	goals := map[string]opened{}       // an open goal's key -> its element
 	for _, tr := range e.Transitions { // states opened and not yet closed
-		if tr.Opens == "" || tr.Sec <= last || (fsm != "" && tr.Source != fsm) {
+		if fsm != "" && tr.Source != fsm {
 			continue
 		}
-		el := r.element(tr.Opens, tr.SrcTyp, tr.Path)
+		key := tr.Source + "\x00" + tr.GoalID + "\x00" + tr.Path
+		if g, ok := goals[key]; ok && tr.Kind == episode.TransitionGoal { // its arguments came after it opened
+			t[g.i] = r.goalArgs(t[g.i], g.label, tr.SrcTyp, tr.Args)
+			continue
+		}
+		if tr.Opens == "" || tr.Sec <= last {
+			continue
+		}
+		el := r.goalArgs(r.element(tr.Opens, tr.SrcTyp, tr.Path), tr.Opens, tr.SrcTyp, tr.Args)
 		el.Start, el.End = tr.Sec, tr.Sec
+		if tr.GoalID != "" {
+			goals[key] = opened{len(t), tr.Opens}
+		}
 		t = append(t, el)
 	}
 	return t
+}
+
+// goalArgs gives an actionlib goal's element its goal's fields
+// (recorded from the goal topic) as arguments, unless the rules map
+// the state.
+func (r *Rules) goalArgs(el rtl.Element, label, kind string, args []string) rtl.Element {
+	if kind == "actionlib" && len(args) > 0 && r.Map[label] == "" {
+		el.Args = args
+	}
+	return el
 }
 
 // element reads one recorded state (see the package comment).

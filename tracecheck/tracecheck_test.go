@@ -104,6 +104,33 @@ func TestTraceElements(t *testing.T) {
 	}
 }
 
+// The open goals of an open episode (a live store) are elements with
+// their goal's fields, from the transition that opened them or from a
+// goal transition after it (the goal came after its status), as their
+// closed segments will be.
+func TestTraceOpenGoals(t *testing.T) {
+	r := &Rules{Map: map[string]string{}}
+	e := ep("", "reach")
+	e.Manifest.Closed = false
+	goal := func(sec float64, kind, opens, id string, args ...string) episode.Transition {
+		return episode.Transition{Sec: sec, Kind: kind, Source: "/pick/status", SrcTyp: "actionlib", Opens: opens,
+			Path: "pick", GoalID: id, Args: args}
+	}
+	e.Transitions = []episode.Transition{
+		goal(2, episode.TransitionState, "pick", "g1", "cup", "table"),
+		goal(3, episode.TransitionState, "pick", "g2"),
+		goal(3.5, episode.TransitionGoal, "", "g2", "bottle"),
+		goal(3.6, episode.TransitionGoal, "", "g3", "plate"), // no open goal g3
+	}
+	var got []string
+	for _, el := range r.Trace(e, "") {
+		got = append(got, el.String())
+	}
+	if want := "reach pick(cup, table) pick(bottle)"; strings.Join(got, " ") != want {
+		t.Fatalf("trace %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
 func TestRulesErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"checks: [{name: a, formula: 'tr.Exists(a'}]", "checks[0].formula: 1:12: expected ')'"},

@@ -31,8 +31,9 @@ func newTraceCheckCmd() *cobra.Command {
 			"matched, or the part of the trace searched in vain. Over a store it adds the pass rate per check,\n" +
 			"per robot and per day, reading one episode at a time; an episode deleted meanwhile (a live\n" +
 			"robot's retention) is left out and named. It never writes. --json prints {\"episodes\":[{episode,\n" +
-			"robot,start,instruction,results:[{check,formula,sat,witness,sentence}]}],\"summary\":{checks,\n" +
-			"robots,days},\"skipped\":[ids]}.",
+			"robot,start,instruction,results:[{check,formula,sat,witness,sentence}],problems}],\"summary\":\n" +
+			"{checks,robots,days},\"skipped\":[ids]}; problems are what reading the episode found (the text's\n" +
+			"warnings).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if rulesFile == "" {
@@ -129,7 +130,7 @@ func (r *checkReport) add(rules *tracecheck.Rules, e *episode.Episode) episode.M
 	m := e.Manifest
 	m.Verdicts = tracecheck.Verdicts(res)
 	r.Episodes = append(r.Episodes, checkedEpisode{ID: m.ID, Robot: m.Robot, Start: m.Start,
-		Instruction: m.Instruction, Results: nonNil(res), problems: e.Problems})
+		Instruction: m.Instruction, Results: nonNil(res), Problems: nonNil(e.Problems)})
 	return m
 }
 
@@ -150,7 +151,9 @@ type checkedEpisode struct {
 	Start       time.Time           `json:"start"`
 	Instruction string              `json:"instruction,omitempty"`
 	Results     []tracecheck.Result `json:"results"`
-	problems    []string
+	// Problems found reading the episode (episode.Episode.Problems):
+	// the text output's warnings.
+	Problems []string `json:"problems"`
 }
 
 func (r checkReport) write(out io.Writer) error {
@@ -163,7 +166,7 @@ func (r checkReport) write(out io.Writer) error {
 		for _, res := range e.Results {
 			fmt.Fprintf(w, "  %s\t%s\t%s\n", satWord(res.Sat), res.Check, res.Sentence)
 		}
-		for _, p := range e.problems {
+		for _, p := range e.Problems {
 			fmt.Fprintf(w, "  warning: %s\n", p)
 		}
 	}

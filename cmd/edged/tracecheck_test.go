@@ -198,3 +198,35 @@ func TestCheckStoreWhileRetentionDeletes(t *testing.T) {
 		t.Error("an unreadable episode that exists: no error")
 	}
 }
+
+// An episode read with problems (here a corrupt manifest.json, rebuilt
+// from the records) is checked, and its problems are warnings in both
+// outputs: --json left them out while the text printed them.
+func TestCheckReportsEpisodeProblems(t *testing.T) {
+	_, epDir := recordEpisode(t, []segSpec{{"grasp", 0, 1}, {"lift", 1, 2}})
+	if err := os.WriteFile(filepath.Join(epDir, "manifest.json"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rules := writeRules(t, "checks: [{name: lifted, formula: 'tr.AfterFirst(grasp).Exists(lift)'}]")
+	text := edged(t, true, "check", "--rules", rules, epDir)
+	if !strings.Contains(text, "warning: ") || !strings.Contains(text, "SAT  lifted") {
+		t.Fatalf("text output lacks the verdict or the warning:\n%s", text)
+	}
+	var got struct {
+		Episodes []struct {
+			Problems []string `json:"problems"`
+		} `json:"episodes"`
+	}
+	out := edged(t, true, "check", "--json", "--rules", rules, epDir)
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got.Episodes) != 1 {
+		t.Fatalf("check --json: %v\n%s", err, out)
+	}
+	if p := got.Episodes[0].Problems; len(p) == 0 || !strings.Contains(text, "warning: "+p[0]) {
+		t.Fatalf("--json problems %q, want the text output's warnings:\n%s", p, text)
+	}
+	// A sound episode has an empty list, not a missing key.
+	_, sound := recordEpisode(t, []segSpec{{"grasp", 0, 1}})
+	if out := edged(t, true, "check", "--json", "--rules", rules, sound); !strings.Contains(out, `"problems": []`) {
+		t.Errorf("a sound episode's --json lacks \"problems\": []:\n%s", out)
+	}
+}
