@@ -188,10 +188,10 @@ var errManifestUnreadable = errors.New("manifest unreadable")
 // manifest, again on a fresh read whenever another receiver won a race.
 // In a shared store the episode is read afresh every time (other
 // receivers add files without touching the manifest, so no cached view
-// is current), and a commit that left the episode closed but incomplete
-// is followed by another read: a file whose writer saw the manifest
-// still open was written before this commit, and this read is the one
-// that counts it (see add).
+// is current), and a commit that closed the episode but left it
+// incomplete is followed by another read: a file whose writer saw the
+// manifest still open was written before this commit, and this read is
+// the one that counts it (see add).
 func (r *Receiver) update(robot, id string, change func(e *received) error) (completed bool, err error) {
 	for range maxRaces {
 		if r.opts.Shared {
@@ -201,6 +201,7 @@ func (r *Receiver) update(robot, id string, change func(e *received) error) (com
 		if err != nil {
 			return completed, err
 		}
+		wasClosed := e.m.Closed
 		err = change(e)
 		var done, wrote bool
 		if err == nil {
@@ -208,8 +209,11 @@ func (r *Receiver) update(robot, id string, change func(e *received) error) (com
 			completed = completed || done
 		}
 		switch {
-		case err == nil && wrote && r.opts.Shared && e.m.Closed && !e.m.Complete:
-			continue // read what was added meanwhile
+		case err == nil && wrote && r.opts.Shared && !wasClosed && e.m.Closed && !e.m.Complete:
+			// This write closed the manifest: read what was added
+			// meanwhile (a file written after it finds it closed and
+			// counts itself).
+			continue
 		case errors.Is(err, ErrPrecondition):
 			r.races.Add(1)
 			r.forget(id)

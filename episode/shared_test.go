@@ -266,3 +266,44 @@ func TestSharedReceiversConcurrently(t *testing.T) {
 	}
 	t.Logf("races lost: %d, %d", r[0].Races(), r[1].Races())
 }
+
+// TestSharedLateFileAmidInflow: a late file of a closed, incomplete
+// episode while other sinks keep adding files (each listing finds one
+// more) is taken: its writer counts what it listed and returns. Every
+// commit of a closed, incomplete manifest used to read the episode
+// again, and again while files kept arriving, until it gave up ("lost
+// 16 races; will retry") although its own write and manifest had
+// succeeded, and the sink ended its session for a redelivery. Only the
+// commit that closes the manifest must read again: a file written after
+// it finds the manifest closed and counts itself.
+func TestSharedLateFileAmidInflow(t *testing.T) {
+	const sheets = 40
+	_, r, c := sharedPair(t)
+	start, end, _ := sharedEpisode(rid, sheets)
+	if _, err := r[0].Manifest("arm-01", start); err != nil {
+		t.Fatal(err)
+	}
+	if done, err := r[0].Manifest("arm-01", end); err != nil || done {
+		t.Fatalf("end: completed %v, err %v; want incomplete", done, err)
+	}
+	// Another sink's files land between each of r[1]'s listings (their
+	// writers count them themselves: here only their files matter).
+	var n int
+	var hook func()
+	hook = func() {
+		n++
+		name := fmt.Sprintf("%s/%s/%s/%s.json", rid, SheetsDir, CameraDir("/cam"), SheetName(sheets-n))
+		if _, err := c[0].Blobs.Put(name, []byte(`{}`), Cond{IfAbsent: true}); err != nil {
+			t.Error(err)
+		}
+		if n < sheets-1 {
+			c[1].mu.Lock()
+			c[1].beforeList = hook
+			c[1].mu.Unlock()
+		}
+	}
+	c[1].beforeList = hook
+	if _, err := r[1].Sheet("arm-01", rid, "/cam", SheetName(0), false, []byte{0xff, 0xd8, 0}, []byte(`{}`)); err != nil {
+		t.Errorf("a late file amid other sinks' files: %v", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 )
@@ -25,6 +26,12 @@ const (
 	// paho's handler waits, paho stops reading, and the broker keeps the
 	// rest (within its in-flight window).
 	laneQueue = 16
+	// laneMessages bounds the payload bytes the lanes hold at once
+	// (queued or being handled), in units of the largest message the
+	// sink decodes: the queues alone would hold laneQueue of them a lane
+	// (16 x 64 MiB a lane at the default MaxMessage). One message always
+	// gets in, however large.
+	laneMessages = 2
 )
 
 // laneOf is the lane of a message on topic PREFIX/ROBOT/KIND: its robot's.
@@ -44,13 +51,20 @@ type lanes struct {
 	queues    []chan mqtt.Message
 	redeliver chan<- error
 	wg        sync.WaitGroup
+
+	maxBytes int64 // payload bytes held at once (laneMessages)
+	mu       sync.Mutex
+	held     int64         // payload bytes queued or being handled
+	room     chan struct{} // closed (and replaced) when bytes are given back
+	waits    atomic.Uint64 // dispatches that waited for room
 }
 
 // startLanes starts a session's lanes; a message that must be
 // redelivered is reported on redeliver (never blocking).
 func (s *Sink) startLanes(ctx context.Context, redeliver chan<- error) *lanes {
 	ctx, cancel := context.WithCancel(ctx)
-	l := &lanes{s: s, ctx: ctx, cancel: cancel, queues: make([]chan mqtt.Message, len(s.lanes)), redeliver: redeliver}
+	l := &lanes{s: s, ctx: ctx, cancel: cancel, queues: make([]chan mqtt.Message, len(s.lanes)), redeliver: redeliver,
+		maxBytes: laneMessages * (int64(s.cfg.MaxMessage) + 64<<10), room: make(chan struct{})}
 	for i := range l.queues {
 		l.queues[i] = make(chan mqtt.Message, laneQueue)
 		l.wg.Add(1)
@@ -59,14 +73,51 @@ func (s *Sink) startLanes(ctx context.Context, redeliver chan<- error) *lanes {
 	return l
 }
 
-// dispatch is paho's message handler: it queues m on its robot's lane.
-// A message still queued when the session ends is never acknowledged,
-// so the broker redelivers it.
+// dispatch is paho's message handler: it queues m on its robot's lane
+// once the lanes have room for its bytes. A message still queued when
+// the session ends is never acknowledged, so the broker redelivers it.
 func (l *lanes) dispatch(_ mqtt.Client, m mqtt.Message) {
+	n := int64(len(m.Payload()))
+	if !l.reserve(n) {
+		return
+	}
 	select {
 	case l.queues[l.s.laneOf(m.Topic())] <- m:
 	case <-l.ctx.Done():
+		l.release(n)
 	}
+}
+
+// reserve waits until the lanes hold room for n more bytes (or hold
+// nothing); false when the session ends first.
+func (l *lanes) reserve(n int64) bool {
+	for waited := false; ; waited = true {
+		l.mu.Lock()
+		if l.held == 0 || l.held+n <= l.maxBytes {
+			l.held += n
+			l.mu.Unlock()
+			return true
+		}
+		room := l.room
+		l.mu.Unlock()
+		if !waited {
+			l.waits.Add(1)
+		}
+		select {
+		case <-room:
+		case <-l.ctx.Done():
+			return false
+		}
+	}
+}
+
+// release gives n bytes back and wakes the dispatches waiting for room.
+func (l *lanes) release(n int64) {
+	l.mu.Lock()
+	l.held -= n
+	close(l.room)
+	l.room = make(chan struct{})
+	l.mu.Unlock()
 }
 
 func (l *lanes) run(q <-chan mqtt.Message) {
@@ -77,6 +128,7 @@ func (l *lanes) run(q <-chan mqtt.Message) {
 			return
 		case m := <-q:
 			l.take(m)
+			l.release(int64(len(m.Payload())))
 		}
 	}
 }
