@@ -13,10 +13,11 @@ import (
 // released. The producer never blocks: the oldest waiting message makes
 // room and is counted as a drop (logged, rate limited).
 //
-// One producer goroutine per queue calls Deliver (Reserve and Drop may be
-// called by several); the consumer receives from C() and releases each
-// message, which gives its bytes back with Unreserve. Close closes C()
-// once no producer can deliver any more.
+// Producers (a ROS1 subscription has one read loop per publisher
+// connection) may call Reserve, Deliver and Drop concurrently; the
+// consumer receives from C() and releases each message, which gives its
+// bytes back with Unreserve. Close closes C() once no producer can
+// deliver any more.
 type Queue struct {
 	ch       chan *Message
 	maxBytes int64
