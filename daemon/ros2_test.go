@@ -225,6 +225,17 @@ func TestRunROS2LatchedStateLateJoiner(t *testing.T) {
 	history := ddstest.Start(t, tools.Pub, domain, "-t", "/task/state", "-l", "-D", "10", "-n", "3", "-v", "IDLE,reach,grasp")
 	history.WaitLine(t, "done")
 	_, _, store := runROS2OnDomain(t, domain, "", `fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]`)
+	// edged takes the latched state first: the stand-in robot below is a
+	// second writer, whose samples nothing orders after the first one's
+	// (a real state machine is one writer, whose samples arrive in order)
+	poll.Until(t, 60*time.Second, "edged to open a segment for the latched state", func() bool {
+		ms, err := episode.List(store)
+		if err != nil || len(ms) != 1 {
+			return false
+		}
+		ep, err := episode.Load(store, ms[0].ID)
+		return err == nil && len(ep.Transitions) > 0 && ep.Transitions[len(ep.Transitions)-1].Opens != ""
+	})
 	// edged is in grasp (the latched state); the robot then goes back to IDLE
 	end := ddstest.Start(t, tools.Pub, domain, "-t", "/task/state", "-l", "-D", "10", "-w", "-n", "2", "-p", "700", "-v", "place,IDLE")
 	end.WaitLine(t, "done")
