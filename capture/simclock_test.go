@@ -53,3 +53,38 @@ func TestSimClockPaused(t *testing.T) {
 		t.Fatalf("paused clock moved %v", d)
 	}
 }
+
+// TestSimClockBurstyReads: on a loaded machine /clock messages are read
+// in bursts (ten within a millisecond, then nothing for 100 ms). A
+// message read just after a burst is stamped with about the latest
+// /clock, not pushed ahead by a rate measured inside the burst (a String
+// FSM state was stamped 0.6 s ahead of its /clock this way, and its
+// transition landed late: TestRunRecordsTheSimEpisode flaked).
+func TestSimClockBurstyReads(t *testing.T) {
+	var c simClock
+	wall0, sim0 := time.Unix(1000, 0), time.Unix(1700000000, 0)
+	const step = 10 * time.Millisecond
+	k := 0
+	for burst := 0; burst < 20; burst++ {
+		for i := 0; i < 10; i++ {
+			c.set(sim0.Add(time.Duration(k)*step), wall0.Add(time.Duration(burst)*100*time.Millisecond+time.Duration(i)*100*time.Microsecond))
+			k++
+		}
+		last := sim0.Add(time.Duration(k-1) * step)
+		lastRead := wall0.Add(time.Duration(burst)*100*time.Millisecond + 900*time.Microsecond)
+		for _, after := range []time.Duration{50 * time.Microsecond, 5 * time.Millisecond, 90 * time.Millisecond} {
+			got, ok := c.at(lastRead.Add(after))
+			if d := got.Sub(last); !ok || d < 0 || d > 2*step {
+				t.Fatalf("burst %d: a message read %v after /clock %v is stamped %v after it, want [0, %v]",
+					burst, after, last.Sub(sim0), d, 2*step)
+			}
+		}
+	}
+	// Over the bursts sim time ran at wall speed: a message read 100 ms
+	// before the latest /clock was read is stamped about 100 ms before it.
+	last, _ := c.now()
+	got, _ := c.at(wall0.Add(19*100*time.Millisecond + 900*time.Microsecond - 100*time.Millisecond))
+	if d := last.Sub(got); d < 50*time.Millisecond || d > 150*time.Millisecond {
+		t.Errorf("a message read 100 ms before the latest /clock is stamped %v before it, want about 100 ms", d)
+	}
+}

@@ -241,23 +241,33 @@ func (p *pipeline) stamp(t *topic, m *ros.Message, header msg.Time, hasHeader bo
 // clock) that /clock message was read and how fast sim time has been
 // running, so that a message can be stamped with the sim time of its own
 // arrival (at) rather than of the moment its topic's goroutine got to it.
+//
+// On a loaded machine /clock messages are read in bursts (several in one
+// scheduling slice after a stall), so the wall time between two of them
+// says nothing about the clock's rate: the rate is measured over at
+// least rateWindow of wall time, and a message is never pushed further
+// ahead than two clock steps (the sim time between two /clock messages,
+// which bursts do not change).
 type simClock struct {
 	ns atomic.Int64 // latest sim time; 0: no clock yet
 
-	mu       sync.Mutex
-	wall     int64   // wall ns when the latest /clock was read; 0: unknown
-	rate     float64 // sim seconds per wall second, smoothed
-	period   int64   // wall ns between /clock messages, smoothed
-	prevSim  int64
-	prevWall int64
+	mu         sync.Mutex
+	wall       int64   // wall ns when the latest /clock was read; 0: unknown
+	rate       float64 // sim seconds per wall second, measured over rateWindow
+	step       float64 // sim ns between /clock messages, smoothed
+	prevSim    int64   // the previous /clock (for step); 0: none yet
+	anchorSim  int64   // the /clock the rate window started at
+	anchorWall int64   // and when it was read; 0: no window yet
 }
 
 // Bounds of the arrival mapping: a message read long after the latest
-// /clock (the player paused or stopped) is not pushed further than a few
-// clock periods ahead, nor more than maxClockLag behind.
+// /clock (the player paused or stopped) is not pushed further than two
+// clock steps ahead, nor more than maxClockLag (wall) behind.
 const (
 	maxClockLag      = time.Second
 	defaultClockStep = 10 * time.Millisecond // rosbag play --clock: 100 Hz
+	rateWindow       = 250 * time.Millisecond
+	maxClockRate     = 100
 )
 
 // set records a /clock value read at wall (zero when unknown, as in a
@@ -272,16 +282,19 @@ func (s *simClock) set(t time.Time, wall time.Time) {
 	if !wall.IsZero() {
 		w = wall.UnixNano()
 	}
-	if s.rate == 0 && s.period == 0 {
-		s.rate, s.period = 1, int64(defaultClockStep)
+	if s.prevSim == 0 {
+		s.rate, s.step = 1, float64(defaultClockStep)
+	} else if ds := ns - s.prevSim; ds >= 0 {
+		s.step = 0.8*s.step + 0.2*float64(ds)
 	}
-	if w > 0 && s.prevWall > 0 && w > s.prevWall {
-		dw := float64(w - s.prevWall)
-		r := min(max(float64(ns-s.prevSim)/dw, 0), 100)
-		s.rate = 0.8*s.rate + 0.2*r
-		s.period = int64(0.8*float64(s.period) + 0.2*dw)
+	switch {
+	case w == 0 || s.anchorWall == 0 || w < s.anchorWall || ns < s.anchorSim:
+		s.anchorSim, s.anchorWall = ns, w // (re)start the window: no wall time, or time jumped back
+	case w-s.anchorWall >= int64(rateWindow):
+		s.rate = min(float64(ns-s.anchorSim)/float64(w-s.anchorWall), maxClockRate)
+		s.anchorSim, s.anchorWall = ns, w
 	}
-	s.prevSim, s.prevWall, s.wall = ns, w, w
+	s.prevSim, s.wall = ns, w
 	s.ns.Store(ns)
 	s.mu.Unlock()
 }
@@ -296,7 +309,8 @@ func (s *simClock) now() (time.Time, bool) {
 
 // at is the sim time at which a message read at wall arrived: the latest
 // /clock plus the wall time since that /clock was read, scaled by the
-// clock's rate. Without a wall time for either, it is the latest /clock.
+// clock's rate, at most two clock steps ahead and maxClockLag back.
+// Without a wall time for either, it is the latest /clock.
 func (s *simClock) at(wall time.Time) (time.Time, bool) {
 	ns := s.ns.Load()
 	if ns == 0 {
@@ -306,12 +320,11 @@ func (s *simClock) at(wall time.Time) (time.Time, bool) {
 		return time.Unix(0, ns), true
 	}
 	s.mu.Lock()
-	clockWall, rate, period := s.wall, s.rate, s.period
+	ns, clockWall, rate, step := s.ns.Load(), s.wall, s.rate, s.step // one /clock's values
 	s.mu.Unlock()
 	if clockWall == 0 {
 		return time.Unix(0, ns), true
 	}
-	d := wall.UnixNano() - clockWall
-	d = min(max(d, -int64(maxClockLag)), 2*period)
-	return time.Unix(0, ns+int64(float64(d)*rate)), true
+	d := max(wall.UnixNano()-clockWall, -int64(maxClockLag))
+	return time.Unix(0, ns+int64(min(float64(d)*rate, 2*step))), true
 }

@@ -97,6 +97,7 @@ func testSharedSinks(t *testing.T, out string, blobs episode.Blobs) {
 	type shipped struct {
 		robot, ep string
 		sheets    []*sheet.Sheet
+		u         *testUplink
 	}
 	var eps []shipped
 	var uploaded sync.Map
@@ -108,7 +109,7 @@ func testSharedSinks(t *testing.T, out string, blobs episode.Blobs) {
 		u, err := openUplink(cfg, uplink.Options{Logger: quiet, OnUploaded: func(ep string) { uploaded.Store(ep, true) }})
 		mustNil(t, err)
 		t.Cleanup(func() { u.Close() })
-		sh := shipped{robot: name, ep: episode.NewID(name, epStart, "")}
+		sh := shipped{robot: name, ep: episode.NewID(name, epStart, ""), u: u}
 		for i := 1; i <= sheetsPer; i++ {
 			sh.sheets = append(sh.sheets, fakeSheet(i, 40_000+1000*r+i))
 		}
@@ -136,6 +137,21 @@ func testSharedSinks(t *testing.T, out string, blobs episode.Blobs) {
 		}()
 	}
 	wg.Wait()
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		// What each side holds, for a failure to say where it stopped.
+		for i, s := range sinks {
+			t.Logf("sink %d: %+v", i, s.Stats())
+		}
+		for _, e := range eps {
+			_, acked := uploaded.Load(e.ep)
+			m, _, err := store.Get(episode.EpisodesDir+"/"+e.ep+"/manifest.json", 1<<20)
+			l, _ := store.List(episode.EpisodesDir + "/" + e.ep + "/")
+			t.Logf("%s: acknowledged %v, uplink %+v; %d files in the store, manifest (%v):\n%s", e.ep, acked, e.u.Stats(), len(l), err, m)
+		}
+	})
 	poll.Until(t, 60*time.Second, "every episode acknowledged to its robot", func() bool {
 		for _, e := range eps {
 			if _, ok := uploaded.Load(e.ep); !ok {

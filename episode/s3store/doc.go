@@ -17,7 +17,12 @@
 // implement them; a 412 (or 409 ConditionalRequestConflict) is
 // episode.ErrPrecondition. A store that ignores these headers loses the
 // guarantee that sinks sharing it never overwrite each other's manifest
-// (Open's probe says so in Store.Conditional).
+// (Open's probe says so in Store.Conditional). A conditional write is
+// only as good as the version it names: while writes race, a store may
+// return a body with the ETag of another write (versitygw 1.8 does), so
+// where ETags are the MD5 of the body (Store.ETagMD5, probed too) Get
+// reads again until the two match (5 times, 310 ms), then fails with an
+// error worth a retry.
 //
 // Every call has a timeout (Options.Timeout); reads are capped before
 // allocating (the object's size is checked first).
