@@ -18,12 +18,12 @@ import (
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
-	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/episode/view"
 	"github.com/edged-robotics/edged/internal/brokertest"
 	"github.com/edged-robotics/edged/internal/chromium"
 	"github.com/edged-robotics/edged/ros/rostest"
 	"github.com/edged-robotics/edged/score"
+	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/uplink/sink"
 )
 
