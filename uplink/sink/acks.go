@@ -2,22 +2,69 @@ package sink
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"time"
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
-// completed queues the acknowledgement of an episode that a message made
-// complete.
+// Acknowledgements across crashes. When a message makes an episode
+// complete, the sink records the acknowledgement in the store, under
+//
+//	.sink/acks/ROBOT/EPISODE      the wire.Ack, as published
+//
+// before the message is acknowledged to the broker, and removes it after
+// the ack's PUBACK. A sink queues the markers it finds when it starts
+// (all of them without a Group; with one, those older than ackStale,
+// since a peer may be publishing the fresh ones) and every ackScanEvery
+// those older than ackStale, so an ack queued in a sink that crashed is
+// published by the next sink to start or by a peer. In that crash case
+// a robot may get one ack twice, which it takes as once (marking an
+// episode uploaded is idempotent); the normal path publishes once.
+const acksDir = ".sink/acks/"
+
+const (
+	ackStale     = time.Minute     // a marker this old is no longer its sink's alone
+	ackScanEvery = 3 * time.Minute // how often the session loop looks for such markers
+)
+
+func ackName(robot, episodeID string) string { return acksDir + robot + "/" + episodeID }
+
+// completed records and queues the acknowledgement of an episode that a
+// message made complete. It runs before the message is acknowledged to
+// the broker, so the marker is durable first; a marker that could not be
+// written leaves the ack in memory only (as redelivering the message
+// would not complete the episode again), which is logged.
 func (s *Sink) completed(robot, episodeID string) {
 	s.completes.Add(1)
 	s.log.Info("sink: episode complete", "robot", robot, "episode", episodeID)
 	if s.cfg.OnComplete != nil {
 		s.cfg.OnComplete(robot, episodeID)
 	}
+	a := wire.Ack{Robot: robot, Episode: episodeID, Time: s.now().UnixNano()}
+	if b, err := a.MarshalMsg(nil); err != nil {
+		s.log.Error("sink: ack not encoded", "err", err)
+	} else if _, err := s.store.Put(ackName(robot, episodeID), b, episode.Cond{}); err != nil {
+		s.log.Warn("sink: acknowledgement not recorded in the store; it is lost if this sink stops before publishing it "+
+			"(the robot then keeps the episode until its retention); check the store", "robot", robot, "episode", episodeID, "err", err)
+	}
+	s.queueAck(a)
+}
+
+// queueAck queues a unless an ack of its episode is queued already.
+func (s *Sink) queueAck(a wire.Ack) {
 	s.mu.Lock()
-	s.acks = append(s.acks, wire.Ack{Robot: robot, Episode: episodeID, Time: s.now().UnixNano()})
+	for _, q := range s.acks {
+		if q.Robot == a.Robot && q.Episode == a.Episode {
+			s.mu.Unlock()
+			return
+		}
+	}
+	s.acks = append(s.acks, a)
 	s.mu.Unlock()
 	select {
 	case s.ackNotify <- struct{}{}:
@@ -25,9 +72,42 @@ func (s *Sink) completed(robot, episodeID string) {
 	}
 }
 
+// scanAcks queues the acknowledgements recorded in the store at least
+// minAge ago (by their time) and not queued here already. A marker that
+// is not an acknowledgement is logged and left alone.
+func (s *Sink) scanAcks(minAge time.Duration) {
+	list, err := s.store.List(acksDir)
+	if err != nil {
+		s.log.Warn("sink: recorded acknowledgements not listed; trying again later", "err", err)
+		return
+	}
+	now := s.now()
+	for _, f := range list {
+		b, _, err := s.store.Get(f.Name, wire.MaxAck)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // published and removed meanwhile
+		}
+		if err != nil {
+			s.log.Warn("sink: recorded acknowledgement not read; trying again later", "name", f.Name, "err", err)
+			continue
+		}
+		a, err := wire.DecodeAck(b)
+		if err == nil && ackName(a.Robot, a.Episode) != f.Name {
+			err = errors.New("names another episode")
+		}
+		if err != nil {
+			s.log.Warn("sink: not an acknowledgement in the acknowledgements area; remove it", "name", f.Name, "err", err)
+			continue
+		}
+		if now.Sub(time.Unix(0, a.Time)) >= minAge {
+			s.queueAck(*a)
+		}
+	}
+}
+
 // publishAcks publishes the queued acknowledgements, oldest first, each
-// waiting for the broker's PUBACK; what fails stays queued for the next
-// try. One whose PUBACK is only slow (a broker or a sink under load) is
+// waiting for the broker's PUBACK, then removes its marker from the
+// store; what fails stays queued for the next try. One whose PUBACK is only slow (a broker or a sink under load) is
 // waited for again on the next try, not published again: the robot
 // would get it twice. It runs in the session loop, never in paho's
 // message handler (waiting for a PUBACK there would stall paho's
@@ -66,6 +146,10 @@ func (s *Sink) publishAcks(ctx context.Context, c mqtt.Client) {
 		}
 		s.mu.Unlock()
 		s.acked.Add(1)
+		if err := s.store.Delete(ackName(a.Robot, a.Episode)); err != nil {
+			s.log.Warn("sink: published acknowledgement not removed from the store; a sink may publish it again "+
+				"(harmless: the robot takes it once); check the store", "robot", a.Robot, "episode", a.Episode, "err", err)
+		}
 	}
 }
 

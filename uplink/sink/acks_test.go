@@ -1,13 +1,22 @@
 package sink
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/internal/brokertest"
+	"github.com/edged-robotics/edged/internal/poll"
+	"github.com/edged-robotics/edged/uplink/wire"
 )
 
 // slowToken is a publish whose PUBACK comes when the test says so.
@@ -31,15 +40,18 @@ func (t *slowToken) Error() error          { return t.err }
 // ackClient records the acknowledgements published through it.
 type ackClient struct {
 	mqtt.Client
-	mu     sync.Mutex
-	tokens []*slowToken
+	mu       sync.Mutex
+	tokens   []*slowToken
+	payloads [][]byte
 }
 
-func (c *ackClient) Publish(string, byte, bool, any) mqtt.Token {
+func (c *ackClient) Publish(_ string, _ byte, _ bool, p any) mqtt.Token {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t := &slowToken{done: make(chan struct{})}
 	c.tokens = append(c.tokens, t)
+	b, _ := p.([]byte)
+	c.payloads = append(c.payloads, b)
 	return t
 }
 
@@ -81,5 +93,135 @@ func TestSlowAckIsNotRepublished(t *testing.T) {
 	s.publishAcks(ctx, next)
 	if n := next.published(); n != 1 || s.Stats().Acked != 1 {
 		t.Errorf("confirmed: published %d times (want 1), acked %d (want 1)", n, s.Stats().Acked)
+	}
+}
+
+// completeEpisode hands s the start and end manifests of testEp (no
+// segments, no sheets), which make it complete.
+func completeEpisode(t *testing.T, s *Sink) {
+	t.Helper()
+	man := func(kind string, closed bool) []byte {
+		b, _ := (&wire.Manifest{ID: testEp, Robot: "arm-01", Start: 1, Closed: closed, Outcome: "completed"}).MarshalMsg(nil)
+		return enc(t, wire.New(wire.NewID(), "arm-01", testEp, kind, 0, 1, b))
+	}
+	mustHandle(t, s, "edged/arm-01/episode_start", man(wire.KindEpisodeStart, false))
+	mustHandle(t, s, "edged/arm-01/episode_end", man(wire.KindEpisodeEnd, true))
+	if n := s.Stats().Completed; n != 1 {
+		t.Fatalf("completed %d episodes, want 1", n)
+	}
+}
+
+func ackMarker(out string) string {
+	return filepath.Join(out, filepath.FromSlash(ackName("arm-01", testEp)))
+}
+
+// TestAckSurvivesACrash: a sink that completed an episode (the message
+// written and acknowledged to the broker) and stopped before publishing
+// the episode's ack leaves it recorded in the store; the next sink on
+// the store publishes it once at its start and removes the record after
+// the broker's PUBACK.
+func TestAckSurvivesACrash(t *testing.T) {
+	b := brokertest.Start(t, brokertest.Options{})
+	out := t.TempDir()
+	crashed, err := New(Config{Broker: b.URL, Out: out, ClientID: "sink-crashed"}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	completeEpisode(t, crashed) // never Run: its queued ack dies with it
+	crashed.Close()
+	if _, err := os.Stat(ackMarker(out)); err != nil {
+		t.Fatalf("the ack is not recorded in the store before the message is acknowledged: %v", err)
+	}
+
+	acks := make(chan *wire.Ack, 4)
+	robot := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(b.URL).SetClientID("robot-acks"))
+	if tok := robot.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatalf("robot connect: %v", tok.Error())
+	}
+	defer robot.Disconnect(100)
+	sub := robot.Subscribe(wire.AckTopic("edged", "arm-01"), 1, func(_ mqtt.Client, m mqtt.Message) {
+		a, err := wire.DecodeAck(m.Payload())
+		if err != nil {
+			t.Errorf("ack: %v", err)
+			return
+		}
+		select {
+		case acks <- a:
+		default:
+			t.Error("more acks than expected")
+		}
+	})
+	if !sub.WaitTimeout(10*time.Second) || sub.Error() != nil {
+		t.Fatalf("subscribe: %v", sub.Error())
+	}
+
+	next, err := New(Config{Broker: b.URL, Out: out, ClientID: "sink-next"}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runSink(t, next)
+	select {
+	case a := <-acks:
+		if a.Robot != "arm-01" || a.Episode != testEp {
+			t.Fatalf("ack %+v", a)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the recorded ack was not published by the next sink")
+	}
+	poll.Until(t, 10*time.Second, "ack record removed after the PUBACK", func() bool {
+		_, err := os.Stat(ackMarker(out))
+		return errors.Is(err, fs.ErrNotExist) && next.Stats().Acked == 1
+	})
+}
+
+// TestAckRecordLifecycle: the normal path publishes an ack once and
+// removes its record after the PUBACK; a record older than ackStale
+// (a crashed peer's) is queued by the periodic scan, once however often
+// the scan runs, and a fresh one is left to its sink.
+func TestAckRecordLifecycle(t *testing.T) {
+	out := t.TempDir()
+	s := newTestSink(t, Config{Out: out, Group: "g"})
+	s.ackWait = 10 * time.Millisecond
+	ctx := context.Background()
+	c := &ackClient{}
+	completeEpisode(t, s)
+	s.scanAcks(ackStale) // fresh: this sink's own, queued already
+	s.scanAcks(0)        // even old enough, not queued twice
+	s.publishAcks(ctx, c)
+	if n := c.published(); n != 1 {
+		t.Fatalf("published %d times, want once", n)
+	}
+	if _, err := os.Stat(ackMarker(out)); err != nil {
+		t.Fatalf("record removed before the PUBACK: %v", err)
+	}
+	close(c.tokens[0].done)
+	s.publishAcks(ctx, c)
+	if _, err := os.Stat(ackMarker(out)); !errors.Is(err, fs.ErrNotExist) || s.Stats().Acked != 1 {
+		t.Fatalf("after the PUBACK: record %v, acked %d", err, s.Stats().Acked)
+	}
+	s.scanAcks(0)
+	s.publishAcks(ctx, c)
+	if n := c.published(); n != 1 {
+		t.Fatalf("published %d times after the record was removed, want once", n)
+	}
+
+	// A peer's record: its payload is the ack as the peer queued it.
+	a := wire.Ack{Robot: "arm-01", Episode: testEp, Time: s.now().UnixNano()}
+	b, _ := a.MarshalMsg(nil)
+	if _, err := s.store.Put(ackName(a.Robot, a.Episode), b, episode.Cond{}); err != nil {
+		t.Fatal(err)
+	}
+	s.scanAcks(ackStale)
+	s.publishAcks(ctx, c)
+	if n := c.published(); n != 1 {
+		t.Fatalf("a fresh record of a peer was published (%d), want left to the peer", n)
+	}
+	later := time.Unix(0, a.Time).Add(ackStale)
+	s.now = func() time.Time { return later }
+	s.scanAcks(ackStale)
+	s.scanAcks(ackStale)
+	s.publishAcks(ctx, c)
+	if n := c.published(); n != 2 || !bytes.Equal(c.payloads[1], b) {
+		t.Fatalf("a stale record: published %d times (want 2), payload %x (want %x)", n, c.payloads[len(c.payloads)-1], b)
 	}
 }

@@ -17,6 +17,8 @@
 //	                                 Group OUT/.sink/CLIENTID/, or --state)
 //	OUT/.sink/chunks/, .sink/done/   chunks staged for any sink of the
 //	                                 group to assemble (stage.go)
+//	OUT/.sink/acks/ROBOT/EPISODE     acknowledgements not yet published
+//	                                 (acks.go)
 //
 // OUT is a directory or an object store (Config.Store, episode.Blobs;
 // episode/s3store for s3://). Sinks of one Group share the load through
@@ -42,7 +44,10 @@
 // everything it announced is held), the sink publishes a wire.Ack on
 // PREFIX/ROBOT/ack/uploaded (QoS 1), and the robot marks the episode
 // uploaded. Acknowledgements not yet published wait in memory and are
-// retried every second; one lost to a sink crash is not resent.
+// retried every second; each is also recorded in the store
+// (.sink/acks/, acks.go) before the message is acknowledged, so one
+// queued in a sink that crashed is published by the next sink to start
+// or by a peer.
 //
 // Hostile publishers: the topic's robot must be the envelope's (the
 // broker's ACL vouches for the topic, see docs/deploy.md); nothing once
@@ -240,6 +245,7 @@ type Sink struct {
 	ackNotify                                                                      chan struct{}
 	ackSent                                                                        sentAck       // the session loop's
 	ackWait                                                                        time.Duration // for a PUBACK before trying again
+	nextAckScan                                                                    time.Time     // the session loop's (acks.go)
 }
 
 // New validates cfg and opens the output directory and id log.
@@ -333,6 +339,14 @@ func (s *Sink) Run(ctx context.Context) error {
 	if s.cfg.Broker == "" {
 		return errors.New("sink: --broker is required")
 	}
+	// Acknowledgements recorded by a sink that stopped before publishing
+	// them (acks.go); with a Group, fresh ones may be a peer's in flight.
+	minAge := time.Duration(0)
+	if s.cfg.Group != "" {
+		minAge = ackStale
+	}
+	s.scanAcks(minAge)
+	s.nextAckScan = s.now().Add(ackScanEvery)
 	bo := mqttconn.Backoff{Max: 10 * time.Second}
 	for ctx.Err() == nil {
 		before := s.connects.Load()
@@ -405,6 +419,10 @@ func (s *Sink) session(ctx context.Context) error {
 			s.mu.Lock()
 			s.expire()
 			s.mu.Unlock()
+			if now := s.now(); !now.Before(s.nextAckScan) {
+				s.scanAcks(ackStale)
+				s.nextAckScan = now.Add(ackScanEvery)
+			}
 			s.publishAcks(ctx, c)
 		case <-s.ackNotify:
 			s.publishAcks(ctx, c)
