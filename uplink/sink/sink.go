@@ -103,7 +103,8 @@ type Config struct {
 	ClientID string
 	// Store, when set, is where the sink writes (rooted at Out: the
 	// episodes under episodes/, statuses under robots/, staged chunks
-	// under .sink/chunks/); the default is the directory Out. Out then
+	// under .sink/chunks/, acknowledgements not yet confirmed under
+	// .sink/acks/); the default is the directory Out. Out then
 	// only names it.
 	Store episode.Blobs
 	// StateDir holds the sink's own state (its id log and lock), which
