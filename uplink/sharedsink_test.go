@@ -198,4 +198,10 @@ func testSharedSinks(t *testing.T, out string, blobs episode.Blobs) {
 	if l, _ := store.List(".sink/chunks/"); len(l) != 0 {
 		t.Errorf("%d staged chunks left behind", len(l))
 	}
+	// Every ack's record is removed once the broker confirmed the ack
+	// (right after the robot may have received it).
+	poll.Until(t, 30*time.Second, "acknowledgement records removed after their PUBACK", func() bool {
+		l, err := store.List(".sink/acks/")
+		return err == nil && len(l) == 0
+	})
 }
