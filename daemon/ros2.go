@@ -52,7 +52,10 @@ func ros2QoS(cfg *config.Config) (map[string]dds.QoS, error) {
 // only the last sample on joining, as a ROS1 latched topic gives it. A
 // deeper history would replay a state topic's past transitions, all
 // stamped with the moment edged joined: segments that never happened
-// then.
+// then. Depth 1 keeps the newest sample not yet taken, so this holds as
+// long as the writer's history arrives faster than the reader takes it;
+// an older sample taken before the next arrived (a loaded machine) still
+// shows as a short segment at the join.
 var autoQoS = dds.QoS{Depth: 1}
 
 // ros2Node is what capture needs from a ROS 2 participant: a DDS reader
