@@ -23,58 +23,6 @@ import (
 	"github.com/edged-robotics/edged/ros/tcpros"
 )
 
-// The definitions an action server and client send with their topics
-// (comments left out): the status array (actionlib_msgs) and a pick
-// action's goal, whose fields become the trace element's arguments.
-const (
-	goalStatusArrayDef = `Header header
-GoalStatus[] status_list
-================================================================================
-MSG: std_msgs/Header
-uint32 seq
-time stamp
-string frame_id
-================================================================================
-MSG: actionlib_msgs/GoalStatus
-GoalID goal_id
-uint8 status
-uint8 PENDING=0
-uint8 ACTIVE=1
-uint8 PREEMPTED=2
-uint8 SUCCEEDED=3
-uint8 ABORTED=4
-uint8 REJECTED=5
-uint8 PREEMPTING=6
-uint8 RECALLING=7
-uint8 RECALLED=8
-uint8 LOST=9
-string text
-================================================================================
-MSG: actionlib_msgs/GoalID
-time stamp
-string id
-`
-	pickActionGoalDef = `Header header
-actionlib_msgs/GoalID goal_id
-PickGoal goal
-================================================================================
-MSG: std_msgs/Header
-uint32 seq
-time stamp
-string frame_id
-================================================================================
-MSG: actionlib_msgs/GoalID
-time stamp
-string id
-================================================================================
-MSG: edged_test/PickGoal
-string object
-string place
-float64 speed
-int32[] ids
-`
-)
-
 // topicPub is a Go publisher of one topic with its type's definition
 // (rostest.FakePublisher): send writes a message to every subscriber
 // connected now, as a ROS publisher does. It serves types no installed
@@ -180,8 +128,8 @@ func TestRunActionlibGoalArgumentsInTraceChecks(t *testing.T) {
 		t.Skip("integration test with rosmaster; skipped with -short")
 	}
 	m := rostest.StartMaster(t)
-	goals := startTopicPub(t, m, "/pick_client", "/pick/goal", "edged_test/PickActionGoal", pickActionGoalDef)
-	status := startTopicPub(t, m, "/pick_server", "/pick/status", msg.TypeGoalStatusArray, goalStatusArrayDef)
+	goals := startTopicPub(t, m, "/pick_client", "/pick/goal", "edged_test/PickActionGoal", rostest.PickActionGoalDef)
+	status := startTopicPub(t, m, "/pick_server", "/pick/status", msg.TypeGoalStatusArray, rostest.GoalStatusArrayDef)
 
 	// The server publishes its status array at 20 Hz, as actionlib does
 	// (status_frequency); the test sets what it says.

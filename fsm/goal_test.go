@@ -10,31 +10,12 @@ import (
 
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/ros/msg"
+	"github.com/edged-robotics/edged/ros/rostest"
 )
-
-const pickActionGoal = `Header header
-actionlib_msgs/GoalID goal_id
-PickGoal goal
-================================================================================
-MSG: std_msgs/Header
-uint32 seq
-time stamp
-string frame_id
-================================================================================
-MSG: actionlib_msgs/GoalID
-time stamp
-string id
-================================================================================
-MSG: edged_test/PickGoal
-string object
-string place
-float64 speed
-int32[] ids
-`
 
 // pickGoal is an edged_test/PickActionGoal as the action client sends it.
 func pickGoal(t *testing.T, id, object, place string, speed float64) *msg.Value {
-	return dynamic(t, "edged_test/PickActionGoal", pickActionGoal, func(b []byte) []byte {
+	return dynamic(t, "edged_test/PickActionGoal", rostest.PickActionGoalDef, func(b []byte) []byte {
 		b = binary.LittleEndian.AppendUint32(b, 1) // header.seq
 		b = binary.LittleEndian.AppendUint64(b, 0) // header.stamp
 		b = rosString(b, "map")                    // header.frame_id
