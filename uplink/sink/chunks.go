@@ -182,8 +182,12 @@ func (s *Sink) drop(k partKey) {
 	delete(s.partials, k)
 }
 
+// expire drops the incomplete messages past their timeout, in memory
+// under s.mu, then deletes the expired staged chunks from the store
+// without it.
 func (s *Sink) expire() {
-	s.expireStaged()
+	s.mu.Lock()
+	staged := s.expireStaged()
 	now := s.now()
 	for k, p := range s.partials {
 		if now.After(p.expiry) {
@@ -191,5 +195,9 @@ func (s *Sink) expire() {
 			s.expired.Add(1)
 			s.log.Warn("sink: incomplete message expired", "id", k.ID, "robot", k.Robot, "chunks", p.got, "of", len(p.slots))
 		}
+	}
+	s.mu.Unlock()
+	for _, dir := range staged {
+		s.removeStaged(dir)
 	}
 }

@@ -417,9 +417,7 @@ func (s *Sink) session(ctx context.Context) error {
 			s.log.Warn("sink: a message could not be taken; reconnecting so the broker redelivers it", "err", err)
 			return err
 		case <-tick.C:
-			s.mu.Lock()
 			s.expire()
-			s.mu.Unlock()
 			if now := s.now(); !now.Before(s.nextAckScan) {
 				s.scanAcks(ackStale)
 				s.nextAckScan = now.Add(ackScanEvery)
@@ -460,9 +458,7 @@ func (s *Sink) Handle(topic string, payload []byte) error {
 }
 
 func (s *Sink) handle(topic string, payload []byte) error {
-	s.mu.Lock()
 	s.expire()
-	s.mu.Unlock()
 	env, err := wire.Decode(payload, s.cfg.MaxMessage+64<<10)
 	if err != nil {
 		return err

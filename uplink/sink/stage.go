@@ -156,18 +156,23 @@ func (s *Sink) removeStaged(dir string) {
 	}
 }
 
-// expireStaged removes the chunks this sink staged for messages that
-// stayed incomplete for ChunkTimeout. Called under s.mu.
-func (s *Sink) expireStaged() {
+// expireStaged forgets the chunks this sink staged for messages that
+// stayed incomplete for ChunkTimeout and returns their directories, for
+// removeStaged to delete once s.mu is released (store I/O under s.mu
+// would stall every lane on an object store). Called under s.mu.
+func (s *Sink) expireStaged() (dirs []string) {
 	now := s.now()
 	for dir, t := range s.staged {
 		if now.After(t) {
-			s.removeStaged(dir)
-			s.forgetStaged(dir)
-			s.expired.Add(1)
-			s.log.Warn("sink: staged chunks of an incomplete message expired", "dir", dir)
+			dirs = append(dirs, dir)
 		}
 	}
+	for _, dir := range dirs {
+		s.forgetStaged(dir)
+		s.expired.Add(1)
+		s.log.Warn("sink: staged chunks of an incomplete message expired", "dir", dir)
+	}
+	return dirs
 }
 
 // safeName maps s onto the characters of wire.SafeName.
