@@ -275,12 +275,14 @@ func TestResolveTopicsQoSKeys(t *testing.T) {
 	}
 	r := *c
 	r.Cameras = append([]CameraTopic(nil), c.Cameras...)
-	r.ResolveTopics(func(s string) string {
+	if err := r.ResolveTopics(func(s string) string {
 		if strings.HasPrefix(s, "/") {
 			return s
 		}
 		return "/ns/" + s
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	want := map[string]string{"/ns/cam/compressed": "sensor_data", "/clock": "latched"}
 	if fmt.Sprint(r.ROS2.QoS) != fmt.Sprint(want) || r.Cameras[0].Topic != "/ns/cam/compressed" {
 		t.Errorf("resolved qos %v, camera %s; want %v", r.ROS2.QoS, r.Cameras[0].Topic, want)

@@ -1,8 +1,6 @@
 package daemon
 
 import (
-	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/edged-robotics/edged/config"
@@ -27,27 +25,8 @@ func resolveTopics(cfg *config.Config, args ros.Args) (config.Config, error) {
 	if err != nil {
 		return c, err
 	}
-	if err := qosKeysMeet(cfg.ROS2.QoS, r.Resolve); err != nil {
-		return c, err
-	}
-	c.ResolveTopics(r.Resolve)
-	return c, nil
-}
-
-// qosKeysMeet refuses two ros2.qos keys that resolve to one topic with
-// different profiles (cam and /cam in the root namespace): one of them
-// would win by the map's order.
-func qosKeysMeet(qos map[string]string, resolve func(string) string) error {
-	seen := map[string]string{} // resolved -> key
-	for _, k := range slices.Sorted(maps.Keys(qos)) {
-		name := resolve(k)
-		if other, ok := seen[name]; ok && qos[other] != qos[k] {
-			return fmt.Errorf("ros2.qos: keys %q and %q both name %s with different profiles (%s, %s): keep one",
-				other, k, name, qos[other], qos[k])
-		}
-		seen[name] = k
-	}
-	return nil
+	err = c.ResolveTopics(r.Resolve)
+	return c, err
 }
 
 func (d *Daemon) rosConfig() ros.Config {
