@@ -53,5 +53,6 @@ typedef struct edged_pub {
 } edged_pub;
 
 edged_sertype *edged_sertype_new(const char *type_name, uint32_t max_bytes);
+dds_entity_t edged_topic(dds_entity_t pp, const char *topic, const char *type, uint32_t max_bytes, edged_sertype **stp);
 
 #endif

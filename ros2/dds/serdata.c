@@ -251,3 +251,21 @@ edged_sertype *edged_sertype_new(const char *type_name, uint32_t max_bytes) {
 	ddsrt_atomic_st32(&st->refused, 0);
 	return st;
 }
+
+// edged_topic creates topic with a fresh edged_sertype (max_bytes caps a
+// received sample) for a reader or a writer: the topic entity, or a
+// negative code. *stp is the sertype Cyclone kept (the fresh one, or an
+// equal one the participant had already).
+dds_entity_t edged_topic(dds_entity_t pp, const char *topic, const char *type, uint32_t max_bytes, edged_sertype **stp) {
+	edged_sertype *st = edged_sertype_new(type, max_bytes);
+	if (st == NULL)
+		return DDS_RETCODE_OUT_OF_RESOURCES;
+	struct ddsi_sertype *base = &st->c;
+	dds_entity_t tp = dds_create_topic_sertype(pp, topic, &base, NULL, NULL, NULL);
+	if (tp < 0) {
+		ddsi_sertype_unref(&st->c);
+		return tp;
+	}
+	*stp = (edged_sertype *)base;
+	return tp;
+}

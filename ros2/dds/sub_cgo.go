@@ -35,16 +35,9 @@ static dds_qos_t *edged_reader_qos(int reliable, int transient_local, int depth)
 // returns the reader or a negative code. *stp is the sertype in use.
 static dds_entity_t edged_reader(dds_entity_t pp, const char *topic, const char *type, uint32_t max_bytes,
 		int reliable, int transient_local, int depth, dds_entity_t *tp, edged_sertype **stp) {
-	edged_sertype *st = edged_sertype_new(type, max_bytes);
-	if (st == NULL)
-		return DDS_RETCODE_OUT_OF_RESOURCES;
-	struct ddsi_sertype *base = &st->c;
-	*tp = dds_create_topic_sertype(pp, topic, &base, NULL, NULL, NULL);
-	if (*tp < 0) {
-		ddsi_sertype_unref(&st->c);
+	*tp = edged_topic(pp, topic, type, max_bytes, stp);
+	if (*tp < 0)
 		return *tp;
-	}
-	*stp = (edged_sertype *)base;
 	dds_qos_t *q = edged_reader_qos(reliable, transient_local, depth);
 	dds_entity_t rd = dds_create_reader(pp, *tp, q, NULL);
 	dds_delete_qos(q);

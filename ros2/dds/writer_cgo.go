@@ -8,15 +8,10 @@ package dds
 
 static dds_entity_t edged_writer(dds_entity_t pp, const char *topic, const char *type,
 		int reliable, int transient_local, int depth, dds_entity_t *tp) {
-	edged_sertype *st = edged_sertype_new(type, 0xffffffffu);
-	if (st == NULL)
-		return DDS_RETCODE_OUT_OF_RESOURCES;
-	struct ddsi_sertype *base = &st->c;
-	*tp = dds_create_topic_sertype(pp, topic, &base, NULL, NULL, NULL);
-	if (*tp < 0) {
-		ddsi_sertype_unref(&st->c);
+	edged_sertype *st;
+	*tp = edged_topic(pp, topic, type, 0xffffffffu, &st);
+	if (*tp < 0)
 		return *tp;
-	}
 	dds_qos_t *q = dds_create_qos();
 	dds_qset_reliability(q, reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT, DDS_SECS(1));
 	dds_qset_durability(q, transient_local ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
