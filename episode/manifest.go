@@ -49,11 +49,21 @@ func readManifest(dir string) (Manifest, error) {
 	if err != nil {
 		return m, fmt.Errorf("episode: %w", err)
 	}
+	if m, err = decodeManifest(b); err != nil {
+		return m, fmt.Errorf("episode: %s: %w", dir, err)
+	}
+	return m, nil
+}
+
+// decodeManifest parses a manifest.json of the format this edged reads
+// (the robot's store and a receiver's alike).
+func decodeManifest(b []byte) (Manifest, error) {
+	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return m, fmt.Errorf("episode: %s: corrupt manifest: %w", dir, err)
+		return m, fmt.Errorf("corrupt manifest: %w", err)
 	}
 	if m.Format != ManifestFormat {
-		return m, fmt.Errorf("episode: %s: %w %d, this edged reads %d", dir, errFormat, m.Format, ManifestFormat)
+		return m, fmt.Errorf("%w %d, this edged reads %d", errFormat, m.Format, ManifestFormat)
 	}
 	return m, nil
 }

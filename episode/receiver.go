@@ -686,8 +686,9 @@ func (r *Receiver) read(robot, id string, b []byte, ver string) (*received, erro
 	if b == nil {
 		e.m = Manifest{Format: ManifestFormat, ID: id, Robot: robot}
 	} else {
-		if err := json.Unmarshal(b, &e.m); err != nil || e.m.Format != ManifestFormat {
-			return nil, fmt.Errorf("%w: %s: %w or of another format (%v); move the episode aside to receive it again",
+		var err error
+		if e.m, err = decodeManifest(b); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w (%w); move the episode aside to receive it again",
 				ErrRefused, id, errManifestUnreadable, err)
 		}
 		if e.m.Robot != robot {
