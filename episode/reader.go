@@ -101,8 +101,9 @@ func Load(dir, ref string) (*Episode, error) {
 }
 
 // held counts what a receiver holds of an episode it has not completed:
-// its manifest's Held is rewritten only once the episode is closed
-// (Receiver.add), so while it is open the files present say more.
+// its manifest's Held is written only with the robot's start and end
+// manifests and when the episode completes (Receiver.commit), so until
+// then the files present say more.
 func (e *Episode) held(files []BlobInfo) *Held {
 	names := make([]string, len(files))
 	for i, f := range files {

@@ -44,9 +44,8 @@ import (
 // receivers kept invalidating each other's view and re-reading the
 // episode; two sinks carried 1.1x one sink's load). The manifest is
 // written when the episode is first seen, when the robot's start or end
-// manifest arrives, and, once the episode is closed, by every message
-// that changes what is held (Held; until then Held lags the files, and
-// readers count them). Every change of a shared file (segments.rec,
+// manifest arrives, and by the message that makes it complete (Held;
+// until then Held lags the files, and readers count them). Every change of a shared file (segments.rec,
 // manifest.json) is conditional on the version read (Blobs.Put with
 // Cond); when another receiver changed it meanwhile the receiver
 // re-reads and applies its change again (counted: Races). A message's
@@ -229,8 +228,8 @@ func (r *Receiver) update(robot, id string, change func(e *received) error) (com
 // add writes what one message adds to episode id (a sheet, a snippet,
 // a segment record) through write, and commits the manifest only when
 // it must: when the episode has none yet, and once the end manifest has
-// arrived (the episode is closed), when what is held decides whether
-// it is complete. While the episode is open its manifest is left alone,
+// arrived (the episode is closed), when what is held makes it complete.
+// Until then its manifest is left alone,
 // so receivers sharing a store write different messages of one episode
 // without contending for it; its Held then lags the files present
 // (readers count them: Load).
@@ -501,20 +500,24 @@ func IsComplete(m *Manifest, has func(index int) bool) bool {
 }
 
 // commit writes the manifest when what it says changed, conditional on
-// the version read (ErrPrecondition: another receiver changed it). While
-// the episode is open and its manifest exists, only a change of the
-// robot's fields is written (a start manifest): what is held is counted
-// again once the end arrives (add).
+// the version read (ErrPrecondition: another receiver changed it). Until
+// the episode is complete and while its manifest exists, what is held
+// alone is not worth a write: the manifest is written when the robot's
+// fields change (a start or end manifest) or when what is held makes
+// the episode complete. (Every message after the end used to rewrite
+// it: with two sinks, the one behind got a robot's messages after the
+// other had taken its end, paid a manifest write for each, fell further
+// behind, and two saturated sinks carried 1.4x one.)
 func (r *Receiver) commit(e *received) (completed, wrote bool, err error) {
 	was := e.m.Complete
-	if e.mver != "" && !e.m.Closed {
+	h := e.held()
+	complete := e.completeWith(h)
+	if e.mver != "" && !was && !complete {
 		if b, err := manifestBytes(e.m); err != nil || bytes.Equal(b, e.last) {
 			return false, false, err
 		}
 	}
-	h := e.held()
-	e.m.Held = &h
-	e.m.Complete = IsComplete(&e.m, func(i int) bool { _, ok := e.segs[i]; return ok })
+	e.m.Held, e.m.Complete = &h, complete
 	e.m.Cost = nil
 	if e.m.Complete {
 		// The cost line of what arrived, once all of it has: computed
@@ -539,6 +542,13 @@ func (r *Receiver) commit(e *received) (completed, wrote bool, err error) {
 	}
 	e.last, e.mver = b, ver
 	return e.m.Complete && !was, true, nil
+}
+
+// completeWith reports whether e's manifest would be complete with h.
+func (e *received) completeWith(h Held) bool {
+	m := e.m
+	m.Held = &h
+	return IsComplete(&m, func(i int) bool { _, ok := e.segs[i]; return ok })
 }
 
 // manifestBytes is m as a receiver stores it.

@@ -138,6 +138,54 @@ func TestSharedReceiversDoNotContend(t *testing.T) {
 	checkSharedEpisode(t, dir, rid, sheets)
 }
 
+// TestSharedEndBeforeTheRest: with two saturated sinks, the one behind
+// gets a robot's messages after the other has taken the robot's end.
+// Those messages must not each rewrite the closed manifest (they did:
+// the sink behind paid a manifest write per message, fell further
+// behind, and two sinks carried 1.4x one); the manifest is written at
+// the end and once more by the message that completes the episode,
+// while readers meanwhile count the files.
+func TestSharedEndBeforeTheRest(t *testing.T) {
+	const sheets = 12
+	dir, r, c := sharedPair(t)
+	start, end, msgs := sharedEpisode(rid, sheets)
+	if _, err := r[0].Manifest("arm-01", start); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r[0].Manifest("arm-01", end); err != nil {
+		t.Fatal(err)
+	}
+	completes := 0
+	for i, f := range msgs {
+		done, err := f(r[1])
+		if err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+		if done {
+			completes++
+			if i != len(msgs)-1 {
+				t.Errorf("message %d of %d completed the episode", i, len(msgs))
+			}
+		}
+		if i == len(msgs)/2 {
+			e, err := Load(dir, rid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h := e.Manifest.Held; e.Manifest.Complete || h == nil || h.Cameras["cam"].Sheets+h.Cameras["cam"].Snippets == 0 {
+				t.Errorf("half way, Load says complete %v held %+v; want incomplete, counting the files", e.Manifest.Complete, h)
+			}
+		}
+	}
+	if completes != 1 {
+		t.Errorf("%d messages completed the episode, want 1", completes)
+	}
+	if n := c[0].puts[manifestName] + c[1].puts[manifestName]; n != 3 {
+		t.Errorf("manifest written %d times, want 3 (start, end, completion)", n)
+	}
+	checkSharedEpisode(t, dir, rid, sheets)
+}
+
 // TestSharedCompletionInterleavings: the last file and the end manifest
 // arrive at two receivers at once. Whichever way their requests
 // interleave, exactly one of them completes the episode: the end's
