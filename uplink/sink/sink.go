@@ -228,16 +228,18 @@ type Sink struct {
 	// lanes serialize the messages of one robot (lane); mu guards the
 	// sink's memory (staged, acks, partials, robots, pbytes) and is never
 	// held across the store's I/O but to expire.
-	lanes    []sync.Mutex
-	mu       sync.Mutex
-	ids      *idLog
-	store    episode.Blobs // rooted at Out
-	recv     *episode.Receiver
-	staged   map[string]time.Time // chunk directories this sink staged -> when they expire
-	acks     []wire.Ack           // to publish, oldest first (under mu)
-	partials map[partKey]*partial
-	robots   map[string]*robotUse
-	pbytes   int64
+	lanes  []sync.Mutex
+	mu     sync.Mutex
+	ids    *idLog
+	store  episode.Blobs // rooted at Out
+	recv   *episode.Receiver
+	staged map[string]time.Time // messages this sink staged chunks of (messageDir) -> when they expire
+	// nextExpire: expire's next look (under mu).
+	nextExpire time.Time
+	acks       []wire.Ack // to publish, oldest first (under mu)
+	partials   map[partKey]*partial
+	robots     map[string]*robotUse
+	pbytes     int64
 
 	received, delivered, duplicates, rejected, chunks, expired, statuses, connects atomic.Uint64
 	retried, conflicts, completes, acked                                           atomic.Uint64

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"path"
 	"strconv"
 	"strings"
 
@@ -31,10 +32,14 @@ const (
 	doneDir   = ".sink/done/"
 )
 
+// messageDir is where every candidate of e's message is staged.
+func messageDir(e *wire.Envelope) string { return chunksDir + e.Robot + "/" + e.ID + "/" }
+
+// stageDir is where e's candidate of its message is staged.
 func stageDir(e *wire.Envelope) string {
 	k := keyOf(e)
 	key := fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%d\x00%d\x00%d", k.Robot, k.Episode, k.Kind, k.Seq, k.Chunks, k.Size, k.CRC)
-	return chunksDir + e.Robot + "/" + e.ID + "/" + strconv.FormatUint(uint64(crc32.ChecksumIEEE([]byte(key))), 16) + "/"
+	return messageDir(e) + strconv.FormatUint(uint64(crc32.ChecksumIEEE([]byte(key))), 16) + "/"
 }
 
 // stageChunk stores chunk e in the shared store and, when every index
@@ -52,8 +57,8 @@ func (s *Sink) stageChunk(e *wire.Envelope) (body []byte, done bool, err error) 
 		return nil, false, retry(err)
 	}
 	s.mu.Lock()
-	if _, ok := s.staged[dir]; !ok {
-		s.staged[dir] = s.now().Add(s.cfg.ChunkTimeout)
+	if msg := messageDir(e); s.staged[msg].IsZero() {
+		s.staged[msg] = s.now().Add(s.cfg.ChunkTimeout)
 	}
 	s.mu.Unlock()
 	list, err := s.store.List(dir)
@@ -126,53 +131,59 @@ func (s *Sink) unstage(e *wire.Envelope) {
 	if _, err := s.store.Put(doneDir+e.ID, nil, episode.Cond{}); err != nil {
 		s.log.Warn("sink: delivered mark not written; a late chunk of this message may stay staged until it expires", "id", e.ID, "err", err)
 	}
-	dir := chunksDir + e.Robot + "/" + e.ID + "/"
+	dir := messageDir(e)
 	s.removeStaged(dir)
 	s.mu.Lock()
-	s.forgetStaged(dir)
+	delete(s.staged, dir)
 	s.mu.Unlock()
 }
 
-// forgetStaged drops the staged directories under dir. Called under s.mu.
-func (s *Sink) forgetStaged(dir string) {
-	for d := range s.staged {
-		if strings.HasPrefix(d, dir) {
-			delete(s.staged, d)
-		}
-	}
-}
-
-func (s *Sink) removeStaged(dir string) {
+// removeStaged deletes what is staged under dir and returns how many
+// chunks it found.
+func (s *Sink) removeStaged(dir string) int {
 	list, err := s.store.List(dir)
 	if err != nil {
 		s.log.Warn("sink: staged chunks not listed for removal", "dir", dir, "err", err)
-		return
+		return 0
 	}
 	for _, f := range list {
 		if err := s.store.Delete(f.Name); err != nil {
 			s.log.Warn("sink: staged chunk not removed", "name", f.Name, "err", err)
-			return
+			break
 		}
 	}
+	return len(list)
 }
 
-// expireStaged forgets the chunks this sink staged for messages that
-// stayed incomplete for ChunkTimeout and returns their directories, for
-// removeStaged to delete once s.mu is released (store I/O under s.mu
-// would stall every lane on an object store). Called under s.mu.
+// expireStaged forgets the messages whose chunks this sink staged
+// ChunkTimeout ago and returns their directories, for expire to look
+// at and clean without s.mu. Called under s.mu.
 func (s *Sink) expireStaged() (dirs []string) {
 	now := s.now()
 	for dir, t := range s.staged {
 		if now.After(t) {
 			dirs = append(dirs, dir)
+			delete(s.staged, dir)
 		}
 	}
-	for _, dir := range dirs {
-		s.forgetStaged(dir)
-		s.expired.Add(1)
-		s.log.Warn("sink: staged chunks of an incomplete message expired", "dir", dir)
-	}
 	return dirs
+}
+
+// expireStagedMessage removes what is left of a message staged ChunkTimeout
+// ago. Most of them were assembled by another sink of the group (which
+// then removed the chunks, or left them to expire and wrote
+// .sink/done/ID): those are no news. The rest stayed incomplete: each
+// is logged and counted (Expired).
+func (s *Sink) expireStagedMessage(dir string) {
+	if s.removeStaged(dir) == 0 {
+		return
+	}
+	id := path.Base(strings.TrimSuffix(dir, "/"))
+	if _, _, err := s.store.Get(doneDir+id, 0); err == nil {
+		return
+	}
+	s.expired.Add(1)
+	s.log.Warn("sink: staged chunks of an incomplete message expired", "dir", dir)
 }
 
 // safeName maps s onto the characters of wire.SafeName.
