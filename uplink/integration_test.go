@@ -246,6 +246,9 @@ func TestNormalFlow(t *testing.T) {
 		b, _ := os.ReadFile(sink.StatusPath(out, robot))
 		return bytes.Contains(b, []byte(`"online"`))
 	})
+	if b, _ := os.ReadFile(sink.StatusPath(out, robot)); !bytes.Contains(b, []byte(`"session"`)) {
+		t.Errorf("status.json without the robot's session (what orders statuses): %s", b)
+	}
 	if s := u.Stats(); s.Publisher.Chunks <= total || s.Publisher.Published != total {
 		t.Errorf("publisher stats %+v", s.Publisher)
 	}

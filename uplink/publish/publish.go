@@ -96,6 +96,7 @@ type Publisher struct {
 	corrupt, throttled                                        atomic.Uint64
 	lastErr                                                   atomic.Pointer[string]
 	lastAck                                                   atomic.Int64 // unix ns
+	sessionStart                                              atomic.Int64 // unix ns the connection began (wire.Status.Session)
 }
 
 // Bounds of Config.MaxPayload, the config file's uplink.max_payload.
@@ -180,6 +181,10 @@ func (p *Publisher) topic(kind string) string { return p.cfg.Prefix + "/" + p.cf
 func (p *Publisher) statusPayload(state string) []byte {
 	st := p.status()
 	st.State, st.Version, st.Time = state, p.cfg.Version, p.cfg.Now().UnixNano()
+	// "offline" is a connection's last word (its will, or a clean
+	// shutdown): it outranks the connection's "online"s, whose Time is
+	// later than the will's.
+	st.Session, st.Final = p.sessionStart.Load(), state == "offline"
 	body, _ := st.MarshalMsg(nil)
 	env := wire.New(wire.NewID(), p.cfg.Robot, "", wire.KindStatus, 0, st.Time, body)
 	b, _ := env.MarshalMsg(nil)
@@ -222,6 +227,7 @@ func (p *Publisher) connect() (mqtt.Client, chan struct{}, error) {
 	}
 	lost := make(chan struct{})
 	var once sync.Once
+	p.sessionStart.Store(p.cfg.Now().UnixNano()) // this connection's statuses and its will share it
 	o.SetBinaryWill(p.topic(wire.KindStatus), p.statusPayload("offline"), 1, true)
 	o.SetConnectionLostHandler(func(mqtt.Client, error) { once.Do(func() { close(lost) }) })
 	c := mqtt.NewClient(o)

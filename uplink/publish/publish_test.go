@@ -147,3 +147,36 @@ func TestCorruptMessageIsDroppedNotAcked(t *testing.T) {
 		t.Fatalf("publisher corrupt %d published %d, want 1 and 1", s.Corrupt, s.Published)
 	}
 }
+
+// TestStatusesCarryTheirConnection: every status of a connection, and
+// its will, carry the connection's start (wire.Status.Session), and
+// "offline" is the connection's final word: the will, composed before
+// the connection's "online"s, still outranks them at the sink.
+func TestStatusesCarryTheirConnection(t *testing.T) {
+	p := newPublisher(openOutbox(t), func() wire.Status { return wire.Status{} })
+	decode := func(b []byte) wire.Status {
+		t.Helper()
+		var e wire.Envelope
+		if _, err := e.UnmarshalMsg(b); err != nil {
+			t.Fatal(err)
+		}
+		var st wire.Status
+		if _, err := st.UnmarshalMsg(e.Body); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	p.sessionStart.Store(7)
+	will := decode(p.statusPayload("offline"))
+	online := decode(p.statusPayload("online"))
+	if will.Session != 7 || online.Session != 7 || !will.Final || online.Final {
+		t.Fatalf("will %+v, online %+v: want session 7 on both, only the will final", will, online)
+	}
+	if !will.Newer(online) || online.Newer(will) {
+		t.Error("the will does not outrank its connection's later online")
+	}
+	p.sessionStart.Store(8) // the next connection
+	if next := decode(p.statusPayload("online")); !next.Newer(will) {
+		t.Error("the next connection's online does not outrank the last one's will")
+	}
+}

@@ -67,7 +67,6 @@ package sink
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -210,10 +209,13 @@ type Stats struct {
 	Conflicts  uint64 // messages refused because a file exists with another content
 	Chunks     uint64
 	Expired    uint64 // incomplete messages dropped after ChunkTimeout
-	Statuses   uint64
-	Connects   uint64
-	Completed  uint64 // episodes made complete
-	Acked      uint64 // acknowledgements the broker took
+	Statuses   uint64 // statuses written
+	// StaleStatuses: statuses older than the one held (wire.Status.Newer),
+	// dropped.
+	StaleStatuses uint64
+	Connects      uint64
+	Completed     uint64 // episodes made complete
+	Acked         uint64 // acknowledgements the broker took
 	// Races: conditional writes of the store lost to another sink of
 	// the group (each re-read and applied again; episode.Receiver).
 	Races uint64
@@ -242,7 +244,7 @@ type Sink struct {
 	pbytes     int64
 
 	received, delivered, duplicates, rejected, chunks, expired, statuses, connects atomic.Uint64
-	retried, conflicts, completes, acked                                           atomic.Uint64
+	retried, conflicts, completes, acked, staleStatuses                            atomic.Uint64
 	now                                                                            func() time.Time
 	writeFn                                                                        func(path string, b []byte) error
 	ackNotify                                                                      chan struct{}
@@ -308,7 +310,7 @@ func New(cfg Config, log *slog.Logger) (*Sink, error) {
 // Stats returns a snapshot.
 func (s *Sink) Stats() Stats {
 	return Stats{Received: s.received.Load(), Delivered: s.delivered.Load(), Duplicates: s.duplicates.Load(),
-		Rejected: s.rejected.Load(), Chunks: s.chunks.Load(), Expired: s.expired.Load(), Statuses: s.statuses.Load(),
+		Rejected: s.rejected.Load(), Chunks: s.chunks.Load(), Expired: s.expired.Load(), Statuses: s.statuses.Load(), StaleStatuses: s.staleStatuses.Load(),
 		Connects: s.connects.Load(), Retried: s.retried.Load(), Conflicts: s.conflicts.Load(),
 		Completed: s.completes.Load(), Acked: s.acked.Load(), Races: s.recv.Races()}
 }
@@ -523,36 +525,4 @@ func (s *Sink) handle(topic string, payload []byte) error {
 		s.cfg.OnDeliver(env)
 	}
 	return nil
-}
-
-func (s *Sink) writeStatus(e *wire.Envelope) error {
-	var st wire.Status
-	if _, err := st.UnmarshalMsg(e.Body); err != nil {
-		return fmt.Errorf("sink: status: %w", err)
-	}
-	b, _ := json.MarshalIndent(statusJSON{Robot: e.Robot, State: st.State, Version: st.Version, Backlog: st.Backlog,
-		BacklogBytes: st.BacklogBytes, Evicted: st.Evicted, Time: time.Unix(0, st.Time).UTC()}, "", "  ")
-	if _, err := s.store.Put(RobotsDir+"/"+e.Robot+"/status.json", append(b, '\n'), episode.Cond{}); err != nil {
-		return retry(err)
-	}
-	s.statuses.Add(1)
-	return nil
-}
-
-// RobotsDir holds one directory per robot under the sink's output.
-const RobotsDir = "robots"
-
-// StatusPath is where the retained status of robot is kept.
-func StatusPath(out, robot string) string {
-	return filepath.Join(out, RobotsDir, robot, "status.json")
-}
-
-type statusJSON struct {
-	Robot        string    `json:"robot"`
-	State        string    `json:"state"`
-	Version      string    `json:"version"`
-	Backlog      int64     `json:"backlog"`
-	BacklogBytes int64     `json:"backlog_bytes"`
-	Evicted      int64     `json:"evicted"`
-	Time         time.Time `json:"time"`
 }

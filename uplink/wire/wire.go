@@ -138,6 +138,14 @@ type JointSample struct {
 }
 
 // Status is the retained status of a robot (kind status).
+//
+// Statuses may reach a receiver out of order (sinks sharing a
+// subscription, redeliveries), and a robot's last will is composed
+// when it connects, so its Time is older than every status of that
+// connection. Session and Final order them (Newer): a later session
+// wins, and within one session its final word (the will, or a clean
+// shutdown's offline) wins, else the later Time. Statuses of robots
+// from before these fields have Session 0: older than any that has one.
 type Status struct {
 	State        string `msg:"state"` // online | offline
 	Version      string `msg:"version"`
@@ -145,6 +153,20 @@ type Status struct {
 	BacklogBytes int64  `msg:"backlog_bytes"` // bytes in the outbox
 	Evicted      int64  `msg:"evicted"`       // sheets evicted since start
 	Time         int64  `msg:"time"`          // unix ns
+	Session      int64  `msg:"session"`       // unix ns the robot's connection began (its will's too); 0: unknown
+	Final        bool   `msg:"final"`         // the session's last word: its will, or a clean shutdown
+}
+
+// Newer reports whether s supersedes t: a later Session, or in one
+// session a Final over a status that is not, or else a later Time.
+func (s Status) Newer(t Status) bool {
+	switch {
+	case s.Session != t.Session:
+		return s.Session > t.Session
+	case s.Final != t.Final:
+		return s.Final
+	}
+	return s.Time > t.Time
 }
 
 // AckUploaded ends the topic PREFIX/ROBOT/ack/uploaded on which a

@@ -2988,6 +2988,18 @@ func (z *Status) DecodeMsg(dc *msgp.Reader) (err error) {
 				err = msgp.WrapError(err, "Time")
 				return
 			}
+		case "session":
+			z.Session, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "Session")
+				return
+			}
+		case "final":
+			z.Final, err = dc.ReadBool()
+			if err != nil {
+				err = msgp.WrapError(err, "Final")
+				return
+			}
 		default:
 			err = dc.Skip()
 			if err != nil {
@@ -3001,9 +3013,9 @@ func (z *Status) DecodeMsg(dc *msgp.Reader) (err error) {
 
 // EncodeMsg implements msgp.Encodable
 func (z *Status) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 6
+	// map header, size 8
 	// write "state"
-	err = en.Append(0x86, 0xa5, 0x73, 0x74, 0x61, 0x74, 0x65)
+	err = en.Append(0x88, 0xa5, 0x73, 0x74, 0x61, 0x74, 0x65)
 	if err != nil {
 		return
 	}
@@ -3062,15 +3074,35 @@ func (z *Status) EncodeMsg(en *msgp.Writer) (err error) {
 		err = msgp.WrapError(err, "Time")
 		return
 	}
+	// write "session"
+	err = en.Append(0xa7, 0x73, 0x65, 0x73, 0x73, 0x69, 0x6f, 0x6e)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.Session)
+	if err != nil {
+		err = msgp.WrapError(err, "Session")
+		return
+	}
+	// write "final"
+	err = en.Append(0xa5, 0x66, 0x69, 0x6e, 0x61, 0x6c)
+	if err != nil {
+		return
+	}
+	err = en.WriteBool(z.Final)
+	if err != nil {
+		err = msgp.WrapError(err, "Final")
+		return
+	}
 	return
 }
 
 // MarshalMsg implements msgp.Marshaler
 func (z *Status) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
-	// map header, size 6
+	// map header, size 8
 	// string "state"
-	o = append(o, 0x86, 0xa5, 0x73, 0x74, 0x61, 0x74, 0x65)
+	o = append(o, 0x88, 0xa5, 0x73, 0x74, 0x61, 0x74, 0x65)
 	o = msgp.AppendString(o, z.State)
 	// string "version"
 	o = append(o, 0xa7, 0x76, 0x65, 0x72, 0x73, 0x69, 0x6f, 0x6e)
@@ -3087,6 +3119,12 @@ func (z *Status) MarshalMsg(b []byte) (o []byte, err error) {
 	// string "time"
 	o = append(o, 0xa4, 0x74, 0x69, 0x6d, 0x65)
 	o = msgp.AppendInt64(o, z.Time)
+	// string "session"
+	o = append(o, 0xa7, 0x73, 0x65, 0x73, 0x73, 0x69, 0x6f, 0x6e)
+	o = msgp.AppendInt64(o, z.Session)
+	// string "final"
+	o = append(o, 0xa5, 0x66, 0x69, 0x6e, 0x61, 0x6c)
+	o = msgp.AppendBool(o, z.Final)
 	return
 }
 
@@ -3148,6 +3186,18 @@ func (z *Status) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = msgp.WrapError(err, "Time")
 				return
 			}
+		case "session":
+			z.Session, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Session")
+				return
+			}
+		case "final":
+			z.Final, bts, err = msgp.ReadBoolBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Final")
+				return
+			}
 		default:
 			bts, err = msgp.Skip(bts)
 			if err != nil {
@@ -3162,7 +3212,7 @@ func (z *Status) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Status) Msgsize() (s int) {
-	s = 1 + 6 + msgp.StringPrefixSize + len(z.State) + 8 + msgp.StringPrefixSize + len(z.Version) + 8 + msgp.Int64Size + 14 + msgp.Int64Size + 8 + msgp.Int64Size + 5 + msgp.Int64Size
+	s = 1 + 6 + msgp.StringPrefixSize + len(z.State) + 8 + msgp.StringPrefixSize + len(z.Version) + 8 + msgp.Int64Size + 14 + msgp.Int64Size + 8 + msgp.Int64Size + 5 + msgp.Int64Size + 8 + msgp.Int64Size + 6 + msgp.BoolSize
 	return
 }
 
