@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"slices"
 	"time"
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
@@ -105,58 +106,102 @@ func (s *Sink) scanAcks(minAge time.Duration) {
 	}
 }
 
-// publishAcks publishes the queued acknowledgements, oldest first, each
-// waiting for the broker's PUBACK, then removes its marker from the
-// store; what fails stays queued for the next try. One whose PUBACK is only slow (a broker or a sink under load) is
-// waited for again on the next try, not published again: the robot
-// would get it twice. It runs in the session loop, never in paho's
-// message handler (waiting for a PUBACK there would stall paho's
-// ordered delivery).
+// ackWindow bounds the acknowledgements published and not yet
+// confirmed by the broker.
+const ackWindow = 64
+
+// publishAcks publishes the queued acknowledgements, oldest first, up to
+// ackWindow at once, then waits for their PUBACKs and removes each
+// confirmed one's marker from the store; what fails stays queued for the
+// next try. One whose PUBACK is only slow (a broker or a sink under load)
+// is waited for again on the next try, not published again: the robot
+// would get it twice. (They were published one at a time, each waiting
+// for its PUBACK; a saturated sink reads its PUBACKs late, behind the
+// messages it is handed, so its acks fell minutes behind and peers took
+// their markers as a crashed sink's and published them again.) It runs
+// in the session loop, never in paho's message handler (waiting for a
+// PUBACK there would stall paho's ordered delivery).
 func (s *Sink) publishAcks(ctx context.Context, c mqtt.Client) {
 	for ctx.Err() == nil {
 		s.mu.Lock()
-		if len(s.acks) == 0 {
-			s.mu.Unlock()
+		window := slices.Clone(s.acks[:min(len(s.acks), ackWindow)])
+		s.mu.Unlock()
+		if len(window) == 0 {
 			return
 		}
-		a := s.acks[0]
-		s.mu.Unlock()
-		p := s.ackSent
-		if p.t == nil || p.c != c || p.a != a {
+		for _, a := range window {
+			if p, ok := s.ackSent[a]; ok && p.c == c {
+				continue // in flight on this connection: wait for it
+			}
 			b, err := a.MarshalMsg(nil)
 			if err != nil {
 				s.log.Error("sink: ack not encoded", "err", err)
 				return
 			}
-			p = sentAck{a: a, c: c, t: c.Publish(wire.AckTopic(s.cfg.Prefix, a.Robot), 1, false, b)}
-			s.ackSent = p
+			s.ackSent[a] = sentAck{c: c, t: c.Publish(wire.AckTopic(s.cfg.Prefix, a.Robot), 1, false, b)}
 		}
-		if !p.t.WaitTimeout(s.ackWait) {
-			s.log.Warn("sink: ack not confirmed by the broker yet; waiting again", "robot", a.Robot, "episode", a.Episode)
+		if s.confirmAcks(window) == 0 {
 			return
-		}
-		s.ackSent = sentAck{}
-		if err := p.t.Error(); err != nil {
-			s.log.Warn("sink: ack not published; retrying", "robot", a.Robot, "episode", a.Episode, "err", err)
-			return
-		}
-		s.mu.Lock()
-		if len(s.acks) > 0 && s.acks[0] == a {
-			s.acks = s.acks[1:]
-		}
-		s.mu.Unlock()
-		s.acked.Add(1)
-		if err := s.store.Delete(ackName(a.Robot, a.Episode)); err != nil {
-			s.log.Warn("sink: published acknowledgement not removed from the store; a sink may publish it again "+
-				"(harmless: the robot takes it once); check the store", "robot", a.Robot, "episode", a.Episode, "err", err)
 		}
 	}
 }
 
-// sentAck is the acknowledgement published on client c and not yet
-// confirmed (t). Only the session loop uses it.
+// confirmAcks waits up to ackWait for the PUBACKs of window (published,
+// oldest first) and dequeues each confirmed one; it returns how many
+// were (publishAcks goes on while some are). The rest are tried again:
+// the slow ones waited for, the refused ones published again.
+func (s *Sink) confirmAcks(window []wire.Ack) (confirmed int) {
+	timeout := time.NewTimer(s.ackWait)
+	defer timeout.Stop()
+	late := false
+	for _, a := range window {
+		p := s.ackSent[a]
+		if !late {
+			select {
+			case <-p.t.Done():
+			case <-timeout.C:
+				late = true
+			}
+		}
+		if late {
+			select {
+			case <-p.t.Done(): // confirmed meanwhile, though an older one was not
+			default:
+				continue
+			}
+		}
+		delete(s.ackSent, a)
+		if err := p.t.Error(); err != nil {
+			s.log.Warn("sink: ack not published; retrying", "robot", a.Robot, "episode", a.Episode, "err", err)
+			continue
+		}
+		s.dequeueAck(a)
+		confirmed++
+	}
+	if late {
+		s.log.Warn("sink: acks not confirmed by the broker yet; waiting again", "queued", len(window))
+	}
+	return confirmed
+}
+
+// dequeueAck drops the confirmed acknowledgement a from the queue and its
+// marker from the store.
+func (s *Sink) dequeueAck(a wire.Ack) {
+	s.mu.Lock()
+	if i := slices.Index(s.acks, a); i >= 0 {
+		s.acks = slices.Delete(s.acks, i, i+1)
+	}
+	s.mu.Unlock()
+	s.acked.Add(1)
+	if err := s.store.Delete(ackName(a.Robot, a.Episode)); err != nil {
+		s.log.Warn("sink: published acknowledgement not removed from the store; a sink may publish it again "+
+			"(harmless: the robot takes it once); check the store", "robot", a.Robot, "episode", a.Episode, "err", err)
+	}
+}
+
+// sentAck is an acknowledgement published on client c and not yet
+// confirmed (t). Only the session loop uses them (Sink.ackSent).
 type sentAck struct {
-	a wire.Ack
 	c mqtt.Client
 	t mqtt.Token
 }

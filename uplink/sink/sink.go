@@ -248,9 +248,9 @@ type Sink struct {
 	now                                                                            func() time.Time
 	writeFn                                                                        func(path string, b []byte) error
 	ackNotify                                                                      chan struct{}
-	ackSent                                                                        sentAck       // the session loop's
-	ackWait                                                                        time.Duration // for a PUBACK before trying again
-	nextAckScan                                                                    time.Time     // the session loop's (acks.go)
+	ackSent                                                                        map[wire.Ack]sentAck // published, not confirmed: the session loop's
+	ackWait                                                                        time.Duration        // for a PUBACK before trying again
+	nextAckScan                                                                    time.Time            // the session loop's (acks.go)
 }
 
 // New validates cfg and opens the output directory and id log.
@@ -285,7 +285,7 @@ func New(cfg Config, log *slog.Logger) (*Sink, error) {
 		lock.Close()
 		return nil, err
 	}
-	s := &Sink{cfg: cfg, log: log, ids: ids, stateLock: lock, partials: map[partKey]*partial{}, staged: map[string]time.Time{},
+	s := &Sink{cfg: cfg, log: log, ids: ids, stateLock: lock, partials: map[partKey]*partial{}, staged: map[string]time.Time{}, ackSent: map[wire.Ack]sentAck{},
 		lanes:  make([]sync.Mutex, cfg.Lanes),
 		robots: map[string]*robotUse{}, now: time.Now, writeFn: writeFile,
 		ackNotify: make(chan struct{}, 1), ackWait: 10 * time.Second}
