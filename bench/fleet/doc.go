@@ -23,4 +23,11 @@
 // are the edged binary (-edged) writing one shared -out directory, each
 // with Go's default GOMAXPROCS, or -sink-cores (1: the "each sink has a
 // core" of the scaling aim, on a machine whose cores the robots share).
+//
+// -sink-cpu F puts each sink in a CPU cgroup of its own held to F cores
+// (a CFS quota; root, cgroup v1 or v2): every sink then has a share of
+// the machine that is its own and the same size, with the broker and
+// the robots on the rest. Driven past what the quotas allow, messages/s
+// is what the group sustains, so 1 and 2 sinks compare as the scaling
+// aim asks on a machine without a core for each sink.
 package main

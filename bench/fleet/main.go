@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"sync"
 	"syscall"
@@ -19,12 +20,14 @@ type options struct {
 	robots, sinks, cameras int
 	episode                time.Duration
 	broker, edged, out     string
+	tmp                    string
 	maxPayload             int
 	reconnect              float64
 	timeout                time.Duration
 	jsonOut                string
 	keepLogs               bool
 	sinkCores              int
+	sinkCPU                float64
 }
 
 // result is the run's figures.
@@ -35,8 +38,9 @@ type result struct {
 	MessagesPerS, BytesPerS float64
 	SinkCPUSeconds          []float64
 	SinkCPUPercent          []float64
-	CPUMsPerMessage         float64 // all sinks' CPU per message
-	LatencyP50, LatencyP99  float64 // seconds, episode_end -> ack
+	SinkThrottledPercent    []float64 `json:",omitempty"` // -sink-cpu: of the quota periods, those it ran out in
+	CPUMsPerMessage         float64   // all sinks' CPU per message
+	LatencyP50, LatencyP99  float64   // seconds, episode_end -> ack
 	Episodes                int
 	Lost, Duplicated        int
 	Corrupt                 int
@@ -52,13 +56,18 @@ func main() {
 	flag.StringVar(&o.broker, "broker", "", "broker URL (default: start mosquitto)")
 	flag.StringVar(&o.edged, "edged", "bin/edged", "the edged binary")
 	flag.StringVar(&o.out, "out", "", "the sinks' shared output (default: a temporary directory, removed)")
+	flag.StringVar(&o.tmp, "tmp", "", "where the temporary directory goes (default: $TMPDIR or /tmp; /dev/shm keeps the disk out of the figures)")
 	flag.IntVar(&o.maxPayload, "max-payload", 64<<10, "robots' MQTT payload cap (larger bodies are chunked)")
 	flag.Float64Var(&o.reconnect, "reconnect", 0.05, "fraction of robots that reconnect once mid-episode")
 	flag.DurationVar(&o.timeout, "timeout", 5*time.Minute, "give up waiting for acks after the episodes end")
 	flag.StringVar(&o.jsonOut, "json", "", "also write the figures as JSON here")
 	flag.BoolVar(&o.keepLogs, "keep-logs", false, "keep the sinks' logs (and the output, with -out)")
 	flag.IntVar(&o.sinkCores, "sink-cores", 0, "GOMAXPROCS of each sink (0: Go's default, every core); 1 models a core per sink")
+	flag.Float64Var(&o.sinkCPU, "sink-cpu", 0, "hold each sink to this many cores by a CPU cgroup quota (0: no limit; needs root)")
 	flag.Parse()
+	if o.sinkCPU < 0 || o.sinkCPU > float64(runtime.NumCPU()) {
+		log.Fatalf("-sink-cpu: must be between 0 and %d (the machine's cores)", runtime.NumCPU())
+	}
 	log.SetFlags(log.Ltime)
 	// Interrupted, run still stops the broker and the sinks it started.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -70,7 +79,11 @@ func main() {
 	fmt.Printf("fleet: %d robots, %d sink(s), %.0f s: %d messages (%.0f/s), %.1f MB (%.2f MB/s)\n",
 		r.Robots, r.Sinks, r.Seconds, r.Messages, r.MessagesPerS, float64(r.Bytes)/1e6, r.BytesPerS/1e6)
 	for i := range r.SinkCPUSeconds {
-		fmt.Printf("  sink %d: %.1f CPU s (%.0f%% of a core)\n", i, r.SinkCPUSeconds[i], r.SinkCPUPercent[i])
+		fmt.Printf("  sink %d: %.1f CPU s (%.0f%% of a core)", i, r.SinkCPUSeconds[i], r.SinkCPUPercent[i])
+		if o.sinkCPU > 0 {
+			fmt.Printf(", its %.2f-core quota ran out in %.0f%% of the periods", o.sinkCPU, r.SinkThrottledPercent[i])
+		}
+		fmt.Println()
 	}
 	fmt.Printf("  sink CPU per message: %.2f ms; arrival latency (episode_end -> ack) p50 %.2f s, p99 %.2f s\n",
 		r.CPUMsPerMessage, r.LatencyP50, r.LatencyP99)
@@ -90,7 +103,7 @@ func main() {
 func run(ctx context.Context, o options) (*result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	tmp, err := os.MkdirTemp("", "edged-fleet-")
+	tmp, err := os.MkdirTemp(o.tmp, "edged-fleet-")
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +146,7 @@ func run(ctx context.Context, o options) (*result, error) {
 	}
 	defer fleet.close()
 	cpu0 := cpuOf(sinks)
+	periods0, throttled0 := periodsOf(sinks)
 	start := time.Now()
 	log.Printf("fleet: %d robots connected; recording %s episodes", o.robots, o.episode)
 	var wg sync.WaitGroup
@@ -145,6 +159,7 @@ func run(ctx context.Context, o options) (*result, error) {
 	fleet.waitAcks(ctx, o.timeout)
 	elapsed := time.Since(start)
 	cpu1 := cpuOf(sinks)
+	periods1, throttled1 := periodsOf(sinks)
 	res := &result{Robots: o.robots, Sinks: o.sinks, Seconds: elapsed.Seconds(), Episodes: len(fleet.robots)}
 	var lat []float64
 	for _, r := range fleet.robots {
@@ -171,6 +186,9 @@ func run(ctx context.Context, o options) (*result, error) {
 		total += s
 		res.SinkCPUSeconds = append(res.SinkCPUSeconds, s)
 		res.SinkCPUPercent = append(res.SinkCPUPercent, 100*s/elapsed.Seconds())
+		if o.sinkCPU > 0 {
+			res.SinkThrottledPercent = append(res.SinkThrottledPercent, 100*(throttled1[i]-throttled0[i])/max(1, periods1[i]-periods0[i]))
+		}
 	}
 	if res.Messages > 0 {
 		res.CPUMsPerMessage = 1000 * total / float64(res.Messages)

@@ -15,6 +15,7 @@ import (
 type proc struct {
 	cmd *exec.Cmd
 	url string
+	cg  *cpuCgroup // -sink-cpu: the sink's CPU cgroup, else nil
 }
 
 func (p *proc) stop() {
@@ -27,6 +28,7 @@ func (p *proc) stop() {
 		_ = p.cmd.Process.Kill()
 		<-done
 	}
+	p.cg.remove()
 }
 
 func freePort() (int, error) {
@@ -89,6 +91,13 @@ func startSink(o options, dir string, i int) (*proc, error) {
 		return nil, fmt.Errorf("%s: %w (make build first, or pass -edged)", o.edged, err)
 	}
 	p := &proc{cmd: cmd}
+	if o.sinkCPU > 0 {
+		p.cg, err = limitCPU(fmt.Sprintf("edged-fleet-%d-sink-%d", os.Getpid(), i), cmd.Process.Pid, o.sinkCPU)
+		if err != nil {
+			p.stop()
+			return nil, err
+		}
+	}
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
 		b, _ := os.ReadFile(logf.Name())
@@ -120,4 +129,16 @@ func cpuOf(ps []*proc) []float64 {
 		out[i] = (u + k) / 100 // USER_HZ
 	}
 	return out
+}
+
+// periodsOf returns each sink's CFS periods and throttled periods so
+// far (-sink-cpu; zeros without).
+func periodsOf(ps []*proc) (all, throttled []float64) {
+	all, throttled = make([]float64, len(ps)), make([]float64, len(ps))
+	for i, p := range ps {
+		if p.cg != nil {
+			all[i], throttled[i] = p.cg.periods()
+		}
+	}
+	return all, throttled
 }
