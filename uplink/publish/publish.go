@@ -227,7 +227,10 @@ func (p *Publisher) connect() (mqtt.Client, chan struct{}, error) {
 	}
 	lost := make(chan struct{})
 	var once sync.Once
-	p.sessionStart.Store(p.cfg.Now().UnixNano()) // this connection's statuses and its will share it
+	// This connection's statuses and its will share it; it outranks
+	// the last connection's even when the clock stepped back since
+	// (wire.Status.Newer: else the sink keeps the last one's will).
+	p.sessionStart.Store(max(p.cfg.Now().UnixNano(), p.sessionStart.Load()+1))
 	o.SetBinaryWill(p.topic(wire.KindStatus), p.statusPayload("offline"), 1, true)
 	o.SetConnectionLostHandler(func(mqtt.Client, error) { once.Do(func() { close(lost) }) })
 	c := mqtt.NewClient(o)

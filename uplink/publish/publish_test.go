@@ -180,3 +180,47 @@ func TestStatusesCarryTheirConnection(t *testing.T) {
 		t.Error("the next connection's online does not outrank the last one's will")
 	}
 }
+
+// TestSessionsIncreaseWhatTheClockDoes: a connection's session must
+// outrank the one before it, or the sink keeps the older connection's
+// will and shows the robot offline while it works. Sessions are stamped
+// with the wall clock, which may step back while the robot runs (NTP
+// correcting a clock that was ahead) or stand still between two
+// connections.
+func TestSessionsIncreaseWhatTheClockDoes(t *testing.T) {
+	t0 := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		step time.Duration // of the clock between the two connections
+	}{
+		{"the clock moves on", time.Minute},
+		{"the clock stands still", 0},
+		{"the clock steps back", -time.Hour},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPublisher(openOutbox(t), func() wire.Status { return wire.Status{} })
+			p.cfg.Broker = "tcp://127.0.0.1:1" // refused: only the session stamp matters
+			now := t0
+			p.cfg.Now = func() time.Time { return now }
+			decode := func(b []byte) wire.Status {
+				t.Helper()
+				var e wire.Envelope
+				if _, err := e.UnmarshalMsg(b); err != nil {
+					t.Fatal(err)
+				}
+				var st wire.Status
+				if _, err := st.UnmarshalMsg(e.Body); err != nil {
+					t.Fatal(err)
+				}
+				return st
+			}
+			_, _, _ = p.connect()
+			will := decode(p.statusPayload("offline"))
+			now = now.Add(tc.step)
+			_, _, _ = p.connect()
+			if online := decode(p.statusPayload("online")); !online.Newer(will) {
+				t.Errorf("the next connection's online (session %d) does not outrank the last one's will (session %d)", online.Session, will.Session)
+			}
+		})
+	}
+}

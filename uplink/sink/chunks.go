@@ -200,15 +200,25 @@ func (s *Sink) expire() {
 	}
 	s.nextExpire = now.Add(expireEvery)
 	staged := s.expireStaged()
+	s.expirePartials(now)
+	s.mu.Unlock()
+	for _, dir := range staged {
+		s.expireStagedMessage(dir)
+	}
+}
+
+// expirePartials drops the incomplete messages past their timeout and
+// reports whether it dropped any. Called under s.mu: by expire, and by
+// a chunk that found the caps full (expire may not have looked for up
+// to expireEvery).
+func (s *Sink) expirePartials(now time.Time) (dropped bool) {
 	for k, p := range s.partials {
 		if now.After(p.expiry) {
 			s.drop(k)
 			s.expired.Add(1)
 			s.log.Warn("sink: incomplete message expired", "id", k.ID, "robot", k.Robot, "chunks", p.got, "of", len(p.slots))
+			dropped = true
 		}
 	}
-	s.mu.Unlock()
-	for _, dir := range staged {
-		s.expireStagedMessage(dir)
-	}
+	return dropped
 }

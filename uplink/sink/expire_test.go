@@ -102,3 +102,36 @@ func TestExpiryOfMessagesAPeerAssembled(t *testing.T) {
 		t.Errorf("staged %v, want every expired message forgotten", s.staged)
 	}
 }
+
+// TestExpiredMessagesMakeRoomAtOnce: expire looks through the
+// incomplete messages at most once a second, but a chunk that finds the
+// caps full must not be refused for messages already past ChunkTimeout
+// (a refusal ends the session for a redelivery of everything in flight;
+// expiring before every message never refused it).
+func TestExpiredMessagesMakeRoomAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"the sink's cap", Config{MaxPartial: 1}},
+		{"the robot's cap", Config{MaxPartialPerRobot: 1}},
+		{"the sink's bytes", Config{MaxPartialBytes: 600}}, // one chunk (431 bytes)
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.cfg.ChunkTimeout = time.Minute
+			s := newTestSink(t, tc.cfg)
+			now := time.Now()
+			s.now = func() time.Time { return now }
+			mustHandle(t, s, topicSeg, chunkedSegment(t, 1)[0]) // stays incomplete
+			now = now.Add(time.Minute - 500*time.Millisecond)
+			mustHandle(t, s, topicSeg, enc(t, segEnv(t, 2))) // any message: expire looks, nothing is due
+			now = now.Add(600 * time.Millisecond)            // the first message is past ChunkTimeout
+			if err := s.Handle(topicSeg, chunkedSegment(t, 3)[0]); err != nil {
+				t.Fatalf("a chunk refused while the caps are held by an expired message: %v", err)
+			}
+			if n := s.Stats().Expired; n != 1 {
+				t.Errorf("expired %d, want 1", n)
+			}
+		})
+	}
+}

@@ -493,6 +493,9 @@ func (s *Sink) handle(topic string, payload []byte) error {
 		s.chunks.Add(1)
 		s.mu.Lock()
 		p, err := s.addChunk(env)
+		if errors.Is(err, ErrRetry) && s.expirePartials(s.now()) {
+			p, err = s.addChunk(env) // the caps were held by expired messages
+		}
 		s.mu.Unlock()
 		if err != nil || p == nil {
 			return err

@@ -34,8 +34,14 @@ func TestNewestStatusWins(t *testing.T) {
 		{"a reconnect: the old connection's will arrives late", []wire.Status{online(20, 21), will(10)}, online(20, 21), 1},
 		{"a reconnect: the old connection's status arrives late", []wire.Status{will(10), online(20, 21), online(10, 15)}, online(20, 21), 1},
 		{"one connection: a late status", []wire.Status{online(10, 13), online(10, 12)}, online(10, 13), 1},
-		{"a robot from before sessions: by time", []wire.Status{online(0, 5), online(0, 4)}, online(0, 5), 1},
-		{"a robot upgraded: any session over none", []wire.Status{online(10, 11), online(0, 50)}, online(10, 11), 1},
+		// A robot from before sessions cannot order its statuses: its will
+		// (no final, stamped at connect) is older by time than every
+		// status of its connection, and every connection has session 0.
+		// Its statuses are taken as they arrive, as before sessions.
+		{"a robot from before sessions: a crash", []wire.Status{online(0, 5), online(0, 6), {State: "offline", Time: 4}}, wire.Status{State: "offline", Time: 4}, 0},
+		{"a robot from before sessions: a late status", []wire.Status{online(0, 5), online(0, 4)}, online(0, 4), 0},
+		{"a robot upgraded: any session over none", []wire.Status{online(0, 50), online(10, 11)}, online(10, 11), 0},
+		{"a robot rolled back: its statuses replace its newer version's", []wire.Status{online(10, 11), will(10), online(0, 5)}, online(0, 5), 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir()

@@ -145,7 +145,12 @@ type JointSample struct {
 // connection. Session and Final order them (Newer): a later session
 // wins, and within one session its final word (the will, or a clean
 // shutdown's offline) wins, else the later Time. Statuses of robots
-// from before these fields have Session 0: older than any that has one.
+// from before these fields have Session 0 and cannot be ordered (their
+// will is stamped at connect, every connection has session 0): each
+// supersedes whatever is held, as every status did before (ordered by
+// Time, a crashed robot's will was never taken; ranked below any
+// session, a robot rolled back to such a version was never shown
+// again).
 type Status struct {
 	State        string `msg:"state"` // online | offline
 	Version      string `msg:"version"`
@@ -158,9 +163,12 @@ type Status struct {
 }
 
 // Newer reports whether s supersedes t: a later Session, or in one
-// session a Final over a status that is not, or else a later Time.
+// session a Final over a status that is not, or else a later Time; a
+// status without a Session always does.
 func (s Status) Newer(t Status) bool {
 	switch {
+	case s.Session == 0:
+		return true
 	case s.Session != t.Session:
 		return s.Session > t.Session
 	case s.Final != t.Final:
