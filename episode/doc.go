@@ -36,10 +36,11 @@
 // once, and keeps its manifest (the robot's fields plus Held and
 // Complete: closed, and everything the end manifest announced in
 // Produced is held) with an atomic replace: written when the episode
-// is first seen, when the robot's start and end arrive, and once it is
-// closed as what is held grows, never per message while it is open, so
-// sinks sharing a store do not contend for it (Load counts an open
-// episode's Held from its files). So every reader below reads a sink's
+// is first seen, when the robot's start and end arrive, and by the
+// message that makes it complete, never per message, so sinks sharing a
+// store do not contend for it (Load counts an incomplete episode's Held
+// from its files; List shows the manifest as written). So every reader
+// below reads a sink's
 // output as a robot's data_dir.
 //
 // A record file starts with a header, the magic "EDEPREC" and a version
