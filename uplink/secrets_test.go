@@ -94,6 +94,9 @@ func TestSecretsNeverReachLogsOrStats(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); s.Run(ctx) }()
 	defer func() { cancel(); <-done; s.Close() }()
+	// Subscribed before the robot publishes: the broker keeps nothing
+	// for a subscription that does not exist yet.
+	poll.Until(t, 10*time.Second, "the sink subscribed", func() bool { return s.Stats().Connects >= 1 })
 	u, err = newU(b.URL, mqttconn.Auth{Username: "robot", Password: secret})
 	if err != nil {
 		t.Fatal(err)

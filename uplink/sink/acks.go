@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io/fs"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
@@ -16,24 +18,61 @@ import (
 // Acknowledgements across crashes. When a message makes an episode
 // complete, the sink records the acknowledgement in the store, under
 //
-//	.sink/acks/ROBOT/EPISODE      the wire.Ack, as published
+//	.sink/acks/SINK/ROBOT/EPISODE   the wire.Ack, as published
+//	.sink/alive/SINK                when SINK last said it runs (unix ns)
 //
-// before the message is acknowledged to the broker, and removes it after
-// the ack's PUBACK. A sink queues the markers it finds when it starts
-// (all of them without a Group; with one, those older than ackStale,
-// since a peer may be publishing the fresh ones) and every ackScanEvery
-// those older than ackStale, so an ack queued in a sink that crashed is
-// published by the next sink to start or by a peer. In that crash case
-// a robot may get one ack twice, which it takes as once (marking an
-// episode uploaded is idempotent); the normal path publishes once.
-const acksDir = ".sink/acks/"
-
+// (SINK: the sink's client id, safeName) before the message is
+// acknowledged to the broker, and removes it after the ack's PUBACK. A
+// running sink stamps .sink/alive/SINK every aliveEvery. A sink queues
+// its own markers when it starts (a crash of its previous run), and at
+// its start and every ackScanEvery the markers of sinks whose stamp is
+// older than ownerGone (stopped, crashed, cut off): so an ack queued in
+// a sink that stopped is published by the next sink to start or by a
+// peer, and never by a peer while its sink runs, however far behind
+// that sink is. (Peers used to take any marker older than a minute: a
+// saturated sink's acks were published twice.) A robot may get one ack
+// twice when its sink stopped with the ack in flight, which it takes as
+// once (marking an episode uploaded is idempotent). Markers of sinks
+// from before SINK (.sink/acks/ROBOT/EPISODE) are taken once older than
+// ackStale.
 const (
-	ackStale     = time.Minute     // a marker this old is no longer its sink's alone
-	ackScanEvery = 3 * time.Minute // how often the session loop looks for such markers
+	acksDir  = ".sink/acks/"
+	aliveDir = ".sink/alive/"
 )
 
-func ackName(robot, episodeID string) string { return acksDir + robot + "/" + episodeID }
+const (
+	ackStale     = time.Minute      // a marker of an unknown sink this old is taken
+	ackScanEvery = 3 * time.Minute  // how often the session loop looks for markers to take
+	aliveEvery   = 30 * time.Second // how often a running sink stamps .sink/alive/SINK
+	ownerGone    = 2 * time.Minute  // a sink whose stamp is this old is taken for stopped
+)
+
+// owner is this sink's name in the acknowledgements area.
+func (s *Sink) owner() string { return safeName(s.cfg.ClientID) }
+
+func ackName(owner, robot, episodeID string) string {
+	return acksDir + owner + "/" + robot + "/" + episodeID
+}
+
+// stampAlive records that this sink runs (.sink/alive/SINK).
+func (s *Sink) stampAlive() {
+	now := s.now()
+	if _, err := s.store.Put(aliveDir+s.owner(), []byte(strconv.FormatInt(now.UnixNano(), 10)), episode.Cond{}); err != nil {
+		s.log.Warn("sink: liveness not recorded; peers may publish this sink's acks too (harmless: a robot takes an ack once)", "err", err)
+	}
+	s.nextAlive = now.Add(aliveEvery)
+}
+
+// ownerRuns reports whether sink owner stamped .sink/alive/ within
+// ownerGone.
+func (s *Sink) ownerRuns(owner string) bool {
+	b, _, err := s.store.Get(aliveDir+owner, 64)
+	if err != nil {
+		return false
+	}
+	ns, err := strconv.ParseInt(string(b), 10, 64)
+	return err == nil && s.now().Sub(time.Unix(0, ns)) < ownerGone
+}
 
 // completed records and queues the acknowledgement of an episode that a
 // message made complete. It runs before the message is acknowledged to
@@ -49,15 +88,22 @@ func (s *Sink) completed(robot, episodeID string) {
 	a := wire.Ack{Robot: robot, Episode: episodeID, Time: s.now().UnixNano()}
 	if b, err := a.MarshalMsg(nil); err != nil {
 		s.log.Error("sink: ack not encoded", "err", err)
-	} else if _, err := s.store.Put(ackName(robot, episodeID), b, episode.Cond{}); err != nil {
+	} else if _, err := s.store.Put(ackName(s.owner(), robot, episodeID), b, episode.Cond{}); err != nil {
 		s.log.Warn("sink: acknowledgement not recorded in the store; it is lost if this sink stops before publishing it "+
 			"(the robot then keeps the episode until its retention); check the store", "robot", robot, "episode", episodeID, "err", err)
 	}
-	s.queueAck(a)
+	s.queueAck(queuedAck{a, ackName(s.owner(), robot, episodeID)})
+}
+
+// queuedAck is an acknowledgement to publish and its marker, removed
+// once the broker confirmed it.
+type queuedAck struct {
+	wire.Ack
+	marker string
 }
 
 // queueAck queues a unless an ack of its episode is queued already.
-func (s *Sink) queueAck(a wire.Ack) {
+func (s *Sink) queueAck(a queuedAck) {
 	s.mu.Lock()
 	for _, q := range s.acks {
 		if q.Robot == a.Robot && q.Episode == a.Episode {
@@ -73,37 +119,68 @@ func (s *Sink) queueAck(a wire.Ack) {
 	}
 }
 
-// scanAcks queues the acknowledgements recorded in the store at least
-// minAge ago (by their time) and not queued here already. A marker that
-// is not an acknowledgement is logged and left alone.
-func (s *Sink) scanAcks(minAge time.Duration) {
+// scanAcks queues the acknowledgements recorded in the store that are
+// this sink's to publish: at its start its own (a previous run's), and
+// those of sinks that no longer run (ownerRuns), or of an unknown sink
+// once older than ackStale. A marker that is not an acknowledgement is
+// logged and left alone.
+func (s *Sink) scanAcks(start bool) {
 	list, err := s.store.List(acksDir)
 	if err != nil {
 		s.log.Warn("sink: recorded acknowledgements not listed; trying again later", "err", err)
 		return
 	}
-	now := s.now()
+	runs := map[string]bool{} // owner -> ownerRuns, once a scan
 	for _, f := range list {
-		b, _, err := s.store.Get(f.Name, wire.MaxAck)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // published and removed meanwhile
+		owner := ""
+		parts := strings.Split(strings.TrimPrefix(f.Name, acksDir), "/")
+		if len(parts) == 3 {
+			owner = parts[0]
 		}
+		switch {
+		case owner == s.owner() && !start:
+			continue // queued here already
+		case owner != "" && owner != s.owner():
+			r, seen := runs[owner]
+			if !seen {
+				r = s.ownerRuns(owner)
+				runs[owner] = r
+			}
+			if r {
+				continue // its sink publishes it
+			}
+		}
+		a, err := s.readAck(f.Name, owner)
 		if err != nil {
 			s.log.Warn("sink: recorded acknowledgement not read; trying again later", "name", f.Name, "err", err)
 			continue
 		}
-		a, err := wire.DecodeAck(b)
-		if err == nil && ackName(a.Robot, a.Episode) != f.Name {
-			err = errors.New("names another episode")
-		}
-		if err != nil {
-			s.log.Warn("sink: not an acknowledgement in the acknowledgements area; remove it", "name", f.Name, "err", err)
-			continue
-		}
-		if now.Sub(time.Unix(0, a.Time)) >= minAge {
-			s.queueAck(*a)
+		if a != nil && (owner != "" || s.now().Sub(time.Unix(0, a.Time)) >= ackStale) {
+			s.queueAck(queuedAck{*a, f.Name})
 		}
 	}
+}
+
+// readAck reads the marker name of owner ("": a marker from before
+// owners); nil when it was removed meanwhile or is not an
+// acknowledgement (logged).
+func (s *Sink) readAck(name, owner string) (*wire.Ack, error) {
+	b, _, err := s.store.Get(name, wire.MaxAck)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // published and removed meanwhile
+	}
+	if err != nil {
+		return nil, err
+	}
+	a, err := wire.DecodeAck(b)
+	if err == nil && ackName(owner, a.Robot, a.Episode) != name && acksDir+a.Robot+"/"+a.Episode != name {
+		err = errors.New("names another episode")
+	}
+	if err != nil {
+		s.log.Warn("sink: not an acknowledgement in the acknowledgements area; remove it", "name", name, "err", err)
+		return nil, nil
+	}
+	return a, nil
 }
 
 // ackWindow bounds the acknowledgements published and not yet
@@ -130,7 +207,7 @@ func (s *Sink) publishAcks(ctx context.Context, c mqtt.Client) {
 			return
 		}
 		for _, a := range window {
-			if p, ok := s.ackSent[a]; ok && p.c == c {
+			if p, ok := s.ackSent[a.Ack]; ok && p.c == c {
 				continue // in flight on this connection: wait for it
 			}
 			b, err := a.MarshalMsg(nil)
@@ -138,7 +215,7 @@ func (s *Sink) publishAcks(ctx context.Context, c mqtt.Client) {
 				s.log.Error("sink: ack not encoded", "err", err)
 				return
 			}
-			s.ackSent[a] = sentAck{c: c, t: c.Publish(wire.AckTopic(s.cfg.Prefix, a.Robot), 1, false, b)}
+			s.ackSent[a.Ack] = sentAck{c: c, t: c.Publish(wire.AckTopic(s.cfg.Prefix, a.Robot), 1, false, b)}
 		}
 		if s.confirmAcks(window) == 0 {
 			return
@@ -150,12 +227,12 @@ func (s *Sink) publishAcks(ctx context.Context, c mqtt.Client) {
 // oldest first) and dequeues each confirmed one; it returns how many
 // were (publishAcks goes on while some are). The rest are tried again:
 // the slow ones waited for, the refused ones published again.
-func (s *Sink) confirmAcks(window []wire.Ack) (confirmed int) {
+func (s *Sink) confirmAcks(window []queuedAck) (confirmed int) {
 	timeout := time.NewTimer(s.ackWait)
 	defer timeout.Stop()
 	late := false
 	for _, a := range window {
-		p := s.ackSent[a]
+		p := s.ackSent[a.Ack]
 		if !late {
 			select {
 			case <-p.t.Done():
@@ -170,7 +247,7 @@ func (s *Sink) confirmAcks(window []wire.Ack) (confirmed int) {
 				continue
 			}
 		}
-		delete(s.ackSent, a)
+		delete(s.ackSent, a.Ack)
 		if err := p.t.Error(); err != nil {
 			s.log.Warn("sink: ack not published; retrying", "robot", a.Robot, "episode", a.Episode, "err", err)
 			continue
@@ -186,14 +263,14 @@ func (s *Sink) confirmAcks(window []wire.Ack) (confirmed int) {
 
 // dequeueAck drops the confirmed acknowledgement a from the queue and its
 // marker from the store.
-func (s *Sink) dequeueAck(a wire.Ack) {
+func (s *Sink) dequeueAck(a queuedAck) {
 	s.mu.Lock()
 	if i := slices.Index(s.acks, a); i >= 0 {
 		s.acks = slices.Delete(s.acks, i, i+1)
 	}
 	s.mu.Unlock()
 	s.acked.Add(1)
-	if err := s.store.Delete(ackName(a.Robot, a.Episode)); err != nil {
+	if err := s.store.Delete(a.marker); err != nil {
 		s.log.Warn("sink: published acknowledgement not removed from the store; a sink may publish it again "+
 			"(harmless: the robot takes it once); check the store", "robot", a.Robot, "episode", a.Episode, "err", err)
 	}

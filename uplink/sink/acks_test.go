@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -110,7 +111,8 @@ func TestAcksArePipelined(t *testing.T) {
 	c := &ackClient{}
 	const n = ackWindow + 6
 	for i := range n {
-		s.queueAck(wire.Ack{Robot: "arm-01", Episode: fmt.Sprintf("%s-%d", testEp, i), Time: 1})
+		a := wire.Ack{Robot: "arm-01", Episode: fmt.Sprintf("%s-%d", testEp, i), Time: 1}
+		s.queueAck(queuedAck{a, ackName(s.owner(), a.Robot, a.Episode)})
 	}
 	s.publishAcks(ctx, c)
 	if got := c.published(); got != ackWindow {
@@ -151,8 +153,8 @@ func completeEpisode(t *testing.T, s *Sink) {
 	}
 }
 
-func ackMarker(out string) string {
-	return filepath.Join(out, filepath.FromSlash(ackName("arm-01", testEp)))
+func ackMarker(out, owner string) string {
+	return filepath.Join(out, filepath.FromSlash(ackName(owner, "arm-01", testEp)))
 }
 
 // TestAckSurvivesACrash: a sink that completed an episode (the message
@@ -169,7 +171,7 @@ func TestAckSurvivesACrash(t *testing.T) {
 	}
 	completeEpisode(t, crashed) // never Run: its queued ack dies with it
 	crashed.Close()
-	if _, err := os.Stat(ackMarker(out)); err != nil {
+	if _, err := os.Stat(ackMarker(out, "sink-crashed")); err != nil {
 		t.Fatalf("the ack is not recorded in the store before the message is acknowledged: %v", err)
 	}
 
@@ -209,59 +211,89 @@ func TestAckSurvivesACrash(t *testing.T) {
 		t.Fatal("the recorded ack was not published by the next sink")
 	}
 	poll.Until(t, 10*time.Second, "ack record removed after the PUBACK", func() bool {
-		_, err := os.Stat(ackMarker(out))
+		_, err := os.Stat(ackMarker(out, "sink-crashed"))
 		return errors.Is(err, fs.ErrNotExist) && next.Stats().Acked == 1
 	})
 }
 
 // TestAckRecordLifecycle: the normal path publishes an ack once and
-// removes its record after the PUBACK; a record older than ackStale
-// (a crashed peer's) is queued by the periodic scan, once however often
-// the scan runs, and a fresh one is left to its sink.
+// removes its record after the PUBACK. Of the records of other sinks, a
+// scan takes those of a sink that stopped stamping .sink/alive/, once
+// however often it runs, and never those of a sink that runs, however
+// old (a peer used to take any record older than a minute, so a
+// saturated sink's acks were published twice); a record from before
+// owners is taken once older than ackStale.
 func TestAckRecordLifecycle(t *testing.T) {
 	out := t.TempDir()
-	s := newTestSink(t, Config{Out: out, Group: "g"})
+	s := newTestSink(t, Config{Out: out, Group: "g", ClientID: "me"})
 	s.ackWait = 10 * time.Millisecond
 	ctx := context.Background()
 	c := &ackClient{}
+	s.stampAlive()
 	completeEpisode(t, s)
-	s.scanAcks(ackStale) // fresh: this sink's own, queued already
-	s.scanAcks(0)        // even old enough, not queued twice
+	s.scanAcks(false) // this sink's own, queued already
+	s.scanAcks(true)  // at a start too: not queued twice
 	s.publishAcks(ctx, c)
 	if n := c.published(); n != 1 {
 		t.Fatalf("published %d times, want once", n)
 	}
-	if _, err := os.Stat(ackMarker(out)); err != nil {
+	if _, err := os.Stat(ackMarker(out, "me")); err != nil {
 		t.Fatalf("record removed before the PUBACK: %v", err)
 	}
 	close(c.tokens[0].done)
 	s.publishAcks(ctx, c)
-	if _, err := os.Stat(ackMarker(out)); !errors.Is(err, fs.ErrNotExist) || s.Stats().Acked != 1 {
+	if _, err := os.Stat(ackMarker(out, "me")); !errors.Is(err, fs.ErrNotExist) || s.Stats().Acked != 1 {
 		t.Fatalf("after the PUBACK: record %v, acked %d", err, s.Stats().Acked)
 	}
-	s.scanAcks(0)
+	s.scanAcks(true)
 	s.publishAcks(ctx, c)
 	if n := c.published(); n != 1 {
 		t.Fatalf("published %d times after the record was removed, want once", n)
 	}
 
-	// A peer's record: its payload is the ack as the peer queued it.
-	a := wire.Ack{Robot: "arm-01", Episode: testEp, Time: s.now().UnixNano()}
-	b, _ := a.MarshalMsg(nil)
-	if _, err := s.store.Put(ackName(a.Robot, a.Episode), b, episode.Cond{}); err != nil {
-		t.Fatal(err)
+	// Other sinks' records: the payload is the ack as that sink queued it.
+	start := s.now()
+	at := func(d time.Duration) { s.now = func() time.Time { return start.Add(d) } }
+	put := func(name string, b []byte) {
+		t.Helper()
+		if _, err := s.store.Put(name, b, episode.Cond{}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	s.scanAcks(ackStale)
-	s.publishAcks(ctx, c)
-	if n := c.published(); n != 1 {
-		t.Fatalf("a fresh record of a peer was published (%d), want left to the peer", n)
+	ack := func(ep string) []byte {
+		b, _ := (&wire.Ack{Robot: "arm-01", Episode: ep, Time: start.UnixNano()}).MarshalMsg(nil)
+		return b
 	}
-	later := time.Unix(0, a.Time).Add(ackStale)
-	s.now = func() time.Time { return later }
-	s.scanAcks(ackStale)
-	s.scanAcks(ackStale)
+	put(aliveDir+"peer", []byte(strconv.FormatInt(start.UnixNano(), 10)))
+	put(ackName("peer", "arm-01", testEp+"-p"), ack(testEp+"-p"))
+	put(acksDir+"arm-01/"+testEp+"-old", ack(testEp+"-old")) // a sink from before owners
+	for _, tc := range []struct {
+		at   time.Duration
+		want int // published so far
+	}{
+		{0, 1},                        // the peer runs; the old record is fresh
+		{ackStale, 2},                 // the old record is taken; the peer still runs
+		{ownerGone - time.Second, 2},  // the peer's record is old, but the peer runs
+		{ownerGone, 3},                // the peer stopped stamping: taken
+		{ownerGone + ackScanEvery, 3}, // taken once
+	} {
+		at(tc.at)
+		s.stampAlive()
+		s.scanAcks(false)
+		s.scanAcks(false)
+		s.publishAcks(ctx, c)
+		if n := c.published(); n != tc.want {
+			t.Fatalf("at %s: published %d, want %d", tc.at, n, tc.want)
+		}
+	}
+	if !bytes.Equal(c.payloads[1], ack(testEp+"-old")) || !bytes.Equal(c.payloads[2], ack(testEp+"-p")) {
+		t.Errorf("payloads %x, want the records' own", c.payloads[1:])
+	}
+	for _, tok := range c.tokens[1:] {
+		close(tok.done)
+	}
 	s.publishAcks(ctx, c)
-	if n := c.published(); n != 2 || !bytes.Equal(c.payloads[1], b) {
-		t.Fatalf("a stale record: published %d times (want 2), payload %x (want %x)", n, c.payloads[len(c.payloads)-1], b)
+	if l, err := s.store.List(acksDir); err != nil || len(l) != 0 {
+		t.Errorf("records left after their PUBACKs: %v %v", l, err)
 	}
 }

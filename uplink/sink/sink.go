@@ -17,8 +17,8 @@
 //	                                 Group OUT/.sink/CLIENTID/, or --state)
 //	OUT/.sink/chunks/, .sink/done/   chunks staged for any sink of the
 //	                                 group to assemble (stage.go)
-//	OUT/.sink/acks/ROBOT/EPISODE     acknowledgements not yet published
-//	                                 (acks.go)
+//	OUT/.sink/acks/SINK/ROBOT/EPISODE acknowledgements not yet published
+//	OUT/.sink/alive/SINK             and which sinks run (acks.go)
 //
 // OUT is a directory or an object store (Config.Store, episode.Blobs;
 // episode/s3store for s3://). Sinks of one Group share the load through
@@ -238,7 +238,7 @@ type Sink struct {
 	staged map[string]time.Time // messages this sink staged chunks of (messageDir) -> when they expire
 	// nextExpire: expire's next look (under mu).
 	nextExpire time.Time
-	acks       []wire.Ack // to publish, oldest first (under mu)
+	acks       []queuedAck // to publish, oldest first (under mu)
 	partials   map[partKey]*partial
 	robots     map[string]*robotUse
 	pbytes     int64
@@ -251,6 +251,7 @@ type Sink struct {
 	ackSent                                                                        map[wire.Ack]sentAck // published, not confirmed: the session loop's
 	ackWait                                                                        time.Duration        // for a PUBACK before trying again
 	nextAckScan                                                                    time.Time            // the session loop's (acks.go)
+	nextAlive                                                                      time.Time            // the session loop's (acks.go)
 }
 
 // New validates cfg and opens the output directory and id log.
@@ -344,13 +345,10 @@ func (s *Sink) Run(ctx context.Context) error {
 	if s.cfg.Broker == "" {
 		return errors.New("sink: --broker is required")
 	}
-	// Acknowledgements recorded by a sink that stopped before publishing
-	// them (acks.go); with a Group, fresh ones may be a peer's in flight.
-	minAge := time.Duration(0)
-	if s.cfg.Group != "" {
-		minAge = ackStale
-	}
-	s.scanAcks(minAge)
+	// Acknowledgements recorded by this sink's previous run or by sinks
+	// that stopped before publishing them (acks.go).
+	s.stampAlive()
+	s.scanAcks(true)
 	s.nextAckScan = s.now().Add(ackScanEvery)
 	bo := mqttconn.Backoff{Max: 10 * time.Second}
 	for ctx.Err() == nil {
@@ -422,8 +420,12 @@ func (s *Sink) session(ctx context.Context) error {
 			return err
 		case <-tick.C:
 			s.expire()
-			if now := s.now(); !now.Before(s.nextAckScan) {
-				s.scanAcks(ackStale)
+			now := s.now()
+			if !now.Before(s.nextAlive) {
+				s.stampAlive()
+			}
+			if !now.Before(s.nextAckScan) {
+				s.scanAcks(false)
 				s.nextAckScan = now.Add(ackScanEvery)
 			}
 			s.publishAcks(ctx, c)
