@@ -148,27 +148,29 @@ func TestCorruptMessageIsDroppedNotAcked(t *testing.T) {
 	}
 }
 
+// decodeStatus is the status a status payload carries.
+func decodeStatus(t *testing.T, b []byte) wire.Status {
+	t.Helper()
+	var e wire.Envelope
+	if _, err := e.UnmarshalMsg(b); err != nil {
+		t.Fatal(err)
+	}
+	var st wire.Status
+	if _, err := st.UnmarshalMsg(e.Body); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 // TestStatusesCarryTheirConnection: every status of a connection, and
 // its will, carry the connection's start (wire.Status.Session), and
 // "offline" is the connection's final word: the will, composed before
 // the connection's "online"s, still outranks them at the sink.
 func TestStatusesCarryTheirConnection(t *testing.T) {
 	p := newPublisher(openOutbox(t), func() wire.Status { return wire.Status{} })
-	decode := func(b []byte) wire.Status {
-		t.Helper()
-		var e wire.Envelope
-		if _, err := e.UnmarshalMsg(b); err != nil {
-			t.Fatal(err)
-		}
-		var st wire.Status
-		if _, err := st.UnmarshalMsg(e.Body); err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
 	p.sessionStart.Store(7)
-	will := decode(p.statusPayload("offline"))
-	online := decode(p.statusPayload("online"))
+	will := decodeStatus(t, p.statusPayload("offline"))
+	online := decodeStatus(t, p.statusPayload("online"))
 	if will.Session != 7 || online.Session != 7 || !will.Final || online.Final {
 		t.Fatalf("will %+v, online %+v: want session 7 on both, only the will final", will, online)
 	}
@@ -176,7 +178,7 @@ func TestStatusesCarryTheirConnection(t *testing.T) {
 		t.Error("the will does not outrank its connection's later online")
 	}
 	p.sessionStart.Store(8) // the next connection
-	if next := decode(p.statusPayload("online")); !next.Newer(will) {
+	if next := decodeStatus(t, p.statusPayload("online")); !next.Newer(will) {
 		t.Error("the next connection's online does not outrank the last one's will")
 	}
 }
@@ -202,23 +204,11 @@ func TestSessionsIncreaseWhatTheClockDoes(t *testing.T) {
 			p.cfg.Broker = "tcp://127.0.0.1:1" // refused: only the session stamp matters
 			now := t0
 			p.cfg.Now = func() time.Time { return now }
-			decode := func(b []byte) wire.Status {
-				t.Helper()
-				var e wire.Envelope
-				if _, err := e.UnmarshalMsg(b); err != nil {
-					t.Fatal(err)
-				}
-				var st wire.Status
-				if _, err := st.UnmarshalMsg(e.Body); err != nil {
-					t.Fatal(err)
-				}
-				return st
-			}
 			_, _, _ = p.connect()
-			will := decode(p.statusPayload("offline"))
+			will := decodeStatus(t, p.statusPayload("offline"))
 			now = now.Add(tc.step)
 			_, _, _ = p.connect()
-			if online := decode(p.statusPayload("online")); !online.Newer(will) {
+			if online := decodeStatus(t, p.statusPayload("online")); !online.Newer(will) {
 				t.Errorf("the next connection's online (session %d) does not outrank the last one's will (session %d)", online.Session, will.Session)
 			}
 		})
