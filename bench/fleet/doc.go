@@ -24,6 +24,15 @@
 // with Go's default GOMAXPROCS, or -sink-cores (1: the "each sink has a
 // core" of the scaling aim, on a machine whose cores the robots share).
 //
+// -tls runs the fleet as it is deployed (docs/deploy.md, option A): a
+// CA made for the run (internal/pki), a client certificate per robot
+// whose CN is its robot id, one for the sinks' account (edged-sink), and
+// a broker that requires a certificate, takes its CN as the username and
+// applies -acl (default systemd/mosquitto-edged.acl, the one deployed).
+// Each robot then pays a TLS handshake per connection, the broker
+// encrypts and checks the ACL on every message, and a robot that the
+// ACL refused would show as lost.
+//
 // -sink-cpu F puts each sink in a CPU cgroup of its own held to F cores
 // (a CFS quota; root, cgroup v1 or v2): every sink then has a share of
 // the machine that is its own and the same size, with the broker and

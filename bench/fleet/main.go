@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -28,11 +29,14 @@ type options struct {
 	keepLogs               bool
 	sinkCores              int
 	sinkCPU                float64
+	tls                    bool
+	acl                    string
 }
 
 // result is the run's figures.
 type result struct {
 	Robots, Sinks           int
+	TLS                     bool // mutual TLS, an identity per robot, the deploy ACL
 	Seconds                 float64
 	Messages, Bytes         int64
 	MessagesPerS, BytesPerS float64
@@ -64,6 +68,8 @@ func main() {
 	flag.BoolVar(&o.keepLogs, "keep-logs", false, "keep the sinks' logs (and the output, with -out)")
 	flag.IntVar(&o.sinkCores, "sink-cores", 0, "GOMAXPROCS of each sink (0: Go's default, every core); 1 models a core per sink")
 	flag.Float64Var(&o.sinkCPU, "sink-cpu", 0, "hold each sink to this many cores by a CPU cgroup quota (0: no limit; needs root)")
+	flag.BoolVar(&o.tls, "tls", false, "mutual TLS: a certificate per robot (CN = robot id) and for the sinks, the broker applying -acl")
+	flag.StringVar(&o.acl, "acl", aclPath, "with -tls: the broker's ACL file")
 	flag.Parse()
 	if o.sinkCPU < 0 || o.sinkCPU > float64(runtime.NumCPU()) {
 		log.Fatalf("-sink-cpu: must be between 0 and %d (the machine's cores)", runtime.NumCPU())
@@ -76,8 +82,12 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("fleet: %d robots, %d sink(s), %.0f s: %d messages (%.0f/s), %.1f MB (%.2f MB/s)\n",
-		r.Robots, r.Sinks, r.Seconds, r.Messages, r.MessagesPerS, float64(r.Bytes)/1e6, r.BytesPerS/1e6)
+	security := "plain TCP"
+	if r.TLS {
+		security = "mutual TLS, one identity per robot, ACL"
+	}
+	fmt.Printf("fleet: %d robots (%s), %d sink(s), %.0f s: %d messages (%.0f/s), %.1f MB (%.2f MB/s)\n",
+		r.Robots, security, r.Sinks, r.Seconds, r.Messages, r.MessagesPerS, float64(r.Bytes)/1e6, r.BytesPerS/1e6)
 	for i := range r.SinkCPUSeconds {
 		fmt.Printf("  sink %d: %.1f CPU s (%.0f%% of a core)", i, r.SinkCPUSeconds[i], r.SinkCPUPercent[i])
 		if o.sinkCPU > 0 {
@@ -123,8 +133,17 @@ func run(ctx context.Context, o options) (*result, error) {
 			p.stop()
 		}
 	}()
+	var ids *fleetPKI
+	if o.tls {
+		if o.broker != "" {
+			return nil, errors.New("-tls starts its own broker: leave -broker out")
+		}
+		if ids, err = newFleetPKI(tmp, o.acl); err != nil {
+			return nil, err
+		}
+	}
 	if o.broker == "" {
-		b, err := startMosquitto(tmp)
+		b, err := startMosquitto(tmp, ids)
 		if err != nil {
 			return nil, err
 		}
@@ -133,14 +152,14 @@ func run(ctx context.Context, o options) (*result, error) {
 	}
 	var sinks []*proc
 	for i := range o.sinks {
-		s, err := startSink(o, tmp, i)
+		s, err := startSink(o, tmp, i, ids)
 		if err != nil {
 			return nil, err
 		}
 		procs = append(procs, s)
 		sinks = append(sinks, s)
 	}
-	fleet := newFleet(o)
+	fleet := newFleet(o, ids)
 	if err := fleet.connect(ctx); err != nil {
 		return nil, err
 	}
@@ -160,7 +179,7 @@ func run(ctx context.Context, o options) (*result, error) {
 	elapsed := time.Since(start)
 	cpu1 := cpuOf(sinks)
 	periods1, throttled1 := periodsOf(sinks)
-	res := &result{Robots: o.robots, Sinks: o.sinks, Seconds: elapsed.Seconds(), Episodes: len(fleet.robots)}
+	res := &result{Robots: o.robots, Sinks: o.sinks, TLS: o.tls, Seconds: elapsed.Seconds(), Episodes: len(fleet.robots)}
 	var lat []float64
 	for _, r := range fleet.robots {
 		res.Messages += r.msgs

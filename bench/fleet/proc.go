@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -41,15 +42,28 @@ func freePort() (int, error) {
 }
 
 // startMosquitto starts a broker for the run: no persistence, queues
-// large enough that the sinks' backlog is never dropped.
-func startMosquitto(dir string) (*proc, error) {
+// large enough that the sinks' backlog is never dropped; with ids, a
+// TLS listener that requires a certificate and applies the ACL.
+func startMosquitto(dir string, ids *fleetPKI) (*proc, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
 	conf := filepath.Join(dir, "mosquitto.conf")
-	body := fmt.Sprintf("listener %d 127.0.0.1\nallow_anonymous true\nmax_queued_messages 1000000\nmax_inflight_messages 64\n"+
+	body := fmt.Sprintf("listener %d 127.0.0.1\nmax_queued_messages 1000000\nmax_inflight_messages 64\n"+
 		"persistence false\nlog_type error\n", port)
+	scheme := "tcp"
+	if ids != nil {
+		// Started by root, mosquitto would drop to the mosquitto user,
+		// which cannot read the run's keys.
+		if u, err := user.Current(); err == nil {
+			body += "user " + u.Username + "\n"
+		}
+		body += ids.mosquittoConf()
+		scheme = "ssl"
+	} else {
+		body += "allow_anonymous true\n"
+	}
 	if err := os.WriteFile(conf, []byte(body), 0o644); err != nil {
 		return nil, err
 	}
@@ -58,7 +72,7 @@ func startMosquitto(dir string) (*proc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("mosquitto: %w (install it: apt-get install mosquitto)", err)
 	}
-	p := &proc{cmd: cmd, url: fmt.Sprintf("tcp://127.0.0.1:%d", port)}
+	p := &proc{cmd: cmd, url: fmt.Sprintf("%s://127.0.0.1:%d", scheme, port)}
 	return p, waitPort(port, p)
 }
 
@@ -76,8 +90,11 @@ func waitPort(port int, p *proc) error {
 }
 
 // startSink starts `edged sink` number i of the group.
-func startSink(o options, dir string, i int) (*proc, error) {
+func startSink(o options, dir string, i int, ids *fleetPKI) (*proc, error) {
 	args := []string{"sink", "--broker", o.broker, "--out", o.out, "--group", "fleet", "--id", fmt.Sprint("fleet-sink-", i)}
+	if ids != nil {
+		args = append(args, ids.sinkArgs()...)
+	}
 	cmd := exec.Command(o.edged, args...)
 	if o.sinkCores > 0 {
 		cmd.Env = append(os.Environ(), fmt.Sprint("GOMAXPROCS=", o.sinkCores))

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log"
 	"math/rand/v2"
@@ -21,6 +22,7 @@ const prefix = "edged"
 
 type fleet struct {
 	o      options
+	ids    *fleetPKI // -tls, else nil
 	robots []*robot
 }
 
@@ -29,6 +31,7 @@ type robot struct {
 	seed   uint64
 	start  time.Time
 	c      mqtt.Client
+	tls    *tls.Config // -tls: its own identity
 	rng    *rand.Rand
 	ctx    context.Context // the run's: ends retries
 
@@ -44,8 +47,8 @@ type robot struct {
 	ackAt time.Time
 }
 
-func newFleet(o options) *fleet {
-	f := &fleet{o: o}
+func newFleet(o options, ids *fleetPKI) *fleet {
+	f := &fleet{o: o, ids: ids}
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range o.robots {
 		id := fmt.Sprintf("sim-%05d", i)
@@ -69,6 +72,13 @@ func (f *fleet) connect(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
+			if f.ids != nil && r.tls == nil {
+				var err error
+				if r.tls, err = f.ids.robotTLS(r.id); err != nil {
+					errs <- err
+					return
+				}
+			}
 			errs <- r.connect(f.o.broker)
 		}()
 	}
@@ -92,6 +102,9 @@ func (r *robot) connect(broker string) error {
 	o := mqtt.NewClientOptions().AddBroker(broker).SetClientID("robot-" + r.id).SetCleanSession(false).
 		SetAutoReconnect(true).SetMaxReconnectInterval(2 * time.Second).SetConnectRetry(true).
 		SetOrderMatters(false)
+	if r.tls != nil {
+		o.SetTLSConfig(r.tls)
+	}
 	o.SetOnConnectHandler(func(c mqtt.Client) {
 		c.Subscribe(wire.AckTopic(prefix, r.id), 1, r.onAck)
 	})

@@ -1,19 +1,13 @@
 // Package brokertest starts a real mosquitto for tests: its own config
 // file, a free port on 127.0.0.1, persistence in a temp dir, optional
 // TLS, mutual TLS and a password file (certificates generated here with
-// crypto/x509). Stop and Start restart it on the same port.
+// internal/pki). Stop and Start restart it on the same port.
 package brokertest
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -22,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/edged-robotics/edged/internal/pki"
 )
 
 // Mosquitto is the Debian broker binary.
@@ -158,73 +154,44 @@ type PKI struct {
 }
 
 // NewPKI generates a CA, a server certificate for 127.0.0.1 and a client
-// certificate under dir.
+// certificate (CN arm-01) under dir.
 func NewPKI(t testing.TB, dir string) *PKI {
 	t.Helper()
-	p := &PKI{}
-	caKey, caCert, caDER := newCert(t, "edged test CA", nil, nil, true, false)
-	p.CAFile = writePEM(t, dir, "ca.crt", "CERTIFICATE", caDER)
-	sKey, _, sDER := newCert(t, "127.0.0.1", caCert, caKey, false, false)
-	p.ServerCert = writePEM(t, dir, "server.crt", "CERTIFICATE", sDER)
-	p.ServerKey = writeKey(t, dir, "server.key", sKey)
-	cKey, _, cDER := newCert(t, "arm-01", caCert, caKey, false, true)
-	p.ClientCert = writePEM(t, dir, "client.crt", "CERTIFICATE", cDER)
-	p.ClientKey = writeKey(t, dir, "client.key", cKey)
+	p, err := newPKI(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return p
+}
+
+func newPKI(dir string) (p *PKI, err error) {
+	p = &PKI{}
+	ca, err := pki.NewCA("edged test CA")
+	if err != nil {
+		return nil, err
+	}
+	if p.CAFile, err = ca.WriteCert(dir, "ca.crt"); err != nil {
+		return nil, err
+	}
+	if p.ServerCert, p.ServerKey, err = ca.IssueFiles("127.0.0.1", pki.Server, dir, "server"); err != nil {
+		return nil, err
+	}
+	p.ClientCert, p.ClientKey, err = ca.IssueFiles("arm-01", pki.Client, dir, "client")
+	return p, err
 }
 
 // SelfSigned returns a client certificate signed by a different CA
 // (the broker must refuse it).
 func SelfSigned(t testing.TB, dir string) (cert, key string) {
-	k, _, der := newCert(t, "intruder", nil, nil, true, true)
-	return writePEM(t, dir, "intruder.crt", "CERTIFICATE", der), writeKey(t, dir, "intruder.key", k)
-}
-
-func newCert(t testing.TB, cn string, parent *x509.Certificate, parentKey *ecdsa.PrivateKey, ca, client bool) (*ecdsa.PrivateKey, *x509.Certificate, []byte) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	t.Helper()
+	other, err := pki.NewCA("intruder CA")
+	if err == nil {
+		cert, key, err = other.IssueFiles("intruder", pki.Client, dir, "intruder")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
-	tmpl := &x509.Certificate{SerialNumber: serial, Subject: pkix.Name{CommonName: cn},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment}
-	switch {
-	case ca:
-		tmpl.IsCA, tmpl.BasicConstraintsValid = true, true
-		tmpl.KeyUsage |= x509.KeyUsageCertSign
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth, x509.ExtKeyUsageServerAuth}
-	case client:
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
-	default:
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-		tmpl.IPAddresses = []net.IP{net.ParseIP("127.0.0.1")}
-	}
-	if parent == nil {
-		parent, parentKey = tmpl, key
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _ := x509.ParseCertificate(der)
-	return key, c, der
-}
-
-func writePEM(t testing.TB, dir, name, typ string, der []byte) string {
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func writeKey(t testing.TB, dir, name string, k *ecdsa.PrivateKey) string {
-	der, err := x509.MarshalECPrivateKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return writePEM(t, dir, name, "EC PRIVATE KEY", der)
+	return cert, key
 }
 
 // ClientTLS is a tls.Config trusting the CA with the client certificate.
