@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/edged-robotics/edged/internal/fsutil"
@@ -266,31 +267,99 @@ func sameBlob(bl Blobs, name string, b []byte) (bool, error) {
 // record files, which change, every time. The sink's own files (dot
 // names) are left out.
 func Mirror(b Blobs, prefix, dir string) error {
+	return MirrorWith(b, prefix, dir, MirrorOptions{})
+}
+
+// MirrorOptions choose what a mirror fetches and how.
+type MirrorOptions struct {
+	// RecordsOnly fetches only each episode's manifest and record files
+	// (segments, transitions): what List and Resolve read, a few KB an
+	// episode, where the sheets are most of a store's bytes. A fleet's
+	// store is listed this way, then the one episode wanted is mirrored
+	// whole.
+	RecordsOnly bool
+	// Workers is how many blobs are fetched at once (default 8): on an
+	// object store each GET is a round trip, and a mirror of many small
+	// files is bound by their latency, not by bandwidth.
+	Workers int
+}
+
+// MirrorWith is Mirror with options.
+func MirrorWith(b Blobs, prefix, dir string, o MirrorOptions) error {
 	list, err := b.List(prefix)
 	if err != nil {
 		return err
 	}
+	var todo []string
 	for _, f := range list {
 		rel := strings.TrimPrefix(strings.TrimPrefix(f.Name, prefix), "/")
 		if rel == "" || strings.HasPrefix(rel, ".") || strings.Contains(rel, "/.") {
 			continue
 		}
-		local := filepath.Join(dir, filepath.FromSlash(rel))
 		base := path.Base(rel)
 		changes := base == manifestName || base == segmentsName || base == transitionsName
-		if fi, err := os.Stat(local); err == nil && fi.Size() == f.Size && !changes {
+		if o.RecordsOnly && !changes {
 			continue
 		}
-		body, _, err := b.Get(f.Name, maxFileBytes)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // removed since listed
+		if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel))); err == nil && fi.Size() == f.Size && !changes {
+			continue
 		}
-		if err != nil {
-			return fmt.Errorf("episode: mirror %s: %w", f.Name, err)
-		}
-		if err := writeFileAtomic(local, body); err != nil {
-			return fmt.Errorf("episode: mirror into %s: %w", dir, err)
-		}
+		todo = append(todo, f.Name)
+	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = 8
+	}
+	return forEach(todo, workers, func(name string) error {
+		rel := strings.TrimPrefix(strings.TrimPrefix(name, prefix), "/")
+		return mirrorOne(b, name, filepath.Join(dir, filepath.FromSlash(rel)), dir)
+	})
+}
+
+func mirrorOne(b Blobs, name, local, dir string) error {
+	body, _, err := b.Get(name, maxFileBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // removed since listed
+	}
+	if err != nil {
+		return fmt.Errorf("episode: mirror %s: %w", name, err)
+	}
+	if err := writeFileAtomic(local, body); err != nil {
+		return fmt.Errorf("episode: mirror into %s: %w", dir, err)
 	}
 	return nil
+}
+
+// forEach calls f on every item from up to n goroutines and returns the
+// first error; after an error no new item is started.
+func forEach(items []string, n int, f func(string) error) error {
+	next := make(chan string)
+	var (
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+		stop  = make(chan struct{})
+	)
+	for range min(n, len(items)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range next {
+				if err := f(it); err != nil {
+					once.Do(func() { first = err; close(stop) })
+				}
+			}
+		}()
+	}
+feed:
+	for _, it := range items {
+		select {
+		case next <- it:
+		case <-stop:
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	return first
 }

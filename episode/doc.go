@@ -30,7 +30,8 @@
 // directory, DirBlobs, or an object store, episode/s3store; several
 // sinks may share one, their writes of shared files conditional on the
 // version read; Mirror copies a store back into a directory for the
-// readers), which writes what robots ship into
+// readers, several GETs at once, MirrorWith RecordsOnly just what List
+// and Resolve read), which writes what robots ship into
 // OUT/episodes in exactly this format, keeps the robot's segment index
 // (one record per index, never another one), writes every other file
 // once, and keeps its manifest (the robot's fields plus Held and

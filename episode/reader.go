@@ -65,7 +65,7 @@ type Episode struct {
 // Load reads one episode. ref is an episode directory, or an id (or a
 // unique id prefix) inside store dir (which may be "").
 func Load(dir, ref string) (*Episode, error) {
-	epDir, err := resolve(dir, ref)
+	epDir, err := Resolve(dir, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -143,14 +143,16 @@ func (e *Episode) readRecords(name string) [][]byte {
 	return sc.Records
 }
 
-func resolve(dir, ref string) (string, error) {
-	if isEpisodeDir(ref) {
+// Resolve returns the directory of episode ref: an episode directory, or
+// in store dir an id or a unique prefix of one.
+func Resolve(dir, ref string) (string, error) {
+	if IsEpisodeDir(ref) {
 		return ref, nil
 	}
 	if dir == "" {
 		return "", fmt.Errorf("episode: %s is not an episode directory (no %s)", ref, manifestName)
 	}
-	if filepath.Base(ref) == ref && isEpisodeDir(filepath.Join(dir, ref)) {
+	if filepath.Base(ref) == ref && IsEpisodeDir(filepath.Join(dir, ref)) {
 		return filepath.Join(dir, ref), nil
 	}
 	ms, err := List(dir)
@@ -173,8 +175,9 @@ func resolve(dir, ref string) (string, error) {
 	}
 }
 
-// isEpisodeDir: dir holds a manifest or record files.
-func isEpisodeDir(dir string) bool {
+// IsEpisodeDir reports whether dir is one episode: it holds a manifest or
+// record files.
+func IsEpisodeDir(dir string) bool {
 	for _, n := range []string{manifestName, segmentsName, transitionsName} {
 		if st, err := os.Stat(filepath.Join(dir, n)); err == nil && !st.IsDir() {
 			return true

@@ -29,7 +29,7 @@ func newExportCmd() *cobra.Command {
 			"and first_frame.jpg). docs/rtl.md has the vista and etp schemas with samples.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := readable(cmd.Context(), dir)
+			d, err := readableEpisode(cmd.Context(), dir, args[0])
 			if err != nil {
 				return err
 			}

@@ -36,13 +36,17 @@ func newInspectCmd() *cobra.Command {
 			"Lists are [] when empty, never null.",
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			for i := range args {
-				if i == 0 || len(args) == 2 {
-					var err error
-					if args[i], err = readable(cmd.Context(), args[i]); err != nil {
-						return err
-					}
+			var err error
+			switch len(args) {
+			case 2: // DIR EPISODE
+				if args[0], err = readableEpisode(cmd.Context(), args[0], args[1]); err == nil {
+					args[1], err = readable(cmd.Context(), args[1])
 				}
+			case 1: // DIR, or EPISODE in the config's data_dir
+				args[0], err = readableEpisode(cmd.Context(), args[0], "")
+			}
+			if err != nil {
+				return err
 			}
 			dir, ref, err := inspectArgs(cfgFile, args)
 			if err != nil {

@@ -41,7 +41,7 @@ func newReportCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if d, err = readable(cmd.Context(), d); err != nil {
+				if d, err = readableEpisode(cmd.Context(), d, args[0]); err != nil {
 					return err
 				}
 				o.StoreDir = episode.StoreDir(d)

@@ -19,19 +19,75 @@ func readable(ctx context.Context, p string) (string, error) {
 	if !s3store.IsURL(p) {
 		return p, nil
 	}
-	st, err := s3store.Open(ctx, p, s3store.Options{})
+	r, err := openMirror(ctx, p)
 	if err != nil {
 		return "", err
 	}
+	return r.dir, r.fetch(r.dir, episode.MirrorOptions{})
+}
+
+// readableEpisode is readable for a store that one episode, ref, is read
+// from (with ref "", a store to list, or one episode): an object store's
+// mirror gets every episode's manifest and records, enough to list the
+// store and find ref, and ref's episode whole; the other episodes' sheets,
+// most of a fleet's bytes, stay in the store.
+func readableEpisode(ctx context.Context, store, ref string) (string, error) {
+	if !s3store.IsURL(store) {
+		return store, nil
+	}
+	r, err := openMirror(ctx, store)
+	if err != nil {
+		return "", err
+	}
+	if err := r.fetch(r.dir, episode.MirrorOptions{RecordsOnly: true}); err != nil {
+		return "", err
+	}
+	epDir := r.dir // the URL named one episode
+	if ref != "" {
+		if epDir, err = episode.Resolve(episode.StoreDir(r.dir), ref); err != nil {
+			return r.dir, nil // not there: the reader says so
+		}
+	} else if !episode.IsEpisodeDir(r.dir) {
+		return r.dir, nil // a store to list: the records are what it reads
+	}
+	return r.dir, r.fetch(epDir, episode.MirrorOptions{})
+}
+
+// mirror is an object store read through a local copy in the user's
+// cache directory.
+type mirror struct {
+	st  *s3store.Store
+	url string
+	dir string
+}
+
+func openMirror(ctx context.Context, url string) (*mirror, error) {
+	st, err := s3store.Open(ctx, url, s3store.Options{})
+	if err != nil {
+		return nil, err
+	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("a mirror of %s needs a cache directory: %w (set XDG_CACHE_HOME)", p, err)
+		return nil, fmt.Errorf("a mirror of %s needs a cache directory: %w (set XDG_CACHE_HOME)", url, err)
 	}
-	dir := filepath.Join(cache, "edged", "s3", filepath.FromSlash(strings.TrimPrefix(p, "s3://")))
-	if err := episode.Mirror(st, "", dir); err != nil {
-		return "", fmt.Errorf("reading %s: %w", p, err)
+	return &mirror{st: st, url: url, dir: filepath.Join(cache, "edged", "s3", filepath.FromSlash(strings.TrimPrefix(url, "s3://")))}, nil
+}
+
+// fetch brings the mirror's local directory local (r.dir or below it)
+// up to date.
+func (r *mirror) fetch(local string, o episode.MirrorOptions) error {
+	rel, err := filepath.Rel(r.dir, local)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return fmt.Errorf("reading %s: %s is not in its mirror %s", r.url, local, r.dir)
 	}
-	return dir, nil
+	prefix := ""
+	if rel != "." {
+		prefix = filepath.ToSlash(rel)
+	}
+	if err := episode.MirrorWith(r.st, prefix, local, o); err != nil {
+		return fmt.Errorf("reading %s: %w", r.url, err)
+	}
+	return nil
 }
 
 // sinkStore opens the store of `edged sink --out`: an object store for

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/episode/s3store"
+	"github.com/edged-robotics/edged/internal/s3test"
+)
+
+// TestReadersOnAnObjectStore: inspect, export and report read a store
+// in a real S3 server, and fetch only what they read. Listing a fleet's
+// store fetches each episode's manifest and records, not its sheets (the
+// readers used to mirror the whole store, sheets and all, to list it or
+// to show one episode); one episode is fetched whole, the others' sheets
+// stay in the store.
+func TestReadersOnAnObjectStore(t *testing.T) {
+	srv := s3test.Start(t)
+	ids := uploadEpisodes(t, srv, "fleet", 2)
+	cache := t.TempDir()
+	env := append(os.Environ(), "XDG_CACHE_HOME="+cache)
+	for k, v := range srv.Env {
+		env = append(env, k+"="+v)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		out, errOut, err := edgedWithin(t, env, time.Minute, args...)
+		if err != nil {
+			t.Fatalf("edged %s: %v\n%s", strings.Join(args, " "), err, errOut)
+		}
+		return out
+	}
+	store := srv.URL("fleet")
+
+	var list []episode.Manifest
+	if err := json.Unmarshal([]byte(run("inspect", "--json", store)), &list); err != nil || len(list) != 2 {
+		t.Fatalf("inspect %s: %v, %d episodes; want 2", store, err, len(list))
+	}
+	if got := mirroredSheets(t, cache); len(got) != 0 {
+		t.Errorf("listing the store mirrored sheets: %v", got)
+	}
+
+	if out := run("inspect", store, ids[0][:len(ids[0])-3]); !strings.Contains(out, "reach") {
+		t.Errorf("inspect %s %s (a unique prefix) shows no segment:\n%s", store, ids[0], out)
+	}
+	if got := mirroredSheets(t, cache); len(got) != 1 || !strings.Contains(got[0], ids[0]) {
+		t.Errorf("inspecting %s mirrored the sheets %v; want its own only", ids[0], got)
+	}
+
+	if out := run("export", "--dir", store, "--format", "wgo", ids[1]); !strings.Contains(out, `"subtask"`) {
+		t.Errorf("export of %s from %s:\n%s", ids[1], store, out)
+	}
+	if out := run("inspect", store+"/episodes/"+ids[1]); !strings.Contains(out, "reach") {
+		t.Errorf("inspect of one episode's URL shows no segment:\n%s", out)
+	}
+	if got := mirroredSheets(t, cache); len(got) != 2 {
+		t.Errorf("after reading both episodes the mirror holds the sheets %v; want both", got)
+	}
+	report := filepath.Join(t.TempDir(), "report.html")
+	run("report", "--dir", store, "--out", report, ids[1])
+	if fi, err := os.Stat(report); err != nil || fi.Size() == 0 {
+		t.Errorf("report of %s from %s: %v", ids[1], store, err)
+	}
+}
+
+// uploadEpisodes records n closed episodes of robot arm-01 (one segment
+// and one contact sheet each) and copies them into srv under prefix, as
+// a sink writes them; it returns their ids.
+func uploadEpisodes(t *testing.T, srv *s3test.Server, prefix string, n int) []string {
+	t.Helper()
+	data := t.TempDir()
+	s, err := episode.Open(filepath.Join(data, episode.EpisodesDir), episode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var ids []string
+	for i := range n {
+		start := epoch.Add(time.Duration(i) * time.Hour)
+		w, err := s.Begin(episode.Begin{Robot: "arm-01", Start: start})
+		if err != nil {
+			t.Fatal(err)
+		}
+		must(t, w.Segment(episode.Segment{Index: 0, Start: start, End: start.Add(5 * time.Second), EndSec: 5,
+			Label: "reach", Source: "/task/state", Kind: "string", Outcome: episode.Completed}))
+		sheets := episode.SheetDir(w.Dir(), "/camera/image/compressed")
+		must(t, os.MkdirAll(sheets, 0o755))
+		must(t, os.WriteFile(filepath.Join(sheets, episode.SheetName(1)+".jpg"), []byte("\xff\xd8 a sheet"), 0o644))
+		must(t, w.Close(start.Add(5*time.Second), episode.Completed, episode.EndIdle))
+		ids = append(ids, filepath.Base(w.Dir()))
+	}
+	st, err := s3store.Open(context.Background(), srv.URL(prefix), s3store.Options{Getenv: srv.Getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, filepath.WalkDir(data, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(data, p)
+		_, err = st.Put(filepath.ToSlash(rel), b, episode.Cond{})
+		return err
+	}))
+	return ids
+}
+
+// mirroredSheets lists the contact sheets under the readers' cache.
+func mirroredSheets(t *testing.T, cache string) []string {
+	t.Helper()
+	var out []string
+	must(t, filepath.WalkDir(cache, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".jpg") {
+			out = append(out, p)
+		}
+		return err
+	}))
+	return out
+}
