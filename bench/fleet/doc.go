@@ -24,6 +24,11 @@
 // with Go's default GOMAXPROCS, or -sink-cores (1: the "each sink has a
 // core" of the scaling aim, on a machine whose cores the robots share).
 //
+// -profile DIR has each sink write its CPU profile (edged sink
+// --cpuprofile) to DIR/sink-N.pprof: where a sink's time goes (on a
+// local disk, mostly the kernel's file system work: fsync, creating
+// files).
+//
 // -tls runs the fleet as it is deployed (docs/deploy.md, option A): a
 // CA made for the run (internal/pki), a client certificate per robot
 // whose CN is its robot id, one for the sinks' account (edged-sink), and

@@ -31,6 +31,7 @@ type options struct {
 	sinkCPU                float64
 	tls                    bool
 	acl                    string
+	profile                string
 }
 
 // result is the run's figures.
@@ -70,6 +71,7 @@ func main() {
 	flag.Float64Var(&o.sinkCPU, "sink-cpu", 0, "hold each sink to this many cores by a CPU cgroup quota (0: no limit; needs root)")
 	flag.BoolVar(&o.tls, "tls", false, "mutual TLS: a certificate per robot (CN = robot id) and for the sinks, the broker applying -acl")
 	flag.StringVar(&o.acl, "acl", aclPath, "with -tls: the broker's ACL file")
+	flag.StringVar(&o.profile, "profile", "", "write each sink's CPU profile to DIR/sink-N.pprof (go tool pprof bin/edged DIR/sink-0.pprof)")
 	flag.Parse()
 	if o.sinkCPU < 0 || o.sinkCPU > float64(runtime.NumCPU()) {
 		log.Fatalf("-sink-cpu: must be between 0 and %d (the machine's cores)", runtime.NumCPU())

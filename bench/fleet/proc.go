@@ -95,6 +95,12 @@ func startSink(o options, dir string, i int, ids *fleetPKI) (*proc, error) {
 	if ids != nil {
 		args = append(args, ids.sinkArgs()...)
 	}
+	if o.profile != "" {
+		if err := os.MkdirAll(o.profile, 0o755); err != nil {
+			return nil, err
+		}
+		args = append(args, "--cpuprofile", filepath.Join(o.profile, fmt.Sprintf("sink-%d.pprof", i)))
+	}
 	cmd := exec.Command(o.edged, args...)
 	if o.sinkCores > 0 {
 		cmd.Env = append(os.Environ(), fmt.Sprint("GOMAXPROCS=", o.sinkCores))

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -16,7 +17,7 @@ func init() { register(newSinkCmd) }
 
 func newSinkCmd() *cobra.Command {
 	var cfg sink.Config
-	var passwordFile string
+	var passwordFile, cpuProfile string
 	c := &cobra.Command{
 		Use:   "sink --broker URL --out DIR|s3://BUCKET/PREFIX [--group NAME --id ID]",
 		Short: "Receive what robots upload over MQTT and write each episode as a directory",
@@ -42,6 +43,13 @@ or an object store): give each a stable --id of its own. See docs/fleet.md.`,
 				return err
 			}
 			cfg.Store = store
+			if cpuProfile != "" {
+				stop, err := profileCPU(cpuProfile)
+				if err != nil {
+					return err
+				}
+				defer stop()
+			}
 			s, err := sink.New(cfg, slog.Default())
 			if err != nil {
 				return err
@@ -68,9 +76,23 @@ or an object store): give each a stable --id of its own. See docs/fleet.md.`,
 	f.StringVar(&cfg.Auth.CAFile, "ca-file", "", "PEM CA that verifies the broker")
 	f.StringVar(&cfg.Auth.CertFile, "cert-file", "", "client certificate (mutual TLS)")
 	f.StringVar(&cfg.Auth.KeyFile, "key-file", "", "client key (mutual TLS)")
+	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file when the sink stops (go tool pprof reads it)")
 	_ = c.MarkFlagRequired("broker")
 	_ = c.MarkFlagRequired("out")
 	return c
+}
+
+// profileCPU profiles the process's CPU into path until stop is called.
+func profileCPU(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 func trimNewline(b []byte) []byte {
