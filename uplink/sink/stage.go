@@ -22,9 +22,10 @@ import (
 // (KEY: a checksum of every field the chunks of one message share, so a
 // forged chunk starts another candidate, as in memory; CRC: the chunk
 // body's, so disagreeing bodies of one index are all kept). The sink
-// whose chunk completes the set assembles the message and delivers it;
-// two sinks completing it at once both deliver the same content, which
-// the receiver makes a no-op. After delivery the sink writes
+// whose chunk completes the set assembles the message from the staged
+// chunks and its own (which it does not stage) and delivers it; two
+// sinks completing it at once both deliver the same content, which the
+// receiver makes a no-op. After delivery the sink writes
 // .sink/done/ID, so a chunk redelivered later is known as a duplicate by
 // every sink, and removes the staged chunks.
 const (
@@ -44,6 +45,13 @@ func stageDir(e *wire.Envelope) string {
 
 // stageChunk stores chunk e in the shared store and, when every index
 // of its message is staged, returns the assembled body (done true).
+//
+// The chunks the peers staged are looked at first: when they complete
+// the message with e, e is not staged at all (nor read back, nor
+// removed). With a round-robin broker the sink that completes a message
+// is the one behind (its peer staged the other chunks first), and
+// assembling and delivering sheets is most of a sink's work; the less
+// of it the one behind does, the less it stays behind.
 func (s *Sink) stageChunk(e *wire.Envelope) (body []byte, done bool, err error) {
 	if _, _, err := s.store.Get(doneDir+e.ID, 0); err == nil {
 		s.duplicates.Add(1)
@@ -52,8 +60,11 @@ func (s *Sink) stageChunk(e *wire.Envelope) (body []byte, done bool, err error) 
 		return nil, false, retry(err)
 	}
 	dir := stageDir(e)
-	name := fmt.Sprintf("%s%06d-%08x", dir, e.Chunk, wire.Checksum(e.Body))
-	if _, err := s.store.Put(name, e.Body, episode.Cond{IfAbsent: true}); err != nil && !errors.Is(err, episode.ErrPrecondition) {
+	own := fmt.Sprintf("%s%06d-%08x", dir, e.Chunk, wire.Checksum(e.Body))
+	if body, err := s.assembleStaged(e, dir, own); !errors.Is(err, errIncomplete) && !errors.Is(err, errNoCombination) {
+		return body, err == nil, err // assembled, or a failure
+	}
+	if _, err := s.store.Put(own, e.Body, episode.Cond{IfAbsent: true}); err != nil && !errors.Is(err, episode.ErrPrecondition) {
 		return nil, false, retry(err)
 	}
 	s.mu.Lock()
@@ -61,39 +72,72 @@ func (s *Sink) stageChunk(e *wire.Envelope) (body []byte, done bool, err error) 
 		s.staged[msg] = s.now().Add(s.cfg.ChunkTimeout)
 	}
 	s.mu.Unlock()
-	list, err := s.store.List(dir)
-	if err != nil {
-		return nil, false, retry(err)
-	}
-	p, err := s.readStaged(e, dir, list)
-	if err != nil || p == nil {
+	// Staged, then listed again: of two sinks staging a message's last
+	// two chunks at once, at least one sees both.
+	switch body, err = s.assembleStaged(e, dir, own); {
+	case errors.Is(err, errIncomplete):
+		return nil, false, nil // acknowledged: its chunk is staged
+	case errors.Is(err, errNoCombination):
+		return nil, false, fmt.Errorf("sink: %s: %w; waiting for other chunks", e.ID, err)
+	case err != nil:
 		return nil, false, err
-	}
-	body, ok := assemble(p)
-	if !ok {
-		return nil, false, fmt.Errorf("sink: %s: no combination of its staged chunks matches its size and checksum; waiting for other chunks", e.ID)
 	}
 	return body, true, nil
 }
 
-// readStaged reads the staged chunks of e's message once every index
-// has one (nil before), within the caps: at most maxVariants bodies per
-// index, each at most MaxMessage, all at most maxVariants x Size.
-func (s *Sink) readStaged(e *wire.Envelope, dir string, list []episode.BlobInfo) (*partial, error) {
+var (
+	errIncomplete    = errors.New("an index of the message has no chunk staged")
+	errNoCombination = errors.New("no combination of its staged chunks matches its size and checksum")
+)
+
+// assembleStaged assembles e's message from e and the chunks staged
+// under dir (own is e's name there); errIncomplete while an index has
+// no chunk, errNoCombination when no combination of what is there
+// matches.
+func (s *Sink) assembleStaged(e *wire.Envelope, dir, own string) ([]byte, error) {
+	list, err := s.store.List(dir)
+	if err != nil {
+		return nil, retry(err)
+	}
+	p, err := s.readStaged(e, dir, own, list)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, errIncomplete
+	}
+	body, ok := assemble(p)
+	if !ok {
+		return nil, errNoCombination
+	}
+	return body, nil
+}
+
+// readStaged reads the staged chunks of e's message, with e itself
+// (named own), once every index has one (nil before), within the caps:
+// at most maxVariants bodies per index, each at most MaxMessage, all at
+// most maxVariants x Size.
+func (s *Sink) readStaged(e *wire.Envelope, dir, own string, list []episode.BlobInfo) (*partial, error) {
 	p := &partial{key: keyOf(e), slots: make([][][]byte, e.Chunks)}
-	var total int64
+	p.slots[e.Chunk] = [][]byte{e.Body}
+	p.got, p.bytes = 1, int64(len(e.Body))
+	var names []string
+	total := p.bytes
 	for _, f := range list {
 		var idx int
-		if _, err := fmt.Sscanf(strings.TrimPrefix(f.Name, dir), "%06d-", &idx); err != nil || idx < 0 || idx >= len(p.slots) {
+		if f.Name == own {
 			continue
 		}
-		if len(p.slots[idx]) < maxVariants {
-			if len(p.slots[idx]) == 0 {
-				p.got++
-			}
-			p.slots[idx] = append(p.slots[idx], nil)
-			total += f.Size
+		if _, err := fmt.Sscanf(strings.TrimPrefix(f.Name, dir), "%06d-", &idx); err != nil || idx < 0 || idx >= len(p.slots) ||
+			len(p.slots[idx]) >= maxVariants {
+			continue
 		}
+		if len(p.slots[idx]) == 0 {
+			p.got++
+		}
+		p.slots[idx] = append(p.slots[idx], nil) // counted here, read below
+		names = append(names, f.Name)
+		total += f.Size
 	}
 	if p.got < len(p.slots) {
 		return nil, nil
@@ -102,15 +146,13 @@ func (s *Sink) readStaged(e *wire.Envelope, dir string, list []episode.BlobInfo)
 		return nil, fmt.Errorf("sink: %s: staged chunks hold %d bytes for a message of %d; dropped", e.ID, total, e.Size)
 	}
 	for i := range p.slots {
-		p.slots[i] = p.slots[i][:0]
-	}
-	for _, f := range list {
-		var idx int
-		if _, err := fmt.Sscanf(strings.TrimPrefix(f.Name, dir), "%06d-", &idx); err != nil || idx < 0 || idx >= len(p.slots) ||
-			len(p.slots[idx]) >= maxVariants {
-			continue
+		if i != int(e.Chunk) {
+			p.slots[i] = p.slots[i][:0]
 		}
-		b, _, err := s.store.Get(f.Name, int64(s.cfg.MaxMessage))
+	}
+	for _, name := range names {
+		idx, _ := strconv.Atoi(strings.TrimPrefix(name, dir)[:6])
+		b, _, err := s.store.Get(name, int64(s.cfg.MaxMessage))
 		if errors.Is(err, fs.ErrNotExist) {
 			// Another sink delivered the message and removed its chunks.
 			return nil, nil
