@@ -260,30 +260,58 @@ func (r *Receiver) add(robot, id string, write func(e *received) error) (complet
 		if e.mver != "" && !e.m.Closed {
 			return false, nil
 		}
-	} else if open, err := r.manifestOpen(id); err != nil || open {
+	} else if may, err := r.mayComplete(id); err != nil || !may {
 		return false, err
 	}
 	return r.update(robot, id, func(*received) error { return nil })
 }
 
-// manifestOpen reports whether episode id has a manifest that is not
-// closed (false when it is absent or does not parse: update decides).
-func (r *Receiver) manifestOpen(id string) (bool, error) {
+// mayComplete reports whether what a message just wrote into episode id
+// may have completed it, so that it is worth reading the whole episode
+// (update): not while the manifest is open; once it is closed, only when
+// the episode's files are as many as the end manifest announced (a
+// LIST). With two sinks of a round-robin broker, the one behind gets
+// most of a robot's messages after the other took its end; each of them
+// used to read the whole episode (the manifest twice, segments.rec, a
+// LIST) and marshal a manifest to compare, and the one behind fell
+// further behind. An absent or unreadable manifest is for update to
+// judge. Segments are not counted here: update reads them.
+func (r *Receiver) mayComplete(id string) (bool, error) {
 	b, _, err := r.blobs.Get(id+"/"+manifestName, maxManifest)
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, ErrTooLarge):
-		return false, nil
+		return true, nil
 	case err != nil:
 		return false, err
 	}
 	var m struct {
-		Format int  `json:"format"`
-		Closed bool `json:"closed"`
+		Format   int                     `json:"format"`
+		Closed   bool                    `json:"closed"`
+		Complete bool                    `json:"complete"`
+		Produced map[string]CameraCounts `json:"produced"`
 	}
-	if json.Unmarshal(b, &m) != nil || m.Format != ManifestFormat {
+	switch {
+	case json.Unmarshal(b, &m) != nil || m.Format != ManifestFormat || m.Complete:
+		return true, nil
+	case !m.Closed:
 		return false, nil
 	}
-	return !m.Closed, nil
+	list, err := r.blobs.List(id + "/")
+	if err != nil {
+		return false, err
+	}
+	names := make([]string, len(list))
+	for i, f := range list {
+		names[i] = strings.TrimPrefix(f.Name, id+"/")
+	}
+	held := heldOf(names, 0)
+	for cam, want := range m.Produced {
+		got := held.Cameras[cam]
+		if got.Sheets < want.Sheets || got.LabelSheets < want.LabelSheets || got.Snippets < want.Snippets {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // Races counts the conditional writes this receiver lost to another

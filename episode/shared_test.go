@@ -183,6 +183,15 @@ func TestSharedEndBeforeTheRest(t *testing.T) {
 	if n := c[0].puts[manifestName] + c[1].puts[manifestName]; n != 3 {
 		t.Errorf("manifest written %d times, want 3 (start, end, completion)", n)
 	}
+	// After the end, a message that cannot complete the episode reads
+	// its manifest once and lists it; only the last reads it whole. (Each
+	// used to read the whole episode: the manifest twice, segments.rec.)
+	if n := c[1].gets[manifestName]; n > len(msgs)+2 {
+		t.Errorf("the receiver after the end read the manifest %d times for %d messages, want at most %d", n, len(msgs), len(msgs)+2)
+	}
+	if n := c[1].gets[segmentsName]; n > sheets/2+2 {
+		t.Errorf("the receiver after the end read segments.rec %d times for %d segments, want at most %d", n, sheets/2, sheets/2+2)
+	}
 	checkSharedEpisode(t, dir, rid, sheets)
 }
 
