@@ -121,7 +121,11 @@ func (s *Sink) readStaged(e *wire.Envelope, dir, own string, list []episode.Blob
 	p := &partial{key: keyOf(e), slots: make([][][]byte, e.Chunks)}
 	p.slots[e.Chunk] = [][]byte{e.Body}
 	p.got, p.bytes = 1, int64(len(e.Body))
-	var names []string
+	type staged struct {
+		name string
+		idx  int
+	}
+	var others []staged
 	total := p.bytes
 	for _, f := range list {
 		var idx int
@@ -136,7 +140,7 @@ func (s *Sink) readStaged(e *wire.Envelope, dir, own string, list []episode.Blob
 			p.got++
 		}
 		p.slots[idx] = append(p.slots[idx], nil) // counted here, read below
-		names = append(names, f.Name)
+		others = append(others, staged{f.Name, idx})
 		total += f.Size
 	}
 	if p.got < len(p.slots) {
@@ -150,9 +154,8 @@ func (s *Sink) readStaged(e *wire.Envelope, dir, own string, list []episode.Blob
 			p.slots[i] = p.slots[i][:0]
 		}
 	}
-	for _, name := range names {
-		idx, _ := strconv.Atoi(strings.TrimPrefix(name, dir)[:6])
-		b, _, err := s.store.Get(name, int64(s.cfg.MaxMessage))
+	for _, o := range others {
+		b, _, err := s.store.Get(o.name, int64(s.cfg.MaxMessage))
 		if errors.Is(err, fs.ErrNotExist) {
 			// Another sink delivered the message and removed its chunks.
 			return nil, nil
@@ -160,7 +163,7 @@ func (s *Sink) readStaged(e *wire.Envelope, dir, own string, list []episode.Blob
 		if err != nil {
 			return nil, retry(err)
 		}
-		p.slots[idx] = append(p.slots[idx], b)
+		p.slots[o.idx] = append(p.slots[o.idx], b)
 		p.bytes += int64(len(b))
 	}
 	return p, nil

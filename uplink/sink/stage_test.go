@@ -70,3 +70,30 @@ func TestCompletingSinkDoesNotStageItsChunk(t *testing.T) {
 		t.Errorf("a late chunk: %+v, want a duplicate", st)
 	}
 }
+
+// TestJunkAmongStagedChunks: names in a message's staging directory
+// that no sink writes (short, not numbered, out of range) are passed
+// over, never a panic, and the message is assembled from the rest.
+func TestJunkAmongStagedChunks(t *testing.T) {
+	s := newTestSink(t, Config{Group: "g"})
+	b, _ := (&wire.Segment{Index: 4, Label: strings.Repeat("L", 3000)}).MarshalMsg(nil)
+	parts, err := wire.Split(wire.New(wire.NewID(), "arm-01", testEp, wire.KindSegment, 4, 1, b), 1100)
+	if err != nil || len(parts) < 3 {
+		t.Fatalf("%d chunks, %v", len(parts), err)
+	}
+	e, err := wire.Decode(parts[0], 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, junk := range []string{"1-", "x", "-1-00000000", "999999-00000000", "000001"} {
+		if _, err := s.store.Put(stageDir(e)+junk, []byte("junk"), episode.Cond{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range parts {
+		s.Handle(topicSeg, p) // the junk may fail a combination, never panic
+	}
+	if st := s.Stats(); st.Delivered != 1 {
+		t.Fatalf("%+v, want the message delivered", st)
+	}
+}
