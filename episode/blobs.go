@@ -11,8 +11,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/edged-robotics/edged/internal/fsutil"
 )
@@ -284,15 +285,24 @@ type MirrorOptions struct {
 	Workers int
 }
 
-// MirrorWith is Mirror with options.
+// MirrorWith is Mirror with options. A prefix names a folder: "a/b"
+// mirrors what is under a/b/, never a/b-2/.
 func MirrorWith(b Blobs, prefix, dir string, o MirrorOptions) error {
+	if prefix != "" && !strings.HasSuffix(prefix, "/") {
+		prefix += "/"
+	}
 	list, err := b.List(prefix)
 	if err != nil {
 		return err
 	}
-	var todo []string
+	workers := o.Workers
+	if workers <= 0 {
+		workers = 8
+	}
+	var g errgroup.Group
+	g.SetLimit(workers)
 	for _, f := range list {
-		rel := strings.TrimPrefix(strings.TrimPrefix(f.Name, prefix), "/")
+		rel := strings.TrimPrefix(f.Name, prefix)
 		if rel == "" || strings.HasPrefix(rel, ".") || strings.Contains(rel, "/.") {
 			continue
 		}
@@ -301,19 +311,13 @@ func MirrorWith(b Blobs, prefix, dir string, o MirrorOptions) error {
 		if o.RecordsOnly && !changes {
 			continue
 		}
-		if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel))); err == nil && fi.Size() == f.Size && !changes {
+		local := filepath.Join(dir, filepath.FromSlash(rel))
+		if fi, err := os.Stat(local); err == nil && fi.Size() == f.Size && !changes {
 			continue
 		}
-		todo = append(todo, f.Name)
+		g.Go(func() error { return mirrorOne(b, f.Name, local, dir) })
 	}
-	workers := o.Workers
-	if workers <= 0 {
-		workers = 8
-	}
-	return forEach(todo, workers, func(name string) error {
-		rel := strings.TrimPrefix(strings.TrimPrefix(name, prefix), "/")
-		return mirrorOne(b, name, filepath.Join(dir, filepath.FromSlash(rel)), dir)
-	})
+	return g.Wait()
 }
 
 func mirrorOne(b Blobs, name, local, dir string) error {
@@ -328,38 +332,4 @@ func mirrorOne(b Blobs, name, local, dir string) error {
 		return fmt.Errorf("episode: mirror into %s: %w", dir, err)
 	}
 	return nil
-}
-
-// forEach calls f on every item from up to n goroutines and returns the
-// first error; after an error no new item is started.
-func forEach(items []string, n int, f func(string) error) error {
-	next := make(chan string)
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-		stop  = make(chan struct{})
-	)
-	for range min(n, len(items)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for it := range next {
-				if err := f(it); err != nil {
-					once.Do(func() { first = err; close(stop) })
-				}
-			}
-		}()
-	}
-feed:
-	for _, it := range items {
-		select {
-		case next <- it:
-		case <-stop:
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	return first
 }

@@ -124,3 +124,23 @@ func BenchmarkMirror(b *testing.B) {
 		})
 	}
 }
+
+// TestMirrorOfOneEpisodeLeavesItsNamesakes: an episode's prefix is a
+// folder. Store.Begin names a second episode of the same millisecond
+// ID-2, and a mirror of ID used to fetch it too, into ID/-2/.
+func TestMirrorOfOneEpisodeLeavesItsNamesakes(t *testing.T) {
+	src := DirBlobs{Root: t.TempDir()}
+	for _, n := range []string{"episodes/arm-01-x/" + manifestName, "episodes/arm-01-x-2/" + manifestName} {
+		if _, err := src.Put(n, []byte(n), Cond{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	if err := MirrorWith(src, "episodes/arm-01-x", dir, MirrorOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || ents[0].Name() != manifestName {
+		t.Errorf("mirrored %v, want only %s", ents, manifestName)
+	}
+}

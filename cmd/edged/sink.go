@@ -92,7 +92,12 @@ func profileCPU(path string) (stop func(), err error) {
 		f.Close()
 		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			slog.Error("sink: the CPU profile was not written", "file", path, "err", err)
+		}
+	}, nil
 }
 
 func trimNewline(b []byte) []byte {

@@ -180,13 +180,16 @@ func newPKI(dir string) (p *PKI, err error) {
 	return p, err
 }
 
-// SelfSigned returns a client certificate signed by a different CA
-// (the broker must refuse it).
+// SelfSigned returns a self-signed client certificate (the broker must
+// refuse it: no CA it trusts signed it).
 func SelfSigned(t testing.TB, dir string) (cert, key string) {
 	t.Helper()
-	other, err := pki.NewCA("intruder CA")
+	c, err := pki.NewCA("intruder")
 	if err == nil {
-		cert, key, err = other.IssueFiles("intruder", pki.Client, dir, "intruder")
+		cert, err = c.WriteCert(dir, "intruder.crt")
+	}
+	if err == nil {
+		key, err = c.WriteKey(dir, "intruder.key")
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -150,10 +150,9 @@ func (s *Sink) readStaged(e *wire.Envelope, dir, own string, list []episode.Blob
 		return nil, fmt.Errorf("sink: %s: staged chunks hold %d bytes for a message of %d; dropped", e.ID, total, e.Size)
 	}
 	for i := range p.slots {
-		if i != int(e.Chunk) {
-			p.slots[i] = p.slots[i][:0]
-		}
+		p.slots[i] = p.slots[i][:0]
 	}
+	p.slots[e.Chunk] = append(p.slots[e.Chunk], e.Body)
 	for _, o := range others {
 		b, _, err := s.store.Get(o.name, int64(s.cfg.MaxMessage))
 		if errors.Is(err, fs.ErrNotExist) {
