@@ -45,6 +45,9 @@ type result struct {
 	SinkCPUPercent          []float64
 	SinkThrottledPercent    []float64 `json:",omitempty"` // -sink-cpu: of the quota periods, those it ran out in
 	CPUMsPerMessage         float64   // all sinks' CPU per message
+	BrokerCPUSeconds        float64   `json:",omitempty"` // the mosquitto this run started (TLS is mostly its cost)
+	ConnectSeconds          float64   // connecting the fleet, 50 robots at a time
+	BrokerConnectCPUSeconds float64   `json:",omitempty"` // the broker's CPU meanwhile (TLS handshakes)
 	LatencyP50, LatencyP99  float64   // seconds, episode_end -> ack
 	Episodes                int
 	Lost, Duplicated        int
@@ -97,6 +100,10 @@ func main() {
 		}
 		fmt.Println()
 	}
+	if r.BrokerCPUSeconds > 0 {
+		fmt.Printf("  broker: %.1f CPU s (%.0f%% of a core); connecting the robots took %.1f s and %.1f broker CPU s\n",
+			r.BrokerCPUSeconds, 100*r.BrokerCPUSeconds/r.Seconds, r.ConnectSeconds, r.BrokerConnectCPUSeconds)
+	}
 	fmt.Printf("  sink CPU per message: %.2f ms; arrival latency (episode_end -> ack) p50 %.2f s, p99 %.2f s\n",
 		r.CPUMsPerMessage, r.LatencyP50, r.LatencyP99)
 	fmt.Printf("  episodes %d: lost %d, duplicated %d, corrupt %d; robots that reconnected %d\n",
@@ -144,12 +151,14 @@ func run(ctx context.Context, o options) (*result, error) {
 			return nil, err
 		}
 	}
+	var broker []*proc // the one this run started, if any
 	if o.broker == "" {
 		b, err := startMosquitto(tmp, ids)
 		if err != nil {
 			return nil, err
 		}
 		procs = append(procs, b)
+		broker = append(broker, b)
 		o.broker = b.url
 	}
 	var sinks []*proc
@@ -162,11 +171,13 @@ func run(ctx context.Context, o options) (*result, error) {
 		sinks = append(sinks, s)
 	}
 	fleet := newFleet(o, ids)
+	brokerBoot, connectStart := cpuOf(broker), time.Now()
 	if err := fleet.connect(ctx); err != nil {
 		return nil, err
 	}
 	defer fleet.close()
-	cpu0 := cpuOf(sinks)
+	connected := time.Since(connectStart)
+	cpu0, brokerCPU0 := cpuOf(sinks), cpuOf(broker)
 	periods0, throttled0 := periodsOf(sinks)
 	start := time.Now()
 	log.Printf("fleet: %d robots connected; recording %s episodes", o.robots, o.episode)
@@ -179,7 +190,7 @@ func run(ctx context.Context, o options) (*result, error) {
 	log.Printf("fleet: episodes ended after %s; waiting for the acks", time.Since(start).Round(time.Second))
 	fleet.waitAcks(ctx, o.timeout)
 	elapsed := time.Since(start)
-	cpu1 := cpuOf(sinks)
+	cpu1, brokerCPU1 := cpuOf(sinks), cpuOf(broker)
 	periods1, throttled1 := periodsOf(sinks)
 	res := &result{Robots: o.robots, Sinks: o.sinks, TLS: o.tls, Seconds: elapsed.Seconds(), Episodes: len(fleet.robots)}
 	var lat []float64
@@ -210,6 +221,11 @@ func run(ctx context.Context, o options) (*result, error) {
 		if o.sinkCPU > 0 {
 			res.SinkThrottledPercent = append(res.SinkThrottledPercent, 100*(throttled1[i]-throttled0[i])/max(1, periods1[i]-periods0[i]))
 		}
+	}
+	res.ConnectSeconds = connected.Seconds()
+	for i := range broker {
+		res.BrokerCPUSeconds += brokerCPU1[i] - brokerCPU0[i]
+		res.BrokerConnectCPUSeconds += brokerCPU0[i] - brokerBoot[i]
 	}
 	if res.Messages > 0 {
 		res.CPUMsPerMessage = 1000 * total / float64(res.Messages)
