@@ -49,15 +49,10 @@ type result struct {
 	ConnectSeconds          float64   // connecting the fleet, 50 robots at a time
 	BrokerConnectCPUSeconds float64   `json:",omitempty"` // the broker's CPU meanwhile (TLS handshakes)
 	LatencyP50, LatencyP99  float64   // seconds, episode_end -> ack
-	// SustainedPerS is messages/s between the 10th and the 90th
-	// percentile acknowledgement: what the sinks carry once a backlog
-	// has formed, without the run's start (robots starting over 10 s)
-	// and end (the last acks, a wait for late duplicates).
-	SustainedPerS    float64
-	Episodes         int
-	Lost, Duplicated int
-	Corrupt          int
-	Reconnects       int
+	Episodes                int
+	Lost, Duplicated        int
+	Corrupt                 int
+	Reconnects              int
 }
 
 func main() {
@@ -96,8 +91,8 @@ func main() {
 	if r.TLS {
 		security = "mutual TLS, one identity per robot, ACL"
 	}
-	fmt.Printf("fleet: %d robots (%s), %d sink(s), %.0f s: %d messages (%.0f/s; sustained %.0f/s), %.1f MB (%.2f MB/s)\n",
-		r.Robots, security, r.Sinks, r.Seconds, r.Messages, r.MessagesPerS, r.SustainedPerS, float64(r.Bytes)/1e6, r.BytesPerS/1e6)
+	fmt.Printf("fleet: %d robots (%s), %d sink(s), %.0f s: %d messages (%.0f/s), %.1f MB (%.2f MB/s)\n",
+		r.Robots, security, r.Sinks, r.Seconds, r.Messages, r.MessagesPerS, float64(r.Bytes)/1e6, r.BytesPerS/1e6)
 	for i := range r.SinkCPUSeconds {
 		fmt.Printf("  sink %d: %.1f CPU s (%.0f%% of a core)", i, r.SinkCPUSeconds[i], r.SinkCPUPercent[i])
 		if o.sinkCPU > 0 {
@@ -198,7 +193,7 @@ func run(ctx context.Context, o options) (*result, error) {
 	cpu1, brokerCPU1 := cpuOf(sinks), cpuOf(broker)
 	periods1, throttled1 := periodsOf(sinks)
 	res := &result{Robots: o.robots, Sinks: o.sinks, TLS: o.tls, Seconds: elapsed.Seconds(), Episodes: len(fleet.robots)}
-	var lat, acked []float64
+	var lat []float64
 	for _, r := range fleet.robots {
 		res.Messages += r.msgs
 		res.Bytes += r.bytes
@@ -212,7 +207,6 @@ func run(ctx context.Context, o options) (*result, error) {
 			res.Duplicated++
 		default:
 			lat = append(lat, r.latency().Seconds())
-			acked = append(acked, r.ackedAt().Sub(start).Seconds())
 		}
 	}
 	res.Corrupt, res.Lost = fleet.verify(filepath.Join(o.out, "episodes"), res.Lost)
@@ -238,11 +232,6 @@ func run(ctx context.Context, o options) (*result, error) {
 	}
 	sort.Float64s(lat)
 	res.LatencyP50, res.LatencyP99 = quantile(lat, 0.5), quantile(lat, 0.99)
-	sort.Float64s(acked)
-	if d := quantile(acked, 0.9) - quantile(acked, 0.1); d > 0 && len(acked) > 0 {
-		// The episodes acknowledged in between, at the mean messages per episode.
-		res.SustainedPerS = 0.8 * float64(res.Messages) / d
-	}
 	return res, nil
 }
 

@@ -134,13 +134,6 @@ func (r *robot) ackCount() int {
 	return r.acks
 }
 
-// ackedAt is when the robot first heard its ack.
-func (r *robot) ackedAt() time.Time {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.ackAt
-}
-
 func (r *robot) latency() time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
