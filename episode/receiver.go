@@ -304,14 +304,7 @@ func (r *Receiver) mayComplete(id string) (bool, error) {
 	for i, f := range list {
 		names[i] = strings.TrimPrefix(f.Name, id+"/")
 	}
-	held := heldOf(names, 0)
-	for cam, want := range m.Produced {
-		got := held.Cameras[cam]
-		if got.Sheets < want.Sheets || got.LabelSheets < want.LabelSheets || got.Snippets < want.Snippets {
-			return false, nil
-		}
-	}
-	return true, nil
+	return holdsProduced(heldOf(names, 0), m.Produced), nil
 }
 
 // Races counts the conditional writes this receiver lost to another
@@ -518,8 +511,14 @@ func IsComplete(m *Manifest, has func(index int) bool) bool {
 			return false
 		}
 	}
-	for cam, want := range m.Produced {
-		got := m.Held.Cameras[cam]
+	return holdsProduced(*m.Held, m.Produced)
+}
+
+// holdsProduced reports whether h holds, per camera, at least the
+// sheets, labeling sheets and snippets produced announces.
+func holdsProduced(h Held, produced map[string]CameraCounts) bool {
+	for cam, want := range produced {
+		got := h.Cameras[cam]
 		if got.Sheets < want.Sheets || got.LabelSheets < want.LabelSheets || got.Snippets < want.Snippets {
 			return false
 		}
