@@ -44,8 +44,11 @@ func readableEpisode(ctx context.Context, store, ref string) (string, error) {
 	}
 	epDir := r.dir // the URL named one episode
 	if ref != "" {
-		if epDir, err = episode.Resolve(episode.StoreDir(r.dir), ref); err != nil || !within(r.dir, epDir) {
-			return r.dir, nil // not there (the reader says so), or a local episode directory
+		if epDir, err = episode.Resolve(episode.StoreDir(r.dir), ref); err != nil {
+			return r.dir, nil // not there: the reader says so
+		}
+		if _, ok := within(r.dir, epDir); !ok {
+			return r.dir, nil // a local episode directory
 		}
 	} else if !episode.IsEpisodeDir(r.dir) {
 		return r.dir, nil // a store to list: the records are what it reads
@@ -73,17 +76,17 @@ func openMirror(ctx context.Context, url string) (*mirror, error) {
 	return &mirror{st: st, url: url, dir: filepath.Join(cache, "edged", "s3", filepath.FromSlash(strings.TrimPrefix(url, "s3://")))}, nil
 }
 
-// within reports whether path is dir or below it.
-func within(dir, path string) bool {
+// within returns path relative to dir, and whether it is dir or below it.
+func within(dir, path string) (rel string, ok bool) {
 	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return rel, err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // fetch brings the mirror's local directory local (r.dir or below it)
 // up to date.
 func (r *mirror) fetch(local string, o episode.MirrorOptions) error {
-	rel, err := filepath.Rel(r.dir, local)
-	if err != nil || !within(r.dir, local) {
+	rel, ok := within(r.dir, local)
+	if !ok {
 		return fmt.Errorf("reading %s: %s is not in its mirror %s", r.url, local, r.dir)
 	}
 	prefix := ""
