@@ -119,7 +119,7 @@ func (s *Sink) assembleStaged(e *wire.Envelope, dir, own string) ([]byte, error)
 // most maxVariants x Size.
 func (s *Sink) readStaged(e *wire.Envelope, dir, own string, list []episode.BlobInfo) (*partial, error) {
 	p := &partial{key: keyOf(e), slots: make([][][]byte, e.Chunks)}
-	p.slots[e.Chunk] = [][]byte{e.Body}
+	p.slots[e.Chunk] = [][]byte{nil} // e itself: counted here, put back below
 	p.got, p.bytes = 1, int64(len(e.Body))
 	type staged struct {
 		name string
