@@ -1,16 +1,14 @@
 package daemon
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html/template"
-	"net"
 	"net/http"
 	"time"
 
 	"github.com/edged-robotics/edged/capture"
+	"github.com/edged-robotics/edged/internal/httpserve"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -32,44 +30,8 @@ func (d *Daemon) serveHTTP() (stop func(), err error) {
 	mux.HandleFunc("GET /sheet/{cam}", d.handleSheet)
 	mux.HandleFunc("GET /{$}", d.handlePage)
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	ln, err := net.Listen("tcp", d.cfg.HTTP.Listen)
-	if err != nil {
-		return nil, fmt.Errorf("http.listen %s: %w (pick a free port or set http.listen: off)", d.cfg.HTTP.Listen, err)
-	}
-	srv := newHTTPServer(mux, serverTimeouts)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			d.log.Error("daemon: http server stopped", "err", err)
-		}
-	}()
-	d.log.Info("daemon: http listening", "addr", ln.Addr().String())
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		<-done
-	}, nil
-}
-
-// httpTimeouts bound what one HTTP client can hold: a slow or idle
-// client must not pin a connection (and its goroutine) forever.
-type httpTimeouts struct {
-	readHeader, read, write, idle time.Duration
-}
-
-// serverTimeouts: a request (headers and body) must arrive within 10 s;
-// a response, /metrics included (a few hundred KiB rendered in well
-// under a second), must be written within 30 s; a keep-alive connection
-// idle for 60 s is closed (Prometheus scrapes every 15-60 s and simply
-// reconnects).
-var serverTimeouts = httpTimeouts{readHeader: 5 * time.Second, read: 10 * time.Second,
-	write: 30 * time.Second, idle: 60 * time.Second}
-
-func newHTTPServer(h http.Handler, t httpTimeouts) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: t.readHeader, ReadTimeout: t.read,
-		WriteTimeout: t.write, IdleTimeout: t.idle, MaxHeaderBytes: 64 << 10}
+	_, stop, err = httpserve.Start(d.cfg.HTTP.Listen, "http.listen", mux, d.log)
+	return stop, err
 }
 
 // health says whether edged is ready: the master answers and capture
@@ -91,12 +53,8 @@ func (d *Daemon) health() (ok bool, problems []string) {
 }
 
 func (d *Daemon) handleHealth(w http.ResponseWriter, _ *http.Request) {
-	ok, problems := d.health()
-	w.Header().Set("Content-Type", "application/json")
-	if !ok {
-		w.WriteHeader(http.StatusServiceUnavailable)
-	}
-	_ = json.NewEncoder(w).Encode(map[string]any{"ready": ok, "problems": problems})
+	_, problems := d.health()
+	httpserve.Health(w, problems)
 }
 
 // pageData is everything the status page and status.json show.

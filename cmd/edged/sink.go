@@ -3,12 +3,18 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"runtime/pprof"
 	"syscall"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
+
+	"github.com/edged-robotics/edged/internal/httpserve"
 
 	"github.com/edged-robotics/edged/uplink/sink"
 )
@@ -17,7 +23,7 @@ func init() { register(newSinkCmd) }
 
 func newSinkCmd() *cobra.Command {
 	var cfg sink.Config
-	var passwordFile, cpuProfile string
+	var passwordFile, cpuProfile, listen string
 	c := &cobra.Command{
 		Use:   "sink --broker URL --out DIR|s3://BUCKET/PREFIX [--group NAME --id ID]",
 		Short: "Receive what robots upload over MQTT and write each episode as a directory",
@@ -55,6 +61,13 @@ or an object store): give each a stable --id of its own. See docs/fleet.md.`,
 				return err
 			}
 			defer s.Close()
+			if listen != "off" {
+				_, stopHTTP, err := httpserve.Start(listen, "--listen", sinkHTTP(s), slog.Default())
+				if err != nil {
+					return err
+				}
+				defer stopHTTP()
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			err = s.Run(ctx)
@@ -76,10 +89,28 @@ or an object store): give each a stable --id of its own. See docs/fleet.md.`,
 	f.StringVar(&cfg.Auth.CAFile, "ca-file", "", "PEM CA that verifies the broker")
 	f.StringVar(&cfg.Auth.CertFile, "cert-file", "", "client certificate (mutual TLS)")
 	f.StringVar(&cfg.Auth.KeyFile, "key-file", "", "client key (mutual TLS)")
+	f.StringVar(&listen, "listen", "off", "serve /metrics (Prometheus) and /healthz on this address, e.g. 127.0.0.1:9465; off: none")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file when the sink stops (go tool pprof reads it)")
 	_ = c.MarkFlagRequired("broker")
 	_ = c.MarkFlagRequired("out")
 	return c
+}
+
+// sinkHTTP serves the sink's /metrics and /healthz (ready while it is
+// subscribed at the broker).
+func sinkHTTP(s *sink.Sink) http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(s.Collector(), collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		var problems []string
+		if !s.State().Connected {
+			problems = append(problems, "not subscribed at the broker (see the sink's log)")
+		}
+		httpserve.Health(w, problems)
+	})
+	return mux
 }
 
 // profileCPU profiles the process's CPU into path until stop is called.

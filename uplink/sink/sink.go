@@ -221,6 +221,14 @@ type Stats struct {
 	Races uint64
 }
 
+// State is what a sink holds now, beside its counters (Stats).
+type State struct {
+	Connected    bool  // subscribed at the broker
+	AcksQueued   int   // acknowledgements waiting to be published
+	PartialBytes int64 // incomplete chunked messages held in memory
+	Staged       int   // chunked messages this sink staged for the group
+}
+
 // Sink is one receiver.
 type Sink struct {
 	cfg Config
@@ -245,6 +253,7 @@ type Sink struct {
 
 	received, delivered, duplicates, rejected, chunks, expired, statuses, connects atomic.Uint64
 	retried, conflicts, completes, acked, staleStatuses                            atomic.Uint64
+	connected                                                                      atomic.Bool
 	now                                                                            func() time.Time
 	writeFn                                                                        func(path string, b []byte) error
 	ackNotify                                                                      chan struct{}
@@ -314,6 +323,13 @@ func (s *Sink) Stats() Stats {
 		Rejected: s.rejected.Load(), Chunks: s.chunks.Load(), Expired: s.expired.Load(), Statuses: s.statuses.Load(), StaleStatuses: s.staleStatuses.Load(),
 		Connects: s.connects.Load(), Retried: s.retried.Load(), Conflicts: s.conflicts.Load(),
 		Completed: s.completes.Load(), Acked: s.acked.Load(), Races: s.recv.Races()}
+}
+
+// State returns a snapshot of what the sink holds.
+func (s *Sink) State() State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return State{Connected: s.connected.Load(), AcksQueued: len(s.acks), PartialBytes: s.pbytes, Staged: len(s.staged)}
 }
 
 // Close closes the id log and the episode store. Call it after Run
@@ -406,6 +422,8 @@ func (s *Sink) session(ctx context.Context) error {
 		return fmt.Errorf("sink: subscribe %s: %v", s.Filter(), st.Error())
 	}
 	s.connects.Add(1)
+	s.connected.Store(true)
+	defer s.connected.Store(false)
 	s.log.Info("sink: receiving", "broker", s.cfg.Broker, "filter", s.Filter(), "out", s.cfg.Out)
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()

@@ -1,4 +1,4 @@
-package daemon
+package httpserve
 
 import (
 	"bufio"
@@ -14,20 +14,20 @@ import (
 // TestHTTPClosesIdleConnections: a client that keeps a connection open
 // after its request must not hold it (and a server goroutine) forever.
 func TestHTTPClosesIdleConnections(t *testing.T) {
-	if serverTimeouts.idle <= 0 || serverTimeouts.read <= 0 || serverTimeouts.write <= 0 {
-		t.Fatalf("serverTimeouts must set idle, read and write timeouts: %+v", serverTimeouts)
+	if DefaultTimeouts.Idle <= 0 || DefaultTimeouts.Read <= 0 || DefaultTimeouts.Write <= 0 {
+		t.Fatalf("DefaultTimeouts must set idle, read and write timeouts: %+v", DefaultTimeouts)
 	}
-	if serverTimeouts.write < 10*time.Second {
-		t.Fatalf("write timeout %s would cut a slow /metrics scrape", serverTimeouts.write)
+	if DefaultTimeouts.Write < 10*time.Second {
+		t.Fatalf("write timeout %s would cut a slow /metrics scrape", DefaultTimeouts.Write)
 	}
 	// Same server, shorter idle timeout, so the test does not wait 60 s.
-	short := serverTimeouts
-	short.idle = 200 * time.Millisecond
-	srv := newHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	short := DefaultTimeouts
+	short.Idle = 200 * time.Millisecond
+	srv := NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "ok")
 	}), short)
-	if srv.IdleTimeout != short.idle || srv.ReadTimeout != short.read || srv.WriteTimeout != short.write {
-		t.Fatalf("newHTTPServer ignores its timeouts: %+v", srv)
+	if srv.IdleTimeout != short.Idle || srv.ReadTimeout != short.Read || srv.WriteTimeout != short.Write {
+		t.Fatalf("NewServer ignores its timeouts: %+v", srv)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
