@@ -42,6 +42,9 @@ func TestTLSFleetArrivesOnce(t *testing.T) {
 	if want := int64(o.robots * (2 + 1 + 2*o.cameras)); r.Messages != want {
 		t.Errorf("messages: got %d, want %d", r.Messages, want)
 	}
+	if r.SustainedPerS <= 0 || len(r.SustainedPerSink) != o.sinks {
+		t.Errorf("no sustained rate from the sinks' /metrics: %v %v", r.SustainedPerS, r.SustainedPerSink)
+	}
 	if _, err := os.Stat(o.acl); err != nil {
 		t.Fatal(err)
 	}

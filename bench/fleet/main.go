@@ -41,6 +41,11 @@ type result struct {
 	Seconds                 float64
 	Messages, Bytes         int64
 	MessagesPerS, BytesPerS float64
+	// SustainedPerS: the MQTT messages/s (chunks included) the sinks
+	// took during the middle 80% of their work (rate.go), each sink's
+	// share in SustainedPerSink; 0 when the sinks' /metrics were not read.
+	SustainedPerS           float64
+	SustainedPerSink        []float64 `json:",omitempty"`
 	SinkCPUSeconds          []float64
 	SinkCPUPercent          []float64
 	SinkThrottledPercent    []float64 `json:",omitempty"` // -sink-cpu: of the quota periods, those it ran out in
@@ -103,6 +108,9 @@ func main() {
 	if r.BrokerCPUSeconds > 0 {
 		fmt.Printf("  broker: %.1f CPU s (%.0f%% of a core); connecting the robots took %.1f s and %.1f broker CPU s\n",
 			r.BrokerCPUSeconds, 100*r.BrokerCPUSeconds/r.Seconds, r.ConnectSeconds, r.BrokerConnectCPUSeconds)
+	}
+	if r.SustainedPerS > 0 {
+		fmt.Printf("  sustained: %.0f MQTT messages/s (the sinks' middle 80%% of work; per sink %.0f)\n", r.SustainedPerS, r.SustainedPerSink)
 	}
 	fmt.Printf("  sink CPU per message: %.2f ms; arrival latency (episode_end -> ack) p50 %.2f s, p99 %.2f s\n",
 		r.CPUMsPerMessage, r.LatencyP50, r.LatencyP99)
@@ -179,6 +187,11 @@ func run(ctx context.Context, o options) (*result, error) {
 	connected := time.Since(connectStart)
 	cpu0, brokerCPU0 := cpuOf(sinks), cpuOf(broker)
 	periods0, throttled0 := periodsOf(sinks)
+	urls := make([]string, len(sinks))
+	for i, s := range sinks {
+		urls[i] = s.metrics
+	}
+	rates := startRateSampler(urls, 250*time.Millisecond)
 	start := time.Now()
 	log.Printf("fleet: %d robots connected; recording %s episodes", o.robots, o.episode)
 	var wg sync.WaitGroup
@@ -190,6 +203,10 @@ func run(ctx context.Context, o options) (*result, error) {
 	log.Printf("fleet: episodes ended after %s; waiting for the acks", time.Since(start).Round(time.Second))
 	fleet.waitAcks(ctx, o.timeout)
 	elapsed := time.Since(start)
+	samples, err := rates.Close()
+	if err != nil {
+		return nil, err
+	}
 	cpu1, brokerCPU1 := cpuOf(sinks), cpuOf(broker)
 	periods1, throttled1 := periodsOf(sinks)
 	res := &result{Robots: o.robots, Sinks: o.sinks, TLS: o.tls, Seconds: elapsed.Seconds(), Episodes: len(fleet.robots)}
@@ -212,6 +229,7 @@ func run(ctx context.Context, o options) (*result, error) {
 	res.Corrupt, res.Lost = fleet.verify(filepath.Join(o.out, "episodes"), res.Lost)
 	res.MessagesPerS = float64(res.Messages) / elapsed.Seconds()
 	res.BytesPerS = float64(res.Bytes) / elapsed.Seconds()
+	res.SustainedPerS, res.SustainedPerSink, _ = sustained(samples, 0.1, 0.9)
 	var total float64
 	for i := range sinks {
 		s := cpu1[i] - cpu0[i]

@@ -14,9 +14,10 @@ import (
 
 // proc is a child process (the broker, a sink).
 type proc struct {
-	cmd *exec.Cmd
-	url string
-	cg  *cpuCgroup // -sink-cpu: the sink's CPU cgroup, else nil
+	cmd     *exec.Cmd
+	url     string
+	metrics string     // a sink's /metrics
+	cg      *cpuCgroup // -sink-cpu: the sink's CPU cgroup, else nil
 }
 
 func (p *proc) stop() {
@@ -91,7 +92,13 @@ func waitPort(port int, p *proc) error {
 
 // startSink starts `edged sink` number i of the group.
 func startSink(o options, dir string, i int, ids *fleetPKI) (*proc, error) {
-	args := []string{"sink", "--broker", o.broker, "--out", o.out, "--group", "fleet", "--id", fmt.Sprint("fleet-sink-", i)}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	listen := fmt.Sprintf("127.0.0.1:%d", port)
+	args := []string{"sink", "--broker", o.broker, "--out", o.out, "--group", "fleet", "--id", fmt.Sprint("fleet-sink-", i),
+		"--listen", listen}
 	if ids != nil {
 		args = append(args, ids.sinkArgs()...)
 	}
@@ -113,7 +120,7 @@ func startSink(o options, dir string, i int, ids *fleetPKI) (*proc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%s: %w (make build first, or pass -edged)", o.edged, err)
 	}
-	p := &proc{cmd: cmd}
+	p := &proc{cmd: cmd, metrics: "http://" + listen + "/metrics"}
 	if o.sinkCPU > 0 {
 		p.cg, err = limitCPU(fmt.Sprintf("edged-fleet-%d-sink-%d", os.Getpid(), i), cmd.Process.Pid, o.sinkCPU)
 		if err != nil {
