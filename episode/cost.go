@@ -123,6 +123,10 @@ func costOfFiles(files []BlobInfo, read func(rel string) ([]byte, error), m *Man
 	var c Cost
 	cams := map[string]bool{}
 	var lastTile float64
+	contact, label, announced := producedTokens(m)
+	if announced {
+		read = nil // the tokens are known; what a tile covers is not needed
+	}
 	for _, f := range files {
 		parts := strings.Split(f.Name, "/")
 		kind := ""
@@ -136,6 +140,9 @@ func costOfFiles(files []BlobInfo, read func(rel string) ([]byte, error), m *Man
 			c.ContactBytes += f.Size
 			if strings.HasSuffix(name, ".json") {
 				c.ContactSheets++
+				if read == nil {
+					continue
+				}
 				t, end, err := sheetTokens(f.Name, read)
 				if err != nil {
 					return c, err
@@ -148,6 +155,9 @@ func costOfFiles(files []BlobInfo, read func(rel string) ([]byte, error), m *Man
 			c.LabelBytes += f.Size
 			if strings.HasSuffix(name, ".json") {
 				c.LabelSheets++
+				if read == nil {
+					continue
+				}
 				t, _, err := sheetTokens(f.Name, read)
 				if err != nil {
 					return c, err
@@ -164,6 +174,9 @@ func costOfFiles(files []BlobInfo, read func(rel string) ([]byte, error), m *Man
 			c.OtherBytes += f.Size
 		}
 	}
+	if announced {
+		c.ContactTokens, c.LabelTokens = contact, label
+	}
 	c.Bytes = c.ContactBytes + c.LabelBytes + c.SnippetBytes + c.OtherBytes
 	c.Tokens = c.ContactTokens + c.LabelTokens
 	c.Cameras = len(cams)
@@ -177,6 +190,39 @@ func costOfFiles(files []BlobInfo, read func(rel string) ([]byte, error), m *Man
 		c.TokensPerCameraHour = float64(c.Tokens) / hours
 	}
 	return c, nil
+}
+
+// maxAnnounced caps a camera's announced tokens (a 516-token sheet
+// every 10 s for 60 years is 10^11), so that no sum overflows.
+const maxAnnounced = 1 << 40
+
+// producedTokens returns the VLM tokens of the contact sheets and of
+// the labeling sheets m's robot announced (Manifest.Produced) when they
+// are the cost of what m holds: a closed episode (its time is known
+// without the tiles), held counts per camera equal to the announced
+// ones, and tokens announced for every camera that has sheets. Otherwise
+// the cost reads each sheet's metadata.
+func producedTokens(m *Manifest) (contact, label int, ok bool) {
+	if m.Held == nil || m.Duration() <= 0 || len(m.Produced) == 0 {
+		return 0, 0, false
+	}
+	for cam := range m.Held.Cameras {
+		if _, listed := m.Produced[cam]; !listed {
+			return 0, 0, false
+		}
+	}
+	for cam, p := range m.Produced {
+		h := m.Held.Cameras[cam]
+		switch {
+		case h.Sheets != p.Sheets || h.LabelSheets != p.LabelSheets || h.Snippets != p.Snippets,
+			p.SheetTokens < 0 || p.LabelTokens < 0 || p.SheetTokens > maxAnnounced || p.LabelTokens > maxAnnounced,
+			p.Sheets > 0 && p.SheetTokens == 0, p.LabelSheets > 0 && p.LabelTokens == 0:
+			return 0, 0, false
+		}
+		contact += p.SheetTokens
+		label += p.LabelTokens
+	}
+	return contact, label, true
 }
 
 // isSheetFile: NAME.jpg or NAME.json of a sheet (not a temporary file).

@@ -207,3 +207,84 @@ func readM(t *testing.T, dir string) Manifest {
 	}
 	return m
 }
+
+// TestProducedTokens: the announced tokens stand for the sheets'
+// metadata only when the receiver holds exactly what was announced, of
+// a closed episode, with tokens for every kind of sheet it holds.
+func TestProducedTokens(t *testing.T) {
+	closed := func(produced map[string]CameraCounts, held map[string]CameraCounts) *Manifest {
+		return &Manifest{Start: t0, End: t0.Add(10 * time.Second), Closed: true, Produced: produced,
+			Held: &Held{Cameras: held}}
+	}
+	counts := CameraCounts{Sheets: 2, LabelSheets: 1, Snippets: 2}
+	announced := CameraCounts{Sheets: 2, LabelSheets: 1, Snippets: 2, SheetTokens: 1032, LabelTokens: 516}
+	two := announced
+	two.SheetTokens, two.LabelTokens = 100, 0
+	two.LabelSheets = 0
+	open := closed(map[string]CameraCounts{"a": announced}, map[string]CameraCounts{"a": counts})
+	open.End = time.Time{}
+	tests := []struct {
+		name           string
+		m              *Manifest
+		contact, label int
+		ok             bool
+	}{
+		{"exactly what was announced", closed(map[string]CameraCounts{"a": announced}, map[string]CameraCounts{"a": counts}), 1032, 516, true},
+		{"two cameras", closed(map[string]CameraCounts{"a": announced, "b": two},
+			map[string]CameraCounts{"a": counts, "b": {Sheets: 2, Snippets: 2}}), 1132, 516, true},
+		{"an older robot", closed(map[string]CameraCounts{"a": counts}, map[string]CameraCounts{"a": counts}), 0, 0, false},
+		{"more held than announced", closed(map[string]CameraCounts{"a": announced},
+			map[string]CameraCounts{"a": {Sheets: 3, LabelSheets: 1, Snippets: 2}}), 0, 0, false},
+		{"a camera not announced", closed(map[string]CameraCounts{"a": announced},
+			map[string]CameraCounts{"a": counts, "b": {Sheets: 1}}), 0, 0, false},
+		{"labels without tokens", closed(map[string]CameraCounts{"a": {Sheets: 2, LabelSheets: 1, Snippets: 2, SheetTokens: 1032}},
+			map[string]CameraCounts{"a": counts}), 0, 0, false},
+		{"negative tokens", closed(map[string]CameraCounts{"a": {Sheets: 2, LabelSheets: 1, Snippets: 2, SheetTokens: -5, LabelTokens: 516}},
+			map[string]CameraCounts{"a": counts}), 0, 0, false},
+		{"absurd tokens", closed(map[string]CameraCounts{"a": {Sheets: 2, LabelSheets: 1, Snippets: 2, SheetTokens: 1 << 62, LabelTokens: 516}},
+			map[string]CameraCounts{"a": counts}), 0, 0, false},
+		{"open", open, 0, 0, false},
+		{"nothing held yet", &Manifest{Start: t0, End: t0.Add(time.Second), Produced: map[string]CameraCounts{"a": announced}}, 0, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			contact, label, ok := producedTokens(tt.m)
+			if contact != tt.contact || label != tt.label || ok != tt.ok {
+				t.Errorf("got %d %d %v, want %d %d %v", contact, label, ok, tt.contact, tt.label, tt.ok)
+			}
+		})
+	}
+}
+
+// TestCompletionUsesAnnouncedTokens: a receiver completing an episode
+// whose end manifest announced its sheets' tokens reads no sheet's
+// metadata for the cost line (a GET per sheet on an object store, paid
+// by the sink that completes most episodes), and the cost carries the
+// announced tokens.
+func TestCompletionUsesAnnouncedTokens(t *testing.T) {
+	const sheets = 6
+	dir, r, c := sharedPair(t)
+	start, end, msgs := sharedEpisode(rid, sheets)
+	cam := end.Produced["cam"]
+	cam.SheetTokens = sheets * 516
+	end.Produced = map[string]CameraCounts{"cam": cam}
+	for _, m := range []Manifest{start, end} {
+		if _, err := r[0].Manifest("arm-01", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, f := range msgs {
+		if _, err := f(r[1]); err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
+	for name, n := range c[1].gets {
+		if strings.HasPrefix(name, "sheet-") && strings.HasSuffix(name, ".json") {
+			t.Errorf("the completing receiver read %s %d times", name, n)
+		}
+	}
+	got := readM(t, filepath.Join(dir, rid))
+	if !got.Complete || got.Cost == nil || got.Cost.ContactTokens != sheets*516 || got.Cost.ContactSheets != sheets {
+		t.Fatalf("complete %v, cost %+v; want %d contact tokens of %d sheets", got.Complete, got.Cost, sheets*516, sheets)
+	}
+}

@@ -79,6 +79,13 @@ type CameraCounts struct {
 	Sheets      int `json:"sheets"`       // contact sheets
 	LabelSheets int `json:"label_sheets"` // labeling sheets
 	Snippets    int `json:"snippets"`     // state snippets
+	// The VLM tokens of those contact sheets and labeling sheets (the sum
+	// of their vlm_tokens), in Manifest.Produced only: the robot says
+	// what it made, so a receiver holding exactly that knows its cost
+	// without reading every sheet's metadata (cost.go). 0: not said (an
+	// older robot).
+	SheetTokens int `json:"sheet_tokens,omitempty"`
+	LabelTokens int `json:"label_tokens,omitempty"`
 }
 
 // Held is what a receiver holds of an episode.

@@ -33,7 +33,7 @@ func produced(p map[string]episode.CameraCounts) []wire.CameraCount {
 	out := make([]wire.CameraCount, 0, len(p))
 	for cam, c := range p {
 		out = append(out, wire.CameraCount{Camera: cam, Sheets: int64(c.Sheets), LabelSheets: int64(c.LabelSheets),
-			Snippets: int64(c.Snippets)})
+			Snippets: int64(c.Snippets), SheetTokens: int64(c.SheetTokens), LabelTokens: int64(c.LabelTokens)})
 	}
 	slices.SortFunc(out, func(a, b wire.CameraCount) int { return strings.Compare(a.Camera, b.Camera) })
 	if len(out) == 0 {

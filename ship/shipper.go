@@ -109,7 +109,11 @@ func (s *Shipper) Sheet(episodeID string, sh *sheet.Sheet) error {
 	if err != nil {
 		return err
 	}
-	s.count(episodeID, sh.Meta.CameraID(), func(c *episode.CameraCounts) { c.Sheets++; c.Snippets++ })
+	s.count(episodeID, sh.Meta.CameraID(), func(c *episode.CameraCounts) {
+		c.Sheets++
+		c.Snippets++
+		c.SheetTokens += sh.Meta.Tokens
+	})
 	s.mu.Lock()
 	s.snippets++
 	s.mu.Unlock()
@@ -125,7 +129,10 @@ func (s *Shipper) LabelSheet(episodeID string, segment int, sh *sheet.Sheet) err
 	if err != nil {
 		return err
 	}
-	s.count(episodeID, sh.Meta.CameraID(), func(c *episode.CameraCounts) { c.LabelSheets++ })
+	s.count(episodeID, sh.Meta.CameraID(), func(c *episode.CameraCounts) {
+		c.LabelSheets++
+		c.LabelTokens += sh.Meta.Tokens
+	})
 	return s.enqueue(uplink.Message{Priority: outbox.PrioritySheet, Episode: episodeID, Kind: wire.KindLabelSheet,
 		Seq: uint64(segment), Body: body})
 }

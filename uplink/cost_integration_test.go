@@ -41,16 +41,16 @@ func TestCostMatchesTheWire(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		mustNil(t, u.Segment(manifest(ep, false), segment(i-1)))
 		s := fakeSheet(i, 40_000+7_000*i) // chunked: MaxPayload is 16 KiB
+		s.Meta.Tokens = 516
 		names = append(names, sheet.Name(s))
 		mustNil(t, u.Sheet(ep, s))
 	}
 	lab := fakeSheet(9, 23_000)
 	lab.Meta.Kind = "label"
 	lab.Meta.Segment = &sheet.SegmentMeta{Index: 1}
+	lab.Meta.Tokens = 258
 	mustNil(t, u.LabelSheet(ep, 1, lab))
-	end := manifest(ep, true)
-	end.Produced = map[string]episode.CameraCounts{"camera_color": {Sheets: 3, LabelSheets: 1, Snippets: 3}}
-	mustNil(t, u.EpisodeEnded(end))
+	mustNil(t, u.EpisodeEnded(manifest(ep, true))) // the shipper announces what it shipped
 	const total = 1 + 3 + 3 + 3 + 1 + 1
 	poll.Until(t, 20*time.Second, "all messages", func() bool { return r.count() == total })
 
@@ -65,6 +65,10 @@ func TestCostMatchesTheWire(t *testing.T) {
 	ms, err := episode.List(filepath.Dir(dir))
 	if err != nil || len(ms) != 1 || !ms[0].Complete || ms[0].Cost == nil {
 		t.Fatalf("sink manifest: %+v %v", ms, err)
+	}
+	want := episode.CameraCounts{Sheets: 3, LabelSheets: 1, Snippets: 3, SheetTokens: 3 * 516, LabelTokens: 258}
+	if got := ms[0].Produced["camera_color"]; len(ms[0].Produced) != 1 || got != want {
+		t.Errorf("produced at the sink %+v, want camera_color: %+v", ms[0].Produced, want)
 	}
 	c, err := episode.ReadCost(dir)
 	mustNil(t, err)
@@ -83,7 +87,8 @@ func TestCostMatchesTheWire(t *testing.T) {
 		if d := wireBytes[wire.KindLabelSheet] - got.LabelBytes; d < 0 || d > sheetFraming(lab.Meta.Camera, sheet.Name(lab)) {
 			t.Errorf("labeling sheets: wire %d bytes, cost %d", wireBytes[wire.KindLabelSheet], got.LabelBytes)
 		}
-		if got.ContactSheets != 3 || got.LabelSheets != 1 || got.Cameras != 1 || got.Seconds != 60 {
+		if got.ContactSheets != 3 || got.LabelSheets != 1 || got.Cameras != 1 || got.Seconds != 60 ||
+			got.ContactTokens != 3*516 || got.LabelTokens != 258 {
 			t.Errorf("cost %+v", got)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"syscall"
@@ -44,8 +45,12 @@ type result struct {
 	// SustainedPerS: the MQTT messages/s (chunks included) the sinks
 	// took during the middle 80% of their work (rate.go), each sink's
 	// share in SustainedPerSink; 0 when the sinks' /metrics were not read.
+	// PacedPerS is the slowest sink's share times the sinks: what the
+	// group carries for good when the broker hands each sink an equal
+	// share (mosquitto's round robin), so the slowest sets the pace.
 	SustainedPerS           float64
 	SustainedPerSink        []float64 `json:",omitempty"`
+	PacedPerS               float64
 	SinkCPUSeconds          []float64
 	SinkCPUPercent          []float64
 	SinkThrottledPercent    []float64 `json:",omitempty"` // -sink-cpu: of the quota periods, those it ran out in
@@ -110,7 +115,8 @@ func main() {
 			r.BrokerCPUSeconds, 100*r.BrokerCPUSeconds/r.Seconds, r.ConnectSeconds, r.BrokerConnectCPUSeconds)
 	}
 	if r.SustainedPerS > 0 {
-		fmt.Printf("  sustained: %.0f MQTT messages/s (the sinks' middle 80%% of work; per sink %.0f)\n", r.SustainedPerS, r.SustainedPerSink)
+		fmt.Printf("  sustained (the sinks' middle 80%% of work): %.0f MQTT messages/s, per sink %.0f; at the slowest sink's pace %.0f/s\n",
+			r.SustainedPerS, r.SustainedPerSink, r.PacedPerS)
 	}
 	fmt.Printf("  sink CPU per message: %.2f ms; arrival latency (episode_end -> ack) p50 %.2f s, p99 %.2f s\n",
 		r.CPUMsPerMessage, r.LatencyP50, r.LatencyP99)
@@ -230,6 +236,9 @@ func run(ctx context.Context, o options) (*result, error) {
 	res.MessagesPerS = float64(res.Messages) / elapsed.Seconds()
 	res.BytesPerS = float64(res.Bytes) / elapsed.Seconds()
 	res.SustainedPerS, res.SustainedPerSink, _ = sustained(samples, 0.1, 0.9)
+	if len(res.SustainedPerSink) > 0 {
+		res.PacedPerS = float64(len(res.SustainedPerSink)) * slices.Min(res.SustainedPerSink)
+	}
 	var total float64
 	for i := range sinks {
 		s := cpu1[i] - cpu0[i]

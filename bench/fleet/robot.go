@@ -177,7 +177,8 @@ func (r *robot) play(ctx context.Context, o options) {
 	for c := range o.cameras {
 		cam := fmt.Sprintf("/cam%d/image/compressed", c)
 		n := int64(r.sheets[cam])
-		m.Produced = append(m.Produced, wire.CameraCount{Camera: episode.CameraDir(cam), Sheets: n, Snippets: n})
+		m.Produced = append(m.Produced, wire.CameraCount{Camera: episode.CameraDir(cam), Sheets: n, Snippets: n,
+			SheetTokens: n * sheetTokens})
 	}
 	r.mu.Lock()
 	r.endAt = time.Now()
@@ -206,11 +207,15 @@ func (r *robot) sheetJPEG(camera string, index int) []byte {
 	return b
 }
 
+// sheetTokens is each simulated sheet's vlm_tokens (a published 1120 x
+// 640 contact sheet), which the end manifest announces as edged does.
+const sheetTokens = 516
+
 func (r *robot) sheet(o options, camera string) {
 	r.sheets[camera]++
 	k := r.sheets[camera]
-	meta := fmt.Sprintf(`{"kind":"episode","index":%d,"camera":%q,"width":1120,"height":640,"vlm_tokens":516,`+
-		`"interval_seconds":0.5,"tiles":[{"tick":%d,"seconds":%d}]}`, k, camera, (k-1)*20, (k-1)*10)
+	meta := fmt.Sprintf(`{"kind":"episode","index":%d,"camera":%q,"width":1120,"height":640,"vlm_tokens":%d,`+
+		`"interval_seconds":0.5,"tiles":[{"tick":%d,"seconds":%d}]}`, k, camera, sheetTokens, (k-1)*20, (k-1)*10)
 	b := wire.SheetBody{Camera: camera, Index: int64(k), Segment: -1, Name: fmt.Sprintf("sheet-%04d", k),
 		Meta: []byte(meta), JPEG: r.sheetJPEG(camera, k)}
 	sn := wire.Snippet{Episode: r.ep, Camera: camera, SheetIndex: int64(k), EpisodeStart: r.start.UnixNano(),

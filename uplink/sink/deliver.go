@@ -121,7 +121,8 @@ func ManifestOf(m *wire.Manifest) episode.Manifest {
 			out.Produced = map[string]episode.CameraCounts{}
 		}
 		out.Produced[episode.CameraDir(c.Camera)] = episode.CameraCounts{Sheets: int(c.Sheets),
-			LabelSheets: int(c.LabelSheets), Snippets: int(c.Snippets)}
+			LabelSheets: int(c.LabelSheets), Snippets: int(c.Snippets),
+			SheetTokens: int(c.SheetTokens), LabelTokens: int(c.LabelTokens)}
 	}
 	for _, v := range m.Verdicts {
 		out.Verdicts = append(out.Verdicts, episode.Verdict{Check: v.Check, Sat: v.Sat, Witness: v.Witness})

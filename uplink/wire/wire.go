@@ -80,6 +80,10 @@ type CameraCount struct {
 	Sheets      int64  `msg:"sheets"`
 	LabelSheets int64  `msg:"label_sheets"`
 	Snippets    int64  `msg:"snippets"`
+	// The VLM tokens of the camera's contact sheets and labeling sheets
+	// (the sum of their metadata's vlm_tokens); 0 from older robots.
+	SheetTokens int64 `msg:"sheet_tokens"`
+	LabelTokens int64 `msg:"label_tokens"`
 }
 
 // Segment is the body of a segment message: one closed subtask.

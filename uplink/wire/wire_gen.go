@@ -219,6 +219,18 @@ func (z *CameraCount) DecodeMsg(dc *msgp.Reader) (err error) {
 				err = msgp.WrapError(err, "Snippets")
 				return
 			}
+		case "sheet_tokens":
+			z.SheetTokens, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "SheetTokens")
+				return
+			}
+		case "label_tokens":
+			z.LabelTokens, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "LabelTokens")
+				return
+			}
 		default:
 			err = dc.Skip()
 			if err != nil {
@@ -232,9 +244,9 @@ func (z *CameraCount) DecodeMsg(dc *msgp.Reader) (err error) {
 
 // EncodeMsg implements msgp.Encodable
 func (z *CameraCount) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 4
+	// map header, size 6
 	// write "camera"
-	err = en.Append(0x84, 0xa6, 0x63, 0x61, 0x6d, 0x65, 0x72, 0x61)
+	err = en.Append(0x86, 0xa6, 0x63, 0x61, 0x6d, 0x65, 0x72, 0x61)
 	if err != nil {
 		return
 	}
@@ -273,15 +285,35 @@ func (z *CameraCount) EncodeMsg(en *msgp.Writer) (err error) {
 		err = msgp.WrapError(err, "Snippets")
 		return
 	}
+	// write "sheet_tokens"
+	err = en.Append(0xac, 0x73, 0x68, 0x65, 0x65, 0x74, 0x5f, 0x74, 0x6f, 0x6b, 0x65, 0x6e, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.SheetTokens)
+	if err != nil {
+		err = msgp.WrapError(err, "SheetTokens")
+		return
+	}
+	// write "label_tokens"
+	err = en.Append(0xac, 0x6c, 0x61, 0x62, 0x65, 0x6c, 0x5f, 0x74, 0x6f, 0x6b, 0x65, 0x6e, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.LabelTokens)
+	if err != nil {
+		err = msgp.WrapError(err, "LabelTokens")
+		return
+	}
 	return
 }
 
 // MarshalMsg implements msgp.Marshaler
 func (z *CameraCount) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
-	// map header, size 4
+	// map header, size 6
 	// string "camera"
-	o = append(o, 0x84, 0xa6, 0x63, 0x61, 0x6d, 0x65, 0x72, 0x61)
+	o = append(o, 0x86, 0xa6, 0x63, 0x61, 0x6d, 0x65, 0x72, 0x61)
 	o = msgp.AppendString(o, z.Camera)
 	// string "sheets"
 	o = append(o, 0xa6, 0x73, 0x68, 0x65, 0x65, 0x74, 0x73)
@@ -292,6 +324,12 @@ func (z *CameraCount) MarshalMsg(b []byte) (o []byte, err error) {
 	// string "snippets"
 	o = append(o, 0xa8, 0x73, 0x6e, 0x69, 0x70, 0x70, 0x65, 0x74, 0x73)
 	o = msgp.AppendInt64(o, z.Snippets)
+	// string "sheet_tokens"
+	o = append(o, 0xac, 0x73, 0x68, 0x65, 0x65, 0x74, 0x5f, 0x74, 0x6f, 0x6b, 0x65, 0x6e, 0x73)
+	o = msgp.AppendInt64(o, z.SheetTokens)
+	// string "label_tokens"
+	o = append(o, 0xac, 0x6c, 0x61, 0x62, 0x65, 0x6c, 0x5f, 0x74, 0x6f, 0x6b, 0x65, 0x6e, 0x73)
+	o = msgp.AppendInt64(o, z.LabelTokens)
 	return
 }
 
@@ -341,6 +379,18 @@ func (z *CameraCount) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = msgp.WrapError(err, "Snippets")
 				return
 			}
+		case "sheet_tokens":
+			z.SheetTokens, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "SheetTokens")
+				return
+			}
+		case "label_tokens":
+			z.LabelTokens, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "LabelTokens")
+				return
+			}
 		default:
 			bts, err = msgp.Skip(bts)
 			if err != nil {
@@ -355,7 +405,7 @@ func (z *CameraCount) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *CameraCount) Msgsize() (s int) {
-	s = 1 + 7 + msgp.StringPrefixSize + len(z.Camera) + 7 + msgp.Int64Size + 13 + msgp.Int64Size + 9 + msgp.Int64Size
+	s = 1 + 7 + msgp.StringPrefixSize + len(z.Camera) + 7 + msgp.Int64Size + 13 + msgp.Int64Size + 9 + msgp.Int64Size + 13 + msgp.Int64Size + 13 + msgp.Int64Size
 	return
 }
 
