@@ -14,9 +14,13 @@ import (
 
 // Cost is what an episode directory holds, by kind, and what showing it
 // to a VLM costs, per camera-hour of episode time. It is computed from
-// the files alone (ReadCost), by one reader, so that the robot's store
-// and a sink's copy of the same episode are measured alike: at the sink
-// it is what was shipped (every byte there arrived over the uplink).
+// the files (ReadCost), by one reader, so that the robot's store and a
+// sink's copy of the same episode are measured alike: at the sink it is
+// what was shipped (every byte there arrived over the uplink). The
+// tokens are each sheet's vlm_tokens, or, where the files are exactly
+// what the robot's end manifest announced with their tokens
+// (producedTokens), the announced sums: the same numbers, from the same
+// robot, without a read of every sheet's metadata.
 //
 // The robot's store holds no state snippets (they are cut from the
 // joint stream when a sheet ships, and only shipped), so a robot's cost
@@ -123,7 +127,11 @@ func costOfFiles(files []BlobInfo, read func(rel string) ([]byte, error), m *Man
 	var c Cost
 	cams := map[string]bool{}
 	var lastTile float64
-	contact, label, announced := producedTokens(m)
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f.Name
+	}
+	contact, label, announced := producedTokens(m, heldOf(names, 0).Cameras)
 	if announced {
 		read = nil // the tokens are known; what a tile covers is not needed
 	}
@@ -192,37 +200,43 @@ func costOfFiles(files []BlobInfo, read func(rel string) ([]byte, error), m *Man
 	return c, nil
 }
 
-// maxAnnounced caps a camera's announced tokens (a 516-token sheet
-// every 10 s for 60 years is 10^11), so that no sum overflows.
-const maxAnnounced = 1 << 40
+// Bounds of one sheet's VLM tokens (recipe.VLMTokens): an announced
+// sum outside n sheets' bounds is not believed.
+var (
+	minSheetTokens = recipe.VLMTokens(1, 1)
+	maxSheetTokens = recipe.VLMTokens(recipe.MaxSheetSide, recipe.MaxSheetSide)
+)
 
 // producedTokens returns the VLM tokens of the contact sheets and of
 // the labeling sheets m's robot announced (Manifest.Produced) when they
-// are the cost of what m holds: a closed episode (its time is known
-// without the tiles), held counts per camera equal to the announced
-// ones, and tokens announced for every camera that has sheets. Otherwise
-// the cost reads each sheet's metadata.
-func producedTokens(m *Manifest) (contact, label int, ok bool) {
-	if m.Held == nil || m.Duration() <= 0 || len(m.Produced) == 0 {
+// can stand for the sheets' own metadata: m is closed (its time is known
+// without the tiles), the files counted (held, per camera) are exactly
+// the announced ones, and every camera's tokens are within what its
+// sheets can cost. Otherwise the cost reads each sheet's metadata.
+func producedTokens(m *Manifest, held map[string]CameraCounts) (contact, label int, ok bool) {
+	if !m.Closed || m.Duration() <= 0 || len(m.Produced) == 0 {
 		return 0, 0, false
 	}
-	for cam := range m.Held.Cameras {
+	for cam := range held {
 		if _, listed := m.Produced[cam]; !listed {
 			return 0, 0, false
 		}
 	}
 	for cam, p := range m.Produced {
-		h := m.Held.Cameras[cam]
-		switch {
-		case h.Sheets != p.Sheets || h.LabelSheets != p.LabelSheets || h.Snippets != p.Snippets,
-			p.SheetTokens < 0 || p.LabelTokens < 0 || p.SheetTokens > maxAnnounced || p.LabelTokens > maxAnnounced,
-			p.Sheets > 0 && p.SheetTokens == 0, p.LabelSheets > 0 && p.LabelTokens == 0:
+		h := held[cam]
+		if h.Sheets != p.Sheets || h.LabelSheets != p.LabelSheets || h.Snippets != p.Snippets ||
+			!plausibleTokens(p.SheetTokens, p.Sheets) || !plausibleTokens(p.LabelTokens, p.LabelSheets) {
 			return 0, 0, false
 		}
 		contact += p.SheetTokens
 		label += p.LabelTokens
 	}
 	return contact, label, true
+}
+
+// plausibleTokens: n sheets can cost tokens.
+func plausibleTokens(tokens, n int) bool {
+	return tokens >= n*minSheetTokens && tokens <= n*maxSheetTokens
 }
 
 // isSheetFile: NAME.jpg or NAME.json of a sheet (not a temporary file).

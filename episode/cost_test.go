@@ -209,50 +209,88 @@ func readM(t *testing.T, dir string) Manifest {
 }
 
 // TestProducedTokens: the announced tokens stand for the sheets'
-// metadata only when the receiver holds exactly what was announced, of
-// a closed episode, with tokens for every kind of sheet it holds.
+// metadata only when the files counted are exactly what was announced,
+// of a closed episode, with plausible tokens for every camera.
 func TestProducedTokens(t *testing.T) {
-	closed := func(produced map[string]CameraCounts, held map[string]CameraCounts) *Manifest {
-		return &Manifest{Start: t0, End: t0.Add(10 * time.Second), Closed: true, Produced: produced,
-			Held: &Held{Cameras: held}}
+	end := t0.Add(10 * time.Second)
+	closed := func(produced map[string]CameraCounts) *Manifest {
+		return &Manifest{Start: t0, End: end, Closed: true, Produced: produced}
 	}
 	counts := CameraCounts{Sheets: 2, LabelSheets: 1, Snippets: 2}
 	announced := CameraCounts{Sheets: 2, LabelSheets: 1, Snippets: 2, SheetTokens: 1032, LabelTokens: 516}
-	two := announced
-	two.SheetTokens, two.LabelTokens = 100, 0
-	two.LabelSheets = 0
-	open := closed(map[string]CameraCounts{"a": announced}, map[string]CameraCounts{"a": counts})
-	open.End = time.Time{}
+	with := func(f func(c *CameraCounts)) CameraCounts { c := announced; f(&c); return c }
+	one := map[string]CameraCounts{"a": counts}
 	tests := []struct {
 		name           string
 		m              *Manifest
+		held           map[string]CameraCounts
 		contact, label int
 		ok             bool
 	}{
-		{"exactly what was announced", closed(map[string]CameraCounts{"a": announced}, map[string]CameraCounts{"a": counts}), 1032, 516, true},
-		{"two cameras", closed(map[string]CameraCounts{"a": announced, "b": two},
-			map[string]CameraCounts{"a": counts, "b": {Sheets: 2, Snippets: 2}}), 1132, 516, true},
-		{"an older robot", closed(map[string]CameraCounts{"a": counts}, map[string]CameraCounts{"a": counts}), 0, 0, false},
-		{"more held than announced", closed(map[string]CameraCounts{"a": announced},
-			map[string]CameraCounts{"a": {Sheets: 3, LabelSheets: 1, Snippets: 2}}), 0, 0, false},
-		{"a camera not announced", closed(map[string]CameraCounts{"a": announced},
-			map[string]CameraCounts{"a": counts, "b": {Sheets: 1}}), 0, 0, false},
-		{"labels without tokens", closed(map[string]CameraCounts{"a": {Sheets: 2, LabelSheets: 1, Snippets: 2, SheetTokens: 1032}},
-			map[string]CameraCounts{"a": counts}), 0, 0, false},
-		{"negative tokens", closed(map[string]CameraCounts{"a": {Sheets: 2, LabelSheets: 1, Snippets: 2, SheetTokens: -5, LabelTokens: 516}},
-			map[string]CameraCounts{"a": counts}), 0, 0, false},
-		{"absurd tokens", closed(map[string]CameraCounts{"a": {Sheets: 2, LabelSheets: 1, Snippets: 2, SheetTokens: 1 << 62, LabelTokens: 516}},
-			map[string]CameraCounts{"a": counts}), 0, 0, false},
-		{"open", open, 0, 0, false},
-		{"nothing held yet", &Manifest{Start: t0, End: t0.Add(time.Second), Produced: map[string]CameraCounts{"a": announced}}, 0, 0, false},
+		{"exactly what was announced", closed(map[string]CameraCounts{"a": announced}), one, 1032, 516, true},
+		{"two cameras", closed(map[string]CameraCounts{"a": announced,
+			"b": {Sheets: 2, Snippets: 2, SheetTokens: 516}}),
+			map[string]CameraCounts{"a": counts, "b": {Sheets: 2, Snippets: 2}}, 1548, 516, true},
+		{"an older robot", closed(one), one, 0, 0, false},
+		{"more files than announced", closed(map[string]CameraCounts{"a": announced}),
+			map[string]CameraCounts{"a": {Sheets: 3, LabelSheets: 1, Snippets: 2}}, 0, 0, false},
+		{"fewer files than announced", closed(map[string]CameraCounts{"a": announced}),
+			map[string]CameraCounts{"a": {Sheets: 2, Snippets: 2}}, 0, 0, false},
+		{"a camera not announced", closed(map[string]CameraCounts{"a": announced}),
+			map[string]CameraCounts{"a": counts, "b": {Sheets: 1}}, 0, 0, false},
+		{"labels without tokens", closed(map[string]CameraCounts{"a": with(func(c *CameraCounts) { c.LabelTokens = 0 })}), one, 0, 0, false},
+		{"tokens of a camera without sheets", closed(map[string]CameraCounts{"a": announced, "b": {SheetTokens: 1000}}), one, 0, 0, false},
+		{"negative tokens", closed(map[string]CameraCounts{"a": with(func(c *CameraCounts) { c.SheetTokens = -5 })}), one, 0, 0, false},
+		{"fewer tokens than two sheets cost", closed(map[string]CameraCounts{"a": with(func(c *CameraCounts) { c.SheetTokens = 300 })}), one, 0, 0, false},
+		{"more tokens than two sheets can cost", closed(map[string]CameraCounts{"a": with(func(c *CameraCounts) { c.SheetTokens = 1e12 })}), one, 0, 0, false},
+		{"open", &Manifest{Start: t0, End: end, Produced: map[string]CameraCounts{"a": announced}}, one, 0, 0, false},
+		{"closed without an end time", &Manifest{Start: t0, Closed: true, Produced: map[string]CameraCounts{"a": announced}}, one, 0, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			contact, label, ok := producedTokens(tt.m)
+			contact, label, ok := producedTokens(tt.m, tt.held)
 			if contact != tt.contact || label != tt.label || ok != tt.ok {
 				t.Errorf("got %d %d %v, want %d %d %v", contact, label, ok, tt.contact, tt.label, tt.ok)
 			}
 		})
+	}
+}
+
+// TestCostCountsTheFilesNotTheManifest: a complete episode's cost read
+// back after a sheet is gone (retention, an operator) counts the tokens
+// of the sheets that are there, not the announced ones, whatever the
+// manifest's held says.
+func TestCostCountsTheFilesNotTheManifest(t *testing.T) {
+	const sheets = 4
+	dir, r, _ := sharedPair(t)
+	start, end, msgs := sharedEpisode(rid, sheets)
+	cam := end.Produced["cam"]
+	cam.SheetTokens = sheets * 516
+	end.Produced = map[string]CameraCounts{"cam": cam}
+	for _, m := range []Manifest{start, end} {
+		if _, err := r[0].Manifest("arm-01", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, f := range msgs {
+		if _, err := f(r[0]); err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
+	epDir := filepath.Join(dir, rid)
+	if c, err := ReadCost(epDir); err != nil || c.ContactTokens != sheets*516 {
+		t.Fatalf("complete: %d contact tokens, %v; want %d", c.ContactTokens, err, sheets*516)
+	}
+	if err := os.Remove(filepath.Join(epDir, SheetsDir, "cam", SheetName(0)+".json")); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadCost(epDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The remaining sheets' metadata is {}: 0 tokens each when read.
+	if c.ContactSheets != sheets-1 || c.ContactTokens != 0 {
+		t.Errorf("a sheet removed: %d sheets, %d tokens; want %d sheets and their metadata's 0 tokens", c.ContactSheets, c.ContactTokens, sheets-1)
 	}
 }
 

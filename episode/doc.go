@@ -16,7 +16,9 @@
 // Episode.Cost): bytes of contact sheets, labeling sheets, snippets and
 // the rest, VLM tokens to show every sheet once, per camera-hour of
 // episode time. One reader for both ends: at a sink it is what was
-// shipped, and a complete episode's manifest carries it (Manifest.Cost);
+// shipped, and a complete episode's manifest carries it (Manifest.Cost;
+// its tokens are the ones the end manifest announced when the files are
+// exactly what it announced);
 // a robot's store holds no snippets (they are only shipped), so its line
 // counts none.
 //

@@ -44,7 +44,7 @@ type result struct {
 	MessagesPerS, BytesPerS float64
 	// SustainedPerS: the MQTT messages/s (chunks included) the sinks
 	// took during the middle 80% of their work (rate.go), each sink's
-	// share in SustainedPerSink; 0 when the sinks' /metrics were not read.
+	// share in SustainedPerSink (0 when too few samples to tell).
 	// PacedPerS is the slowest sink's share times the sinks: what the
 	// group carries for good when the broker hands each sink an equal
 	// share (mosquitto's round robin), so the slowest sets the pace.
@@ -197,7 +197,9 @@ func run(ctx context.Context, o options) (*result, error) {
 	for i, s := range sinks {
 		urls[i] = s.metrics
 	}
-	rates := startRateSampler(urls, 250*time.Millisecond)
+	// Once a second: a scrape costs the sink CPU that the quota would
+	// otherwise give to messages.
+	rates := startRateSampler(urls, time.Second)
 	start := time.Now()
 	log.Printf("fleet: %d robots connected; recording %s episodes", o.robots, o.episode)
 	var wg sync.WaitGroup

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -90,15 +91,13 @@ func waitPort(port int, p *proc) error {
 	return fmt.Errorf("port %d never listened", port)
 }
 
+// listening is the log line of a sink's /metrics listener.
+var listening = regexp.MustCompile(`http listening addr=(\S+)`)
+
 // startSink starts `edged sink` number i of the group.
 func startSink(o options, dir string, i int, ids *fleetPKI) (*proc, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	listen := fmt.Sprintf("127.0.0.1:%d", port)
 	args := []string{"sink", "--broker", o.broker, "--out", o.out, "--group", "fleet", "--id", fmt.Sprint("fleet-sink-", i),
-		"--listen", listen}
+		"--listen", "127.0.0.1:0"}
 	if ids != nil {
 		args = append(args, ids.sinkArgs()...)
 	}
@@ -120,7 +119,7 @@ func startSink(o options, dir string, i int, ids *fleetPKI) (*proc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%s: %w (make build first, or pass -edged)", o.edged, err)
 	}
-	p := &proc{cmd: cmd, metrics: "http://" + listen + "/metrics"}
+	p := &proc{cmd: cmd}
 	if o.sinkCPU > 0 {
 		p.cg, err = limitCPU(fmt.Sprintf("edged-fleet-%d-sink-%d", os.Getpid(), i), cmd.Process.Pid, o.sinkCPU)
 		if err != nil {
@@ -131,7 +130,8 @@ func startSink(o options, dir string, i int, ids *fleetPKI) (*proc, error) {
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
 		b, _ := os.ReadFile(logf.Name())
-		if strings.Contains(string(b), "sink: receiving") {
+		if m := listening.FindSubmatch(b); m != nil && strings.Contains(string(b), "sink: receiving") {
+			p.metrics = "http://" + string(m[1]) + "/metrics"
 			return p, nil
 		}
 		time.Sleep(20 * time.Millisecond) // a child process subscribing: only its log tells

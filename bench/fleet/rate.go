@@ -119,16 +119,20 @@ func sustained(samples []sample, lo, hi float64) (rate float64, perSink []float6
 	if len(samples) < 2 {
 		return 0, nil, false
 	}
-	final := samples[len(samples)-1].total()
-	if final <= 0 {
+	// The work of the run: what the sinks took after the first sample
+	// (a sink may have taken messages queued for it before).
+	base := samples[0].total()
+	work := samples[len(samples)-1].total() - base
+	if work <= 0 {
 		return 0, nil, false
 	}
 	first, last := -1, -1
 	for i, s := range samples {
-		if first < 0 && s.total() >= lo*final {
+		done := s.total() - base
+		if first < 0 && done >= lo*work {
 			first = i
 		}
-		if s.total() <= hi*final {
+		if done <= hi*work {
 			last = i
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -37,6 +38,9 @@ Sinks of one --group share the load and one OUT (a directory on one host,
 or an object store): give each a stable --id of its own. See docs/fleet.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if listen == "" {
+				return errors.New("--listen: give HOST:PORT, e.g. 127.0.0.1:9465, or off")
+			}
 			if passwordFile != "" {
 				b, err := os.ReadFile(passwordFile)
 				if err != nil {

@@ -39,7 +39,7 @@ func NewServer(h http.Handler, t Timeouts) *http.Server {
 func Start(addr, what string, h http.Handler, log *slog.Logger) (bound net.Addr, stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s %s: %w (pick a free port, or off)", what, addr, err)
+		return nil, nil, fmt.Errorf("%s %s: %w (pick a free port, or set %s to off)", what, addr, err, what)
 	}
 	srv := NewServer(h, DefaultTimeouts)
 	done := make(chan struct{})

@@ -14,30 +14,30 @@ func sinkDesc(name, help string) *prometheus.Desc {
 }
 
 var (
-	sinkReceived   = sinkDesc("received_total", "MQTT messages received (chunks counted one by one).")
-	sinkDelivered  = sinkDesc("delivered_total", "Whole messages written to the store.")
-	sinkDuplicates = sinkDesc("duplicates_total", "Messages dropped as already delivered (by id).")
-	sinkRejected   = sinkDesc("rejected_total", "Invalid envelopes, bodies or chunks: acknowledged and dropped.")
-	sinkRetried    = sinkDesc("retried_total", "Messages left unacknowledged for the broker to redeliver (a failed write, a cap).")
-	sinkConflicts  = sinkDesc("conflicts_total", "Messages refused because the store holds another content under their name.")
-	sinkChunks     = sinkDesc("chunks_total", "Chunks received.")
-	sinkExpired    = sinkDesc("expired_total", "Incomplete messages dropped after the chunk timeout.")
-	sinkStatuses   = sinkDesc("statuses_total", "Robot statuses written.")
-	sinkStale      = sinkDesc("stale_statuses_total", "Robot statuses older than the one held, dropped.")
-	sinkConnects   = sinkDesc("connects_total", "Sessions with the broker established.")
-	sinkCompleted  = sinkDesc("episodes_completed_total", "Episodes this sink made complete.")
-	sinkAcked      = sinkDesc("acks_total", "Acknowledgements to robots the broker took.")
-	sinkRaces      = sinkDesc("races_total", "Conditional writes lost to another sink of the group (re-read and applied again).")
-	sinkConnected  = sinkDesc("connected", "1 while subscribed at the broker.")
-	sinkAcksQueued = sinkDesc("acks_queued", "Acknowledgements waiting to be published.")
-	sinkPartial    = sinkDesc("partial_bytes", "Bytes of incomplete chunked messages held in memory.")
-	sinkStaged     = sinkDesc("staged_messages", "Chunked messages this sink staged in the store for the group.")
+	sinkReceived    = sinkDesc("received_total", "MQTT messages received (chunks counted one by one).")
+	sinkDelivered   = sinkDesc("delivered_total", "Whole messages written to the store.")
+	sinkDuplicates  = sinkDesc("duplicates_total", "Messages dropped as already delivered (by id).")
+	sinkRejected    = sinkDesc("rejected_total", "Invalid envelopes, bodies or chunks: acknowledged and dropped.")
+	sinkRetried     = sinkDesc("retried_total", "Messages left unacknowledged for the broker to redeliver (a failed write, a cap).")
+	sinkConflicts   = sinkDesc("conflicts_total", "Messages refused because the store holds another content under their name.")
+	sinkChunks      = sinkDesc("chunks_total", "Chunks received.")
+	sinkExpired     = sinkDesc("expired_total", "Incomplete messages dropped after the chunk timeout.")
+	sinkStatuses    = sinkDesc("statuses_total", "Robot statuses written.")
+	sinkStale       = sinkDesc("stale_statuses_total", "Robot statuses older than the one held, dropped.")
+	sinkConnects    = sinkDesc("connects_total", "Sessions with the broker established.")
+	sinkCompleted   = sinkDesc("episodes_completed_total", "Episodes this sink made complete.")
+	sinkAcked       = sinkDesc("acks_total", "Acknowledgements to robots the broker took.")
+	sinkRaces       = sinkDesc("races_total", "Conditional writes lost to another sink of the group (re-read and applied again).")
+	sinkConnected   = sinkDesc("connected", "1 while subscribed at the broker.")
+	sinkAcksPending = sinkDesc("acks_pending", "Acknowledgements waiting to be published.")
+	sinkPartial     = sinkDesc("partial_bytes", "Bytes of incomplete chunked messages held in memory.")
+	sinkStaged      = sinkDesc("staged_messages", "Chunked messages this sink staged in the store for the group.")
 )
 
 func (collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{sinkReceived, sinkDelivered, sinkDuplicates, sinkRejected, sinkRetried,
 		sinkConflicts, sinkChunks, sinkExpired, sinkStatuses, sinkStale, sinkConnects, sinkCompleted, sinkAcked,
-		sinkRaces, sinkConnected, sinkAcksQueued, sinkPartial, sinkStaged} {
+		sinkRaces, sinkConnected, sinkAcksPending, sinkPartial, sinkStaged} {
 		ch <- d
 	}
 }
@@ -62,7 +62,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		connected = 1
 	}
 	ch <- prometheus.MustNewConstMetric(sinkConnected, prometheus.GaugeValue, connected)
-	ch <- prometheus.MustNewConstMetric(sinkAcksQueued, prometheus.GaugeValue, float64(h.AcksQueued))
+	ch <- prometheus.MustNewConstMetric(sinkAcksPending, prometheus.GaugeValue, float64(h.AcksQueued))
 	ch <- prometheus.MustNewConstMetric(sinkPartial, prometheus.GaugeValue, float64(h.PartialBytes))
 	ch <- prometheus.MustNewConstMetric(sinkStaged, prometheus.GaugeValue, float64(h.Staged))
 }
