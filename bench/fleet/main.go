@@ -33,6 +33,7 @@ type options struct {
 	tls                    bool
 	acl                    string
 	profile                string
+	compare                bool
 }
 
 // result is the run's figures.
@@ -85,6 +86,8 @@ func main() {
 	flag.BoolVar(&o.tls, "tls", false, "mutual TLS: a certificate per robot (CN = robot id) and for the sinks, the broker applying -acl")
 	flag.StringVar(&o.acl, "acl", aclPath, "with -tls: the broker's ACL file")
 	flag.StringVar(&o.profile, "profile", "", "write each sink's CPU profile to DIR/sink-N.pprof (go tool pprof bin/edged DIR/sink-0.pprof)")
+	flag.BoolVar(&o.compare, "compare", false, "run a one-sink fleet (its own broker) at the same time as the -sinks one, and report what the group carries against it: "+
+		"both share the machine's noise (use with -sink-cpu)")
 	flag.Parse()
 	if o.sinkCPU < 0 || o.sinkCPU > float64(runtime.NumCPU()) {
 		log.Fatalf("-sink-cpu: must be between 0 and %d (the machine's cores)", runtime.NumCPU())
@@ -93,10 +96,23 @@ func main() {
 	// Interrupted, run still stops the broker and the sinks it started.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if o.compare {
+		os.Exit(compare(ctx, o))
+	}
 	r, err := run(ctx, o)
 	if err != nil {
 		log.Fatal(err)
 	}
+	printResult(r, o)
+	if o.jsonOut != "" {
+		writeJSON(o.jsonOut, r)
+	}
+	if r.Lost+r.Duplicated+r.Corrupt > 0 {
+		os.Exit(1)
+	}
+}
+
+func printResult(r *result, o options) {
 	security := "plain TCP"
 	if r.TLS {
 		security = "mutual TLS, one identity per robot, ACL"
@@ -122,14 +138,12 @@ func main() {
 		r.CPUMsPerMessage, r.LatencyP50, r.LatencyP99)
 	fmt.Printf("  episodes %d: lost %d, duplicated %d, corrupt %d; robots that reconnected %d\n",
 		r.Episodes, r.Lost, r.Duplicated, r.Corrupt, r.Reconnects)
-	if o.jsonOut != "" {
-		b, _ := json.MarshalIndent(r, "", "  ")
-		if err := os.WriteFile(o.jsonOut, append(b, '\n'), 0o644); err != nil {
-			log.Fatal(err)
-		}
-	}
-	if r.Lost+r.Duplicated+r.Corrupt > 0 {
-		os.Exit(1)
+}
+
+func writeJSON(path string, v any) {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		log.Fatal(err)
 	}
 }
 

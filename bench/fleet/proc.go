@@ -121,7 +121,8 @@ func startSink(o options, dir string, i int, ids *fleetPKI) (*proc, error) {
 	}
 	p := &proc{cmd: cmd}
 	if o.sinkCPU > 0 {
-		p.cg, err = limitCPU(fmt.Sprintf("edged-fleet-%d-sink-%d", os.Getpid(), i), cmd.Process.Pid, o.sinkCPU)
+		// Named by the run's directory: -compare runs two fleets at once.
+		p.cg, err = limitCPU(fmt.Sprintf("%s-sink-%d", filepath.Base(dir), i), cmd.Process.Pid, o.sinkCPU)
 		if err != nil {
 			p.stop()
 			return nil, err
