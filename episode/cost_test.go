@@ -256,13 +256,13 @@ func TestProducedTokens(t *testing.T) {
 	}
 }
 
-// TestCostCountsTheFilesNotTheManifest: a complete episode's cost read
-// back after a sheet is gone (retention, an operator) counts the tokens
-// of the sheets that are there, not the announced ones, whatever the
-// manifest's held says.
-func TestCostCountsTheFilesNotTheManifest(t *testing.T) {
-	const sheets = 4
-	dir, r, _ := sharedPair(t)
+// announcedEpisode has two shared receivers take an episode of sheets
+// sheets (516 tokens each, announced by its end manifest; their
+// metadata is {}): receiver 0 its start and end, receiver files the
+// rest. It returns the store and each receiver's counts.
+func announcedEpisode(t *testing.T, sheets, files int) (dir string, c [2]*countingBlobs) {
+	t.Helper()
+	dir, r, c := sharedPair(t)
 	start, end, msgs := sharedEpisode(rid, sheets)
 	cam := end.Produced["cam"]
 	cam.SheetTokens = sheets * 516
@@ -273,10 +273,20 @@ func TestCostCountsTheFilesNotTheManifest(t *testing.T) {
 		}
 	}
 	for i, f := range msgs {
-		if _, err := f(r[0]); err != nil {
+		if _, err := f(r[files]); err != nil {
 			t.Fatalf("message %d: %v", i, err)
 		}
 	}
+	return dir, c
+}
+
+// TestCostCountsTheFilesNotTheManifest: a complete episode's cost read
+// back after a sheet is gone (retention, an operator) counts the tokens
+// of the sheets that are there, not the announced ones, whatever the
+// manifest's held says.
+func TestCostCountsTheFilesNotTheManifest(t *testing.T) {
+	const sheets = 4
+	dir, _ := announcedEpisode(t, sheets, 0)
 	epDir := filepath.Join(dir, rid)
 	if c, err := ReadCost(epDir); err != nil || c.ContactTokens != sheets*516 {
 		t.Fatalf("complete: %d contact tokens, %v; want %d", c.ContactTokens, err, sheets*516)
@@ -301,21 +311,7 @@ func TestCostCountsTheFilesNotTheManifest(t *testing.T) {
 // announced tokens.
 func TestCompletionUsesAnnouncedTokens(t *testing.T) {
 	const sheets = 6
-	dir, r, c := sharedPair(t)
-	start, end, msgs := sharedEpisode(rid, sheets)
-	cam := end.Produced["cam"]
-	cam.SheetTokens = sheets * 516
-	end.Produced = map[string]CameraCounts{"cam": cam}
-	for _, m := range []Manifest{start, end} {
-		if _, err := r[0].Manifest("arm-01", m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i, f := range msgs {
-		if _, err := f(r[1]); err != nil {
-			t.Fatalf("message %d: %v", i, err)
-		}
-	}
+	dir, c := announcedEpisode(t, sheets, 1)
 	for name, n := range c[1].gets {
 		if strings.HasPrefix(name, "sheet-") && strings.HasSuffix(name, ".json") {
 			t.Errorf("the completing receiver read %s %d times", name, n)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -35,17 +34,7 @@ func TestCompareOptions(t *testing.T) {
 // two-sink fleet at once, each on its own broker, both arrive whole, and
 // the ratios come from both runs' sustained rates.
 func TestCompareRunsBothFleets(t *testing.T) {
-	if _, err := exec.LookPath("mosquitto"); err != nil {
-		t.Skip("mosquitto is not installed: run make deps")
-	}
-	if testing.Short() {
-		t.Skip("plays two fleets for about 20 s")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "edged")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/edged").CombinedOutput(); err != nil {
-		t.Fatalf("go build edged: %v\n%s", err, out)
-	}
+	dir, bin := fleetSetup(t, "plays two fleets for about 20 s")
 	o := options{robots: 4, sinks: 2, cameras: 1, episode: 10 * time.Second, edged: bin, tmp: dir,
 		maxPayload: 64 << 10, timeout: time.Minute, compare: true, jsonOut: filepath.Join(dir, "c.json")}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
