@@ -14,7 +14,7 @@ LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps build test check unit fuzz bench soak stress demo install deb clean fleet-bench
+.PHONY: all deps build test check unit fuzz bench soak stress demo install deb clean fleet-bench fleet-compare
 
 all: build
 
@@ -58,6 +58,14 @@ FLEET_FLAGS ?=
 fleet-bench: build
 	@[ "$$(ulimit -n)" -ge 4096 ] || ulimit -n 65536 2>/dev/null || ulimit -n 4096; \
 	for n in 1 2; do $(GO) run ./bench/fleet -robots $(ROBOTS) -sinks $$n $(FLEET_FLAGS) -json bin/fleet-$(ROBOTS)-$$n.json || exit 1; done
+
+# What 2 sinks sustain against 1, both fleets at once so that they see
+# the same machine, each sink held to 5% of a core (needs root for the
+# CPU cgroups); figures in docs/fleet.md.
+fleet-compare: build
+	@[ "$$(ulimit -n)" -ge 4096 ] || ulimit -n 65536 2>/dev/null || ulimit -n 4096; \
+	$(GO) run ./bench/fleet -compare -robots $(ROBOTS) -cameras 2 -episode 40s -sinks 2 -sink-cores 1 -sink-cpu 0.05 \
+		-tmp /dev/shm $(FLEET_FLAGS) -json bin/fleet-compare-$(ROBOTS).json
 
 soak: build
 	@scripts/soak.sh
