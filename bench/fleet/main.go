@@ -214,6 +214,7 @@ func run(ctx context.Context, o options) (*result, error) {
 	// Once a second: a scrape costs the sink CPU that the quota would
 	// otherwise give to messages.
 	rates := startRateSampler(urls, time.Second)
+	defer rates.Close() // a second Close only waits for the first
 	start := time.Now()
 	log.Printf("fleet: %d robots connected; recording %s episodes", o.robots, o.episode)
 	var wg sync.WaitGroup

@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/edged-robotics/edged/internal/httpserve"
-
 	"github.com/edged-robotics/edged/uplink/sink"
 )
 

@@ -62,7 +62,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		connected = 1
 	}
 	ch <- prometheus.MustNewConstMetric(sinkConnected, prometheus.GaugeValue, connected)
-	ch <- prometheus.MustNewConstMetric(sinkAcksPending, prometheus.GaugeValue, float64(h.AcksQueued))
+	ch <- prometheus.MustNewConstMetric(sinkAcksPending, prometheus.GaugeValue, float64(h.AcksPending))
 	ch <- prometheus.MustNewConstMetric(sinkPartial, prometheus.GaugeValue, float64(h.PartialBytes))
 	ch <- prometheus.MustNewConstMetric(sinkStaged, prometheus.GaugeValue, float64(h.Staged))
 }

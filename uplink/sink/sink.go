@@ -224,7 +224,7 @@ type Stats struct {
 // State is what a sink holds now, beside its counters (Stats).
 type State struct {
 	Connected    bool  // subscribed at the broker
-	AcksQueued   int   // acknowledgements waiting to be published
+	AcksPending  int   // acknowledgements waiting to be published
 	PartialBytes int64 // incomplete chunked messages held in memory
 	Staged       int   // chunked messages this sink staged for the group
 }
@@ -329,7 +329,7 @@ func (s *Sink) Stats() Stats {
 func (s *Sink) State() State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return State{Connected: s.connected.Load(), AcksQueued: len(s.acks), PartialBytes: s.pbytes, Staged: len(s.staged)}
+	return State{Connected: s.connected.Load(), AcksPending: len(s.acks), PartialBytes: s.pbytes, Staged: len(s.staged)}
 }
 
 // Close closes the id log and the episode store. Call it after Run
