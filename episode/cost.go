@@ -127,11 +127,7 @@ func costOfFiles(files []BlobInfo, read func(rel string) ([]byte, error), m *Man
 	var c Cost
 	cams := map[string]bool{}
 	var lastTile float64
-	names := make([]string, len(files))
-	for i, f := range files {
-		names[i] = f.Name
-	}
-	contact, label, announced := producedTokens(m, heldOf(names, 0).Cameras)
+	contact, label, announced := producedTokens(m, heldOf(blobNames(files, ""), 0).Cameras)
 	if announced {
 		read = nil // the tokens are known; what a tile covers is not needed
 	}

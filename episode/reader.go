@@ -105,15 +105,11 @@ func Load(dir, ref string) (*Episode, error) {
 // manifests and when the episode completes (Receiver.commit), so until
 // then the files present say more.
 func (e *Episode) held(files []BlobInfo) *Held {
-	names := make([]string, len(files))
-	for i, f := range files {
-		names[i] = f.Name
-	}
 	idx := map[int]bool{}
 	for _, s := range e.Segments {
 		idx[s.Index] = true
 	}
-	h := heldOf(names, len(idx))
+	h := heldOf(blobNames(files, ""), len(idx))
 	return &h
 }
 

@@ -300,11 +300,7 @@ func (r *Receiver) mayComplete(id string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	names := make([]string, len(list))
-	for i, f := range list {
-		names[i] = strings.TrimPrefix(f.Name, id+"/")
-	}
-	return holdsProduced(heldOf(names, 0), m.Produced), nil
+	return holdsProduced(heldOf(blobNames(list, id+"/"), 0), m.Produced), nil
 }
 
 // Races counts the conditional writes this receiver lost to another
@@ -465,6 +461,15 @@ func (e *received) held() Held {
 		names = append(names, rel)
 	}
 	return heldOf(names, len(e.segs))
+}
+
+// blobNames are the names of files without prefix.
+func blobNames(files []BlobInfo, prefix string) []string {
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = strings.TrimPrefix(f.Name, prefix)
+	}
+	return names
 }
 
 // heldOf counts the sheets, labeling sheets and snippets per camera
