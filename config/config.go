@@ -17,7 +17,8 @@ import (
 type Config struct {
 	// RobotID names this robot in MQTT topics and episode ids. Required;
 	// letters, digits, '-', '_' and '.', not starting with '.', at most
-	// 64 characters (uplink.CheckRobotID's rule).
+	// 64 characters, no episode time in it such as
+	// -20260101T000000.000Z (uplink.CheckRobotID's rule).
 	RobotID string `yaml:"robot_id"`
 	// DataDir holds episodes/ and outbox/. Default /var/lib/edged.
 	DataDir string         `yaml:"data_dir"`

@@ -2,6 +2,7 @@ package uplink
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"time"
 
@@ -68,12 +69,23 @@ const (
 // MaxRobotID is the longest robot_id.
 const MaxRobotID = 64
 
+// episodeTimeEnd matches what ends the robot part of an episode id
+// (episode.RobotOf): "-YYYYMMDDThhmmss.mmmZ" followed by '-' or the end.
+// uplink may not import episode, so the form is repeated here; the
+// round-trip test (TestRobotIDRoundTrip) keeps the two in step.
+var episodeTimeEnd = regexp.MustCompile(`-[0-9]{8}T[0-9]{6}\.[0-9]{3}Z(-|$)`)
+
 // CheckRobotID is the one rule of robot_id, which names this robot's
 // MQTT topic level, its envelopes and its episode ids (so a path
 // segment at the sink): 1..64 of letters, digits, '-', '_' and '.', not
-// starting with '.' (never "." or ".."). It is stricter than
-// wire.SafeName, which a sink applies to what it receives and which
-// also allows ':'. config does not repeat it; daemon.Check applies it.
+// starting with '.' (never "." or ".."), and not containing what ends
+// the robot part of an episode id ("-YYYYMMDDThhmmss.mmmZ" followed by
+// '-' or the end): the receiver reads an id's robot up to the first
+// such time (episode.RobotOf), so a robot_id like
+// "arm-20260101T000000.000Z" would make ids of robot "arm" that no
+// receiver takes from this robot. It is stricter than wire.SafeName,
+// which a sink applies to what it receives and which also allows ':'.
+// config does not repeat it; daemon.Check applies it.
 func CheckRobotID(id string) error {
 	switch {
 	case id == "":
@@ -82,6 +94,10 @@ func CheckRobotID(id string) error {
 		return fielderr.New("robot_id", "must be at most %d characters", MaxRobotID)
 	case strings.ContainsRune(id, ':') || !wire.SafeName(id):
 		return fielderr.New("robot_id", "must use only letters, digits, '-', '_' and '.', and not start with '.', got %q", id)
+	case episodeTimeEnd.MatchString(id + "-"):
+		return fielderr.New("robot_id", "must not contain an episode time such as -20260101T000000.000Z "+
+			"(episode ids are ROBOT-TIME[-NAME], so the robot would read as %q); rename the robot, got %q",
+			id[:episodeTimeEnd.FindStringIndex(id + "-")[0]], id)
 	}
 	return nil
 }
