@@ -130,7 +130,7 @@ func (ld *loader) decompress(r *Reader, c *loaded) error {
 			return corrupt(off, "uncompressed chunk of %d bytes, its header says %d", len(records), usize)
 		}
 	case "zstd":
-		err = ld.zstd(c, records, int(usize))
+		err = ld.zstd(r, c, records, int(usize))
 	case "lz4":
 		err = lz4Decode(c, records, int(usize))
 	default:
@@ -145,24 +145,36 @@ func (ld *loader) decompress(r *Reader, c *loaded) error {
 	return nil
 }
 
-func (ld *loader) zstd(c *loaded, src []byte, usize int) error {
+// zstd decompresses a chunk into a buffer of exactly its header's size.
+// The decoder's window is not what bounds memory here (DecodeAll writes
+// into dst and keeps no window of its own), so a frame with a large
+// window and no content size, as streaming compressors write, is
+// accepted; what a bomb could grow, the output, is capped at the
+// chunk's uncompressed size by the buffer's capacity (and MaxChunkBytes).
+func (ld *loader) zstd(r *Reader, c *loaded, src []byte, usize int) error {
 	if ld.zr == nil {
-		zr, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(max(usize, 1<<20))))
+		limit := uint64(max(r.opts.MaxChunkBytes, zstd.MinWindowSize))
+		zr, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true),
+			zstd.WithDecoderMaxMemory(limit), zstd.WithDecoderMaxWindow(min(limit, maxZstdWindow)))
 		if err != nil {
 			return err
 		}
 		ld.zr = zr
 	}
-	out, err := ld.zr.DecodeAll(src, grow(c.buf, usize)[:0])
+	buf := grow(c.buf, usize)
+	out, err := ld.zr.DecodeAll(src, buf[:0:usize])
 	if err != nil {
 		return err
 	}
 	if len(out) != usize {
 		return io.ErrUnexpectedEOF
 	}
-	c.buf, c.data = out, out
+	c.buf, c.data = buf, out
 	return nil
 }
+
+// maxZstdWindow is the largest window the zstd format allows (3.75 TiB).
+const maxZstdWindow = 1<<41 + 7<<38
 
 func lz4Decode(c *loaded, src []byte, usize int) error {
 	c.buf = grow(c.buf, usize)

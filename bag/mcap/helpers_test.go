@@ -57,6 +57,8 @@ func (w *writer) chunk(comp string, start, end uint64, records ...[]byte) {
 	case "zstd":
 		e, _ := zstd.NewWriter(nil)
 		data = e.EncodeAll(raw, nil)
+	case "zstd-stream":
+		comp, data = "zstd", streamZstd(raw, 8<<20)
 	case "lz4":
 		var b bytes.Buffer
 		zw := lz4.NewWriter(&b)
@@ -71,6 +73,18 @@ func (w *writer) chunk(comp string, start, end uint64, records ...[]byte) {
 	ln := w.buf.Len() - off
 	w.indexes = append(w.indexes, record(opChunkIndex, rec{}.u64(start).u64(end).u64(uint64(off)).u64(uint64(ln)).
 		u32(0).u64(0).str(comp).u64(uint64(len(data))).u64(uint64(len(raw)))))
+}
+
+// streamZstd compresses b as a streaming compressor does (zstd -c on a
+// pipe, libzstd's streaming API): one frame with no content size and
+// the given window.
+func streamZstd(b []byte, window int) []byte {
+	var out bytes.Buffer
+	e, _ := zstd.NewWriter(&out, zstd.WithWindowSize(window), zstd.WithEncoderConcurrency(1))
+	e.Write(b)
+	e.Flush() // the frame header goes out before the size is known
+	e.Close()
+	return out.Bytes()
 }
 
 // finish writes DataEnd, a summary (schemas and channels given, the

@@ -107,3 +107,34 @@ func TestRealDamage(t *testing.T) {
 	}
 	t.Logf("cut: %d messages; corrupt chunk: %d messages, then %v", len(r.Info().Problems), len(got), err)
 }
+
+// TestStreamedZstdChunk: a zstd chunk as a streaming compressor writes
+// it (no content size in the frame, a window of 8 MiB) decompresses,
+// however small (issue 21: "window size exceeded" for 200 bytes), while
+// a chunk that decompresses to more than its header says (a bomb) is
+// refused without decompressing past the header's size.
+func TestStreamedZstdChunk(t *testing.T) {
+	s, c := schemaRec(1, "std_msgs/msg/String", "string data"), channelRec(1, 1, "/a")
+	w := newWriter()
+	w.chunk("zstd-stream", 10, 20, s, c, messageRec(1, 10, "a10"), messageRec(1, 20, "a20"))
+	_, got, err := readAll(t, w.finish(true, s, c))
+	if err != nil || strings.Join(got, " ") != "a10 a20" {
+		t.Fatalf("streamed zstd chunk: %v, %v; want a10 a20", got, err)
+	}
+
+	// a bomb: 64 MiB of zeros in a frame without content size, in a
+	// chunk whose header says 200 bytes
+	bomb := streamZstd(make([]byte, 64<<20), 8<<20)
+	w = newWriter()
+	body := rec{}.u64(10).u64(10).u64(200).u32(0).str("zstd")
+	body = append(body.u64(uint64(len(bomb))), bomb...)
+	off := w.buf.Len()
+	w.buf.Write(record(opChunk, body))
+	w.indexes = append(w.indexes, record(opChunkIndex, rec{}.u64(10).u64(10).u64(uint64(off)).u64(uint64(w.buf.Len()-off)).
+		u32(0).u64(0).str("zstd").u64(uint64(len(bomb))).u64(200)))
+	_, got, err = readAll(t, w.finish(true, s, c))
+	var ce *CorruptError
+	if !errors.As(err, &ce) || len(got) != 0 {
+		t.Fatalf("bomb: %v, %v; want a CorruptError", got, err)
+	}
+}
