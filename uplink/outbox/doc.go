@@ -9,8 +9,18 @@
 // record is
 //
 //	magic "EDOB" | uint32 LE body length | uint32 LE CRC-32C of body | body
-//	body = type (1 byte: 'P' put, 'A' ack, 'E' evicted) | priority (1) |
-//	       uint64 LE sequence | data (put only)
+//	body = type (1 byte) | priority (1) | uint64 LE sequence | data
+//	type = 'P' put, 'G' put of a group's message, 'H' a compaction's
+//	       copy of a held one (data of both: uint8 length | group |
+//	       uint8 length | name | message); tombstones (no data): 'A'
+//	       acknowledged (a group's message is then held), 'E' evicted
+//	       or dropped, 'D' its group is done
+//
+// Groups (groups.go): a message put with a Group (edged: its episode)
+// is kept after the broker's acknowledgement, held, until Done(group)
+// (the receiver holds the whole episode), so that Resend can queue it
+// again, unchanged, when the receiver lacks it. Held messages are not
+// Pending; they count against MaxBytes and are the first evicted.
 //
 // Puts are fsynced by group commit: concurrent Puts (and the records of
 // one Put call, with the tombstones of what they evict) share one write
@@ -24,9 +34,11 @@
 // Stats and Recovered; neither is fatal. A record found unreadable later
 // (by Next or by compaction) is quarantined and counted once.
 //
-// Bounds: MaxBytes caps the disk use. When a Put would exceed it, the
-// oldest evictable (PrioritySheet) messages that are not in flight are
-// evicted and counted; messages of other priorities are never evicted (a
+// Bounds: MaxBytes caps the disk use. When a Put would exceed it, held
+// messages are evicted first (sheets, snippets, then control messages,
+// oldest first; logged, counted in EvictedHeld), then the oldest
+// evictable (PrioritySheet) messages that are not in flight, all
+// counted in Evicted; messages of other priorities are never evicted (a
 // Put of them may exceed the bound, counted in OverBound). A sealed file
 // whose live data fell under half of it is compacted: its live records
 // are copied to the active file, made durable, and the file is deleted.

@@ -62,7 +62,7 @@ func sealedSeqs(t *testing.T, o *Outbox) ([]uint64, map[uint64]int64, string) {
 func putMany(t *testing.T, o *Outbox, n, size int) {
 	t.Helper()
 	for i := range n {
-		if _, err := o.Put(Msg{PriorityControl, append([]byte(fmt.Sprintf("%03d", i)), bytes.Repeat([]byte("x"), size)...)}); err != nil {
+		if _, err := o.Put(Msg{Priority: PriorityControl, Data: append([]byte(fmt.Sprintf("%03d", i)), bytes.Repeat([]byte("x"), size)...)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -175,7 +175,7 @@ func (o *Outbox) appendCopies(f *segFile, ms []*moving) (nf *segFile, base int64
 			bad = append(bad, m)
 		default:
 			m.newOff, m.appended = int64(len(buf)), true
-			buf = appendRecord(buf, recPut, m.e.prio, m.e.seq, m.data)
+			buf = appendCopy(buf, m.e, m.data)
 		}
 	}
 	o.appendTombstones(tomb)
@@ -218,4 +218,18 @@ func (o *Outbox) deleteFile(f *segFile) {
 	// Without this fsync a power cut may bring the file back: its
 	// messages would be sent again, which the receiver tolerates.
 	_ = fsutil.SyncDir(o.opts.Dir)
+}
+
+// appendCopy appends the record of a copy of e with data: as put, or,
+// for a message of a group, with its group and name and whether it is
+// held.
+func appendCopy(buf []byte, e *entry, data []byte) []byte {
+	if e.group == "" {
+		return appendRecord(buf, recPut, e.prio, e.seq, data)
+	}
+	typ := byte(recGroup)
+	if e.held {
+		typ = recHeld
+	}
+	return appendRecord(buf, typ, e.prio, e.seq, appendGroupData(nil, e.group, e.name, data))
 }

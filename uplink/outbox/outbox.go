@@ -64,6 +64,11 @@ type Options struct {
 type Msg struct {
 	Priority Priority
 	Data     []byte
+	// Group, when set, keeps the message after its Ack (held) until
+	// Done(Group), so that Resend can send it again; Name names it in
+	// its group (the newest message of a name is the one Resend finds).
+	// At most 255 bytes each; Name only with Group.
+	Group, Name string
 }
 
 // Item is a message handed out by Next.
@@ -83,7 +88,17 @@ type Stats struct {
 	Put          uint64
 	Acked        uint64 // delivered: the broker acknowledged them (Ack)
 	Dropped      uint64 // given up without delivery: could not be sent (Drop)
-	Evicted      uint64 // sheets evicted to make room
+	Evicted      uint64 // messages evicted to make room (held ones included)
+	// Held: messages of groups acknowledged by the broker and kept until
+	// their group is Done (not in Pending); HeldBytes their record bytes.
+	Held      int
+	HeldBytes int64
+	// EvictedHeld: held messages evicted to make room before their group
+	// was Done (part of Evicted); Resent: held messages queued again by
+	// Resend; Done: held messages forgotten by Done.
+	EvictedHeld uint64
+	Resent      uint64
+	Done        uint64
 	Rejected     uint64 // evictable messages refused (ErrFull)
 	OverBound    uint64 // never-evicted messages accepted beyond MaxBytes
 	Quarantined  uint64 // corrupt records moved to quarantine/, each once
@@ -117,6 +132,12 @@ type entry struct {
 	inflight bool
 	dead     bool
 	added    time.Time // Put, or Open for a message found on disk
+	// inQ: in queues[prio] (a slot trimQueue has not dropped yet).
+	inQ bool
+	// group and name (Msg.Group, Msg.Name); held: acknowledged and kept
+	// until Done (group only).
+	group, name string
+	held        bool
 }
 
 // Outbox is the durable queue. Create it with Open.
@@ -134,6 +155,12 @@ type Outbox struct {
 	nextFile  uint64 // touched by Open, then only by the maintenance goroutine
 	liveBytes int64
 	inflight  int
+	groups    map[string]*group
+	// held lists the held entries per priority, oldest first, for
+	// eviction (entries no longer held are skipped and trimmed).
+	held      [numPriorities][]*entry
+	heldN     int
+	heldBytes int64
 	writeGen  uint64
 	stats     Stats
 	recovered []string
@@ -162,7 +189,7 @@ func Open(opts Options) (*Outbox, error) {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("outbox: create %s: %w (check data_dir permissions)", opts.Dir, err)
 	}
-	o := &Outbox{opts: opts, log: opts.Logger, entries: map[uint64]*entry{}, nextSeq: 1,
+	o := &Outbox{opts: opts, log: opts.Logger, entries: map[uint64]*entry{}, groups: map[string]*group{}, nextSeq: 1,
 		notify: make(chan struct{}, 1), wake: make(chan struct{}, 1), done: make(chan struct{}),
 		fsync: (*os.File).Sync, compactRead: func() {}}
 	if err := o.replay(); err != nil {
@@ -242,6 +269,9 @@ func (o *Outbox) Put(msgs ...Msg) ([]uint64, error) {
 		if len(m.Data)+bodyPrefix > o.opts.MaxRecord {
 			return nil, fmt.Errorf("outbox: message of %d bytes exceeds the cap of %d", len(m.Data), o.opts.MaxRecord)
 		}
+		if len(m.Group) > maxGroupName || len(m.Name) > maxGroupName || (m.Group == "" && m.Name != "") {
+			return nil, fmt.Errorf("outbox: group %.40q and name %.40q: at most %d bytes each, a name only in a group", m.Group, m.Name, maxGroupName)
+		}
 	}
 	o.mu.Lock()
 	seqs, added, gen, full, err := o.write(msgs)
@@ -281,6 +311,11 @@ func (o *Outbox) write(msgs []Msg) (seqs []uint64, added []*entry, gen uint64, f
 	var buf []byte
 	for i, m := range msgs {
 		size := int64(headerLen + bodyPrefix + len(m.Data))
+		typ, data := byte(recPut), m.Data
+		if m.Group != "" {
+			typ, data = recGroup, appendGroupData(nil, m.Group, m.Name, m.Data)
+			size = int64(headerLen + bodyPrefix + len(data))
+		}
 		var ok bool
 		if buf, ok = o.makeRoom(buf, size, m.Priority); !ok {
 			o.stats.Rejected++
@@ -289,8 +324,9 @@ func (o *Outbox) write(msgs []Msg) (seqs []uint64, added []*entry, gen uint64, f
 		}
 		seqs[i] = o.nextSeq
 		o.nextSeq++
-		added = append(added, &entry{seq: seqs[i], prio: m.Priority, off: int64(len(buf)), size: size, added: o.opts.Now()})
-		buf = appendRecord(buf, recPut, m.Priority, seqs[i], m.Data)
+		added = append(added, &entry{seq: seqs[i], prio: m.Priority, off: int64(len(buf)), size: size, added: o.opts.Now(),
+			group: m.Group, name: m.Name})
+		buf = appendRecord(buf, typ, m.Priority, seqs[i], data)
 	}
 	if len(buf) == 0 {
 		return seqs, nil, 0, full, nil
@@ -321,7 +357,7 @@ func (o *Outbox) discard(added []*entry) {
 // enqueue makes a durable entry visible, keeping its queue in sequence
 // order (concurrent Puts may finish their fsync out of order).
 func (o *Outbox) enqueue(e *entry) {
-	e.queued = true
+	e.queued, e.inQ = true, true
 	q := o.queues[e.prio]
 	i, _ := slices.BinarySearchFunc(q, e.seq, func(x *entry, seq uint64) int {
 		switch {
@@ -356,6 +392,9 @@ func (o *Outbox) makeRoom(buf []byte, size int64, prio Priority) ([]byte, bool) 
 }
 
 func (o *Outbox) evictOldest(buf []byte) ([]byte, bool) {
+	if buf, ok := o.evictHeld(buf); ok {
+		return buf, true
+	}
 	for _, e := range o.queues[PrioritySheet] {
 		if e.dead || e.inflight {
 			continue
@@ -404,6 +443,9 @@ func (o *Outbox) addEntry(f *segFile, e *entry) {
 	f.live += e.size
 	o.entries[e.seq] = e
 	o.liveBytes += e.size
+	if e.group != "" {
+		o.addToGroup(e)
+	}
 }
 
 // sync makes every write up to gen durable; concurrent callers share
@@ -507,7 +549,7 @@ func (o *Outbox) nextReady() *entry {
 	for p := range o.queues {
 		o.trimQueue(Priority(p))
 		for _, e := range o.queues[p] {
-			if e.dead || e.inflight {
+			if e.dead || e.inflight || e.held {
 				continue
 			}
 			e.inflight = true
@@ -545,18 +587,19 @@ func (o *Outbox) read(f *segFile, off, size int64, seq uint64) (data, raw []byte
 		return nil, b, fmt.Errorf("read %s@%d: %w", f.f.Name(), off, err)
 	}
 	r, ok := parseRecord(b, o.opts.MaxRecord)
-	if !ok || r.seq != seq || r.typ != recPut {
+	if !ok || r.seq != seq || !isPut(r.typ) {
 		return nil, b, fmt.Errorf("record %s@%d changed on disk", f.f.Name(), off)
 	}
 	return r.data, nil, nil
 }
 
-// trimQueue drops dead entries from the front, and all of them when
-// they are the majority.
+// trimQueue drops dead and held entries from the front, and all of
+// them when they are the majority (deadInQ counts them).
 func (o *Outbox) trimQueue(p Priority) {
 	q := o.queues[p]
 	i := 0
-	for i < len(q) && q[i].dead {
+	for i < len(q) && (q[i].dead || q[i].held) {
+		q[i].inQ = false
 		i++
 		o.deadInQ[p]--
 	}
@@ -564,7 +607,9 @@ func (o *Outbox) trimQueue(p Priority) {
 	if o.deadInQ[p] > 64 && o.deadInQ[p] > len(q)/2 {
 		keep := q[:0:0]
 		for _, e := range q {
-			if !e.dead {
+			if e.dead || e.held {
+				e.inQ = false
+			} else {
 				keep = append(keep, e)
 			}
 		}
@@ -574,8 +619,9 @@ func (o *Outbox) trimQueue(p Priority) {
 	o.queues[p] = q
 }
 
-// Ack removes a delivered message (the broker acknowledged it). Unknown
-// sequences are ignored.
+// Ack removes a delivered message (the broker acknowledged it), or
+// holds it when it has a group (until Done). Unknown sequences are
+// ignored.
 func (o *Outbox) Ack(seq uint64) { o.forget(seq, recAck, &o.stats.Acked) }
 
 // Drop removes a message that will never be delivered (it cannot be
@@ -586,10 +632,17 @@ func (o *Outbox) Drop(seq uint64) { o.forget(seq, recEvict, &o.stats.Dropped) }
 func (o *Outbox) forget(seq uint64, typ byte, counter *uint64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if e := o.entries[seq]; e != nil && e.queued && !o.closed {
-		o.appendTombstones(o.remove(nil, e, typ))
-		*counter++
+	e := o.entries[seq]
+	if e == nil || !e.queued || o.closed || e.held {
+		return
 	}
+	*counter++
+	if typ == recAck && e.group != "" {
+		o.hold(e)
+		o.appendTombstones(appendRecord(nil, recAck, e.prio, e.seq, nil))
+		return
+	}
+	o.appendTombstones(o.remove(nil, e, typ))
 }
 
 // Release returns an in-flight message to the queue (not acknowledged:
@@ -612,15 +665,12 @@ func (o *Outbox) remove(buf []byte, e *entry, typ byte) []byte {
 		o.inflight--
 		e.inflight = false
 	}
-	e.dead = true
-	if e.queued { // a Put not yet durable has no queue slot to trim
+	if e.inQ && !e.held { // a held entry in a queue is counted already
 		o.deadInQ[e.prio]++
 	}
-	delete(o.entries, e.seq)
+	o.unindex(e)
+	e.dead = true
 	f := e.file
-	delete(f.entries, e.seq)
-	f.live -= e.size
-	o.liveBytes -= e.size
 	if f.sealed && o.wantsWork(f) {
 		o.wakeMaintenance()
 	}
@@ -632,12 +682,13 @@ func (o *Outbox) Stats() Stats {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	s := o.stats
-	s.Pending = len(o.entries)
-	s.PendingBytes = o.liveBytes
+	s.Pending = len(o.entries) - o.heldN
+	s.PendingBytes = o.liveBytes - o.heldBytes
+	s.Held, s.HeldBytes = o.heldN, o.heldBytes
 	s.InFlight = o.inflight
 	var oldest time.Time
 	for _, e := range o.entries {
-		if !e.dead && (oldest.IsZero() || e.added.Before(oldest)) {
+		if !e.dead && !e.held && (oldest.IsZero() || e.added.Before(oldest)) {
 			oldest = e.added
 		}
 	}

@@ -80,12 +80,12 @@ func TestEvictsOldestSheetsNeverControl(t *testing.T) {
 	defer o.Close()
 	body := func(c byte) []byte { return bytes.Repeat([]byte{c}, 100) }
 	for i := range 6 {
-		if _, err := o.Put(Msg{PrioritySheet, body(byte('a' + i))}); err != nil {
+		if _, err := o.Put(Msg{Priority: PrioritySheet, Data: body(byte('a' + i))}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i := range 8 {
-		if _, err := o.Put(Msg{PriorityControl, body(byte('0' + i))}); err != nil {
+		if _, err := o.Put(Msg{Priority: PriorityControl, Data: body(byte('0' + i))}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -95,12 +95,12 @@ func TestEvictsOldestSheetsNeverControl(t *testing.T) {
 	}
 	// Full of control messages: sheets are refused, control still taken.
 	for range 2 {
-		o.Put(Msg{PriorityControl, body('x')})
+		o.Put(Msg{Priority: PriorityControl, Data: body('x')})
 	}
-	if _, err := o.Put(Msg{PrioritySheet, body('z')}); err != ErrFull {
+	if _, err := o.Put(Msg{Priority: PrioritySheet, Data: body('z')}); err != ErrFull {
 		t.Fatalf("sheet into a full outbox: %v, want ErrFull", err)
 	}
-	if _, err := o.Put(Msg{PriorityControl, body('y')}); err != nil {
+	if _, err := o.Put(Msg{Priority: PriorityControl, Data: body('y')}); err != nil {
 		t.Fatal(err)
 	}
 	s = o.Stats()
@@ -150,7 +150,7 @@ func TestCompactionKeepsLiveMessages(t *testing.T) {
 	big := bytes.Repeat([]byte("x"), 300)
 	var keep []uint64
 	for i := range 60 {
-		seqs, err := o.Put(Msg{PriorityControl, append([]byte(fmt.Sprintf("%03d", i)), big...)})
+		seqs, err := o.Put(Msg{Priority: PriorityControl, Data: append([]byte(fmt.Sprintf("%03d", i)), big...)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +222,7 @@ func BenchmarkPut(b *testing.B) {
 	b.SetParallelism(4)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			seqs, err := o.Put(Msg{PrioritySheet, data})
+			seqs, err := o.Put(Msg{Priority: PrioritySheet, Data: data})
 			if err != nil {
 				b.Error(err)
 				return
@@ -244,7 +244,7 @@ func BenchmarkPutSerial(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		seqs, err := o.Put(Msg{PrioritySheet, data})
+		seqs, err := o.Put(Msg{Priority: PrioritySheet, Data: data})
 		if err != nil {
 			b.Fatal(err)
 		}

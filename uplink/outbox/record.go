@@ -14,7 +14,44 @@ const (
 	recPut   = 'P'
 	recAck   = 'A'
 	recEvict = 'E'
+	// A message of a group (Msg.Group), kept after its Ack until Done:
+	// recGroup as put, recHeld a compaction's copy of one acknowledged
+	// already (held); their data starts with the group and the name
+	// (appendGroupData). recDone is the tombstone of Done.
+	recGroup = 'G'
+	recHeld  = 'H'
+	recDone  = 'D'
 )
+
+// maxGroupName bounds Msg.Group and Msg.Name (one length byte each).
+const maxGroupName = 255
+
+// appendGroupData appends a group message's record data: uint8 length
+// and the group, uint8 length and the name, then the message.
+func appendGroupData(dst []byte, group, name string, data []byte) []byte {
+	dst = append(dst, byte(len(group)))
+	dst = append(dst, group...)
+	dst = append(dst, byte(len(name)))
+	dst = append(dst, name...)
+	return append(dst, data...)
+}
+
+// splitGroupData is appendGroupData's inverse; ok is false when the
+// lengths do not fit in b.
+func splitGroupData(b []byte) (group, name string, data []byte, ok bool) {
+	if len(b) < 1 || len(b) < 1+int(b[0])+1 {
+		return "", "", nil, false
+	}
+	g := b[1 : 1+int(b[0])]
+	b = b[1+int(b[0]):]
+	if len(b) < 1+int(b[0]) {
+		return "", "", nil, false
+	}
+	return string(g), string(b[1 : 1+int(b[0])]), b[1+int(b[0]):], true
+}
+
+// isPut: the record stores a message (not a tombstone).
+func isPut(typ byte) bool { return typ == recPut || typ == recGroup || typ == recHeld }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -37,8 +74,10 @@ type record struct {
 	typ  byte
 	prio Priority
 	seq  uint64
-	data []byte
-	size int // bytes of the whole record
+	data []byte // the message (after the group and name)
+	size int    // bytes of the whole record
+	// group and name of a recGroup or recHeld record.
+	group, name string
 }
 
 // parseRecord parses the record at the start of b. ok is false when b
@@ -58,12 +97,17 @@ func parseRecord(b []byte, maxBody int) (r record, ok bool) {
 	}
 	r = record{typ: body[0], prio: Priority(body[1]), seq: binary.LittleEndian.Uint64(body[2:]), data: body[bodyPrefix:], size: headerLen + n}
 	switch {
-	case r.typ != recPut && r.typ != recAck && r.typ != recEvict:
+	case !isPut(r.typ) && r.typ != recAck && r.typ != recEvict && r.typ != recDone:
 		return r, false
 	case r.prio >= numPriorities:
 		return r, false
-	case r.typ != recPut && len(r.data) != 0:
+	case !isPut(r.typ) && len(r.data) != 0:
 		return r, false
+	}
+	if r.typ == recGroup || r.typ == recHeld {
+		if r.group, r.name, r.data, ok = splitGroupData(r.data); !ok || r.group == "" {
+			return r, false
+		}
 	}
 	return r, true
 }

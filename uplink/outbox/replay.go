@@ -36,12 +36,20 @@ func (o *Outbox) replay() error {
 		}
 		o.nextFile = nf.id + 1
 	}
+	now := o.opts.Now()
 	for _, e := range o.entries {
 		e.queued = true // on disk before this run: durable
+		if e.held {
+			e.held = false // counted by markHeld
+			o.markHeld(e, now)
+			continue
+		}
+		e.inQ = true
 		o.queues[e.prio] = append(o.queues[e.prio], e)
 	}
 	for p := range o.queues {
 		slices.SortFunc(o.queues[p], func(a, b *entry) int { return cmp.Compare(a.seq, b.seq) })
+		slices.SortFunc(o.held[p], func(a, b *entry) int { return cmp.Compare(a.seq, b.seq) })
 	}
 	return nil
 }
@@ -96,15 +104,27 @@ func (o *Outbox) apply(f *segFile, r record, off int64) {
 	if r.seq >= o.nextSeq {
 		o.nextSeq = r.seq + 1
 	}
-	if old := o.entries[r.seq]; old != nil {
-		// A later copy (compaction) or a tombstone replaces it.
-		delete(old.file.entries, r.seq)
-		old.file.live -= old.size
-		o.liveBytes -= old.size
-		delete(o.entries, r.seq)
+	old := o.entries[r.seq]
+	if r.typ == recAck && old != nil && old.group != "" {
+		// Acknowledged by the broker: a group's message is kept until
+		// its group is Done. (Counted as held once the replay is over.)
+		old.held = true
+		return
 	}
-	if r.typ == recPut {
-		o.addEntry(f, &entry{seq: r.seq, prio: r.prio, off: off, size: int64(r.size), added: o.opts.Now()})
+	if old != nil {
+		// A later copy (compaction) or a tombstone replaces it. (Held
+		// state is counted after the replay: nothing is counted yet.)
+		old.held = false
+		o.unindex(old)
+	}
+	if isPut(r.typ) {
+		// A group's entry is indexed not held; the replay's end counts it
+		// held (markHeld) when a copy or a tombstone said so.
+		o.addEntry(f, &entry{seq: r.seq, prio: r.prio, off: off, size: int64(r.size), added: o.opts.Now(),
+			group: r.group, name: r.name})
+		if r.typ == recHeld {
+			o.entries[r.seq].held = true
+		}
 	}
 }
 

@@ -1,0 +1,167 @@
+package outbox
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/edged-robotics/edged/internal/poll"
+)
+
+func gmsg(p Priority, group, name, data string) Msg {
+	return Msg{Priority: p, Data: []byte(data), Group: group, Name: name}
+}
+
+// A group's messages stay after the broker's Ack until Done; Resend
+// hands them out again unchanged, and a reopen keeps them held, not
+// queued (they are not sent again by themselves).
+func TestGroupHeldUntilDone(t *testing.T) {
+	dir := t.TempDir()
+	o := open(t, dir, 1<<20)
+	if _, err := o.Put(gmsg(PriorityControl, "ep1", "segment/0", "seg0"), gmsg(PrioritySheet, "ep1", "sheet/cam/1", "sheet1"),
+		msg(PriorityControl, "loose")); err != nil {
+		t.Fatal(err)
+	}
+	if got := drain(t, o, true); fmt.Sprint(got) != "[seg0 loose sheet1]" {
+		t.Fatalf("sent %v", got)
+	}
+	st := o.Stats()
+	if st.Pending != 0 || st.Held != 2 || st.Acked != 3 {
+		t.Fatalf("after the acks: pending %d held %d acked %d, want 0 2 3", st.Pending, st.Held, st.Acked)
+	}
+	if !o.Holds("ep1", "sheet/cam/1") || o.Holds("ep1", "sheet/cam/2") {
+		t.Fatal("Holds wrong")
+	}
+	if err := o.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	o = open(t, dir, 1<<20)
+	if got := drain(t, o, false); len(got) != 0 {
+		t.Fatalf("a reopen sent %v again; held messages wait for Resend", got)
+	}
+	if st := o.Stats(); st.Held != 2 || st.Pending != 0 {
+		t.Fatalf("after reopen: held %d pending %d, want 2 0", st.Held, st.Pending)
+	}
+	if g := o.Groups(); len(g) != 1 || g[0].Group != "ep1" || g[0].Held != 2 || g[0].Queued != 0 || g[0].Sent.IsZero() {
+		t.Fatalf("groups %+v", g)
+	}
+	r := o.Resend("ep1", []string{"sheet/cam/1", "sheet/cam/9"})
+	if fmt.Sprint(r.Queued, r.Missing) != "[sheet/cam/1] [sheet/cam/9]" {
+		t.Fatalf("resend %+v", r)
+	}
+	if r := o.Resend("ep1", []string{"sheet/cam/1"}); fmt.Sprint(r.Waiting) != "[sheet/cam/1]" {
+		t.Fatalf("a second resend before the first went out: %+v, want it waiting", r)
+	}
+	if got := drain(t, o, true); fmt.Sprint(got) != "[sheet1]" {
+		t.Fatalf("resent %v", got)
+	}
+	if n := o.Done("ep1"); n != 2 {
+		t.Fatalf("Done forgot %d, want 2", n)
+	}
+	if st := o.Stats(); st.Held != 0 || st.Done != 2 || st.Resent != 1 || len(o.Groups()) != 0 {
+		t.Fatalf("after Done: %+v groups %v", st, o.Groups())
+	}
+	if err := o.Close(); err != nil {
+		t.Fatal(err)
+	}
+	o = open(t, dir, 1<<20)
+	defer o.Close()
+	if st := o.Stats(); st.Held != 0 || st.Pending != 0 {
+		t.Fatalf("Done did not last: held %d pending %d", st.Held, st.Pending)
+	}
+}
+
+// Done forgets a group's messages not sent yet too (the receiver holds
+// the episode: they are duplicates).
+func TestDoneForgetsQueued(t *testing.T) {
+	o := open(t, t.TempDir(), 1<<20)
+	defer o.Close()
+	if _, err := o.Put(gmsg(PrioritySheet, "ep", "a", "a"), gmsg(PrioritySheet, "ep", "b", "b"), gmsg(PrioritySheet, "other", "a", "x")); err != nil {
+		t.Fatal(err)
+	}
+	if n := o.Done("ep"); n != 2 {
+		t.Fatalf("Done = %d", n)
+	}
+	if got := drain(t, o, true); fmt.Sprint(got) != "[x]" {
+		t.Fatalf("sent %v", got)
+	}
+}
+
+// Compaction copies held messages as held: after a reopen they are
+// neither lost nor sent again.
+func TestCompactionKeepsHeld(t *testing.T) {
+	dir := t.TempDir()
+	o := open(t, dir, 1<<20) // 4 KiB files: many of them
+	pad := string(bytes.Repeat([]byte("x"), 200))
+	for i := range 60 {
+		if _, err := o.Put(gmsg(PrioritySnippet, "ep", fmt.Sprint("snippet/c/", i), fmt.Sprint(i, pad)), msg(PrioritySnippet, pad+pad+pad)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	drain(t, o, true)
+	poll.Until(t, 10*time.Second, "compaction", func() bool { return o.Stats().Compactions > 0 })
+	if err := o.Close(); err != nil {
+		t.Fatal(err)
+	}
+	o = open(t, dir, 1<<20)
+	defer o.Close()
+	if got := drain(t, o, false); len(got) != 0 {
+		t.Fatalf("%d messages sent again after compaction and reopen", len(got))
+	}
+	if st := o.Stats(); st.Held != 60 {
+		t.Fatalf("held %d after compaction and reopen, want 60", st.Held)
+	}
+	r := o.Resend("ep", []string{"snippet/c/7"})
+	if got := drain(t, o, false); len(r.Queued) != 1 || len(got) != 1 || got[0] != "7"+pad {
+		t.Fatalf("resend after compaction: %+v %q", r, got)
+	}
+}
+
+// Held messages make room first, sheets before snippets before control
+// messages, oldest first, and before any queued sheet; each is counted.
+func TestHeldEvictedFirst(t *testing.T) {
+	rec := int64(headerLen + bodyPrefix + 100 + 2 + len("ep") + len("n00"))
+	o := open(t, t.TempDir(), 6*rec)
+	defer o.Close()
+	body := func(c byte) string { return string(bytes.Repeat([]byte{c}, 100)) }
+	for i, p := range []Priority{PriorityControl, PrioritySheet, PrioritySnippet, PrioritySheet} {
+		if _, err := o.Put(gmsg(p, "ep", fmt.Sprintf("n%02d", i), body(byte('a'+i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	drain(t, o, true) // all four held
+	if _, err := o.Put(gmsg(PrioritySheet, "ep", "n10", body('q')), gmsg(PrioritySheet, "ep", "n11", body('r'))); err != nil {
+		t.Fatal(err) // fits: 6 records
+	}
+	var evicted []string
+	for _, want := range []string{"n01", "n03", "n02", "n00"} {
+		if _, err := o.Put(gmsg(PriorityControl, "eq", "n99", body('z'))); err != nil {
+			t.Fatal(err)
+		}
+		if o.Holds("ep", want) {
+			t.Fatalf("held %s not evicted in its turn (evicted so far %v)", want, evicted)
+		}
+		evicted = append(evicted, want)
+	}
+	st := o.Stats()
+	if st.EvictedHeld != 4 || st.Evicted != 4 || st.OverBound != 0 || st.Pending != 6 {
+		t.Fatalf("stats %+v", st)
+	}
+	if got := drain(t, o, false); !slices.Contains(got, body('q')) {
+		t.Fatalf("a queued sheet went before the held ones: %d left", len(got))
+	}
+}
+
+func TestGroupNamesBounded(t *testing.T) {
+	o := open(t, t.TempDir(), 1<<20)
+	defer o.Close()
+	long := string(bytes.Repeat([]byte("g"), 256))
+	for _, m := range []Msg{gmsg(PriorityControl, long, "n", "x"), gmsg(PriorityControl, "g", long, "x"), gmsg(PriorityControl, "", "n", "x")} {
+		if _, err := o.Put(m); err == nil {
+			t.Errorf("group %d bytes name %d bytes accepted", len(m.Group), len(m.Name))
+		}
+	}
+}
