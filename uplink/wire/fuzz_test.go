@@ -53,3 +53,22 @@ func FuzzDecodeSnippet(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodeRepair(f *testing.F) {
+	r := Repair{Robot: "arm-01", Episode: "arm-01-20260101T000000.000Z", Time: 1, Missing: []string{"segment/2", "sheet/top/3", "episode_end/1"}, More: true}
+	b, _ := r.MarshalMsg(nil)
+	f.Add(b)
+	f.Add([]byte{0xdc, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := DecodeRepair(b)
+		if err != nil {
+			return
+		}
+		for _, s := range r.Missing {
+			p, err := ParsePiece(s)
+			if err != nil || p.String() != s {
+				t.Fatalf("piece %q decoded but does not round-trip: %v %v", s, p, err)
+			}
+		}
+	})
+}

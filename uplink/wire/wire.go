@@ -197,3 +197,29 @@ type Ack struct {
 	Episode string `msg:"episode"`
 	Time    int64  `msg:"time"` // receiver wall clock, unix ns
 }
+
+// AckRepair ends the topic PREFIX/ROBOT/ack/repair on which a receiver
+// asks a robot (QoS 1, not retained) for the messages of an ended
+// episode it lacks; the robot publishes them again, unchanged (same
+// ids). Robots before repair subscribe to AckUploaded only and never
+// see it.
+const AckRepair = "ack/repair"
+
+// RepairTopic is the topic of robot's repair requests.
+func RepairTopic(prefix, robot string) string { return prefix + "/" + robot + "/" + AckRepair }
+
+// AckFilter is the robot's subscription: its acknowledgements and
+// repair requests.
+func AckFilter(prefix, robot string) string { return prefix + "/" + robot + "/ack/+" }
+
+// Repair is the payload of a repair request: the receiver holds the end
+// manifest of this episode of this robot but not the pieces in Missing
+// (Piece.String). More: it lacks more than MaxRepairPieces, and asks for
+// the rest once these arrived.
+type Repair struct {
+	Robot   string   `msg:"robot"`
+	Episode string   `msg:"episode"`
+	Time    int64    `msg:"time"` // receiver wall clock, unix ns
+	Missing []string `msg:"missing,limit=1024"`
+	More    bool     `msg:"more"`
+}

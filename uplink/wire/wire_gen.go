@@ -1831,6 +1831,265 @@ func (z *Manifest) Msgsize() (s int) {
 }
 
 // DecodeMsg implements msgp.Decodable
+func (z *Repair) DecodeMsg(dc *msgp.Reader) (err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, err = dc.ReadMapHeader()
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z5817a858limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, err = dc.ReadMapKeyPtr()
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "robot":
+			z.Robot, err = dc.ReadString()
+			if err != nil {
+				err = msgp.WrapError(err, "Robot")
+				return
+			}
+		case "episode":
+			z.Episode, err = dc.ReadString()
+			if err != nil {
+				err = msgp.WrapError(err, "Episode")
+				return
+			}
+		case "time":
+			z.Time, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "Time")
+				return
+			}
+		case "missing":
+			var zb0002 uint32
+			zb0002, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "Missing")
+				return
+			}
+			if zb0002 > 1024 {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Missing) >= int(zb0002) {
+				z.Missing = (z.Missing)[:zb0002]
+			} else {
+				z.Missing = make([]string, zb0002)
+			}
+			for za0001 := range z.Missing {
+				z.Missing[za0001], err = dc.ReadString()
+				if err != nil {
+					err = msgp.WrapError(err, "Missing", za0001)
+					return
+				}
+			}
+		case "more":
+			z.More, err = dc.ReadBool()
+			if err != nil {
+				err = msgp.WrapError(err, "More")
+				return
+			}
+		default:
+			err = dc.Skip()
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	return
+}
+
+// EncodeMsg implements msgp.Encodable
+func (z *Repair) EncodeMsg(en *msgp.Writer) (err error) {
+	// map header, size 5
+	// write "robot"
+	err = en.Append(0x85, 0xa5, 0x72, 0x6f, 0x62, 0x6f, 0x74)
+	if err != nil {
+		return
+	}
+	err = en.WriteString(z.Robot)
+	if err != nil {
+		err = msgp.WrapError(err, "Robot")
+		return
+	}
+	// write "episode"
+	err = en.Append(0xa7, 0x65, 0x70, 0x69, 0x73, 0x6f, 0x64, 0x65)
+	if err != nil {
+		return
+	}
+	err = en.WriteString(z.Episode)
+	if err != nil {
+		err = msgp.WrapError(err, "Episode")
+		return
+	}
+	// write "time"
+	err = en.Append(0xa4, 0x74, 0x69, 0x6d, 0x65)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.Time)
+	if err != nil {
+		err = msgp.WrapError(err, "Time")
+		return
+	}
+	// write "missing"
+	err = en.Append(0xa7, 0x6d, 0x69, 0x73, 0x73, 0x69, 0x6e, 0x67)
+	if err != nil {
+		return
+	}
+	err = en.WriteArrayHeader(uint32(len(z.Missing)))
+	if err != nil {
+		err = msgp.WrapError(err, "Missing")
+		return
+	}
+	for za0001 := range z.Missing {
+		err = en.WriteString(z.Missing[za0001])
+		if err != nil {
+			err = msgp.WrapError(err, "Missing", za0001)
+			return
+		}
+	}
+	// write "more"
+	err = en.Append(0xa4, 0x6d, 0x6f, 0x72, 0x65)
+	if err != nil {
+		return
+	}
+	err = en.WriteBool(z.More)
+	if err != nil {
+		err = msgp.WrapError(err, "More")
+		return
+	}
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z *Repair) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// map header, size 5
+	// string "robot"
+	o = append(o, 0x85, 0xa5, 0x72, 0x6f, 0x62, 0x6f, 0x74)
+	o = msgp.AppendString(o, z.Robot)
+	// string "episode"
+	o = append(o, 0xa7, 0x65, 0x70, 0x69, 0x73, 0x6f, 0x64, 0x65)
+	o = msgp.AppendString(o, z.Episode)
+	// string "time"
+	o = append(o, 0xa4, 0x74, 0x69, 0x6d, 0x65)
+	o = msgp.AppendInt64(o, z.Time)
+	// string "missing"
+	o = append(o, 0xa7, 0x6d, 0x69, 0x73, 0x73, 0x69, 0x6e, 0x67)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.Missing)))
+	for za0001 := range z.Missing {
+		o = msgp.AppendString(o, z.Missing[za0001])
+	}
+	// string "more"
+	o = append(o, 0xa4, 0x6d, 0x6f, 0x72, 0x65)
+	o = msgp.AppendBool(o, z.More)
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *Repair) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z5817a858limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = msgp.ReadMapKeyZC(bts)
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "robot":
+			z.Robot, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Robot")
+				return
+			}
+		case "episode":
+			z.Episode, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Episode")
+				return
+			}
+		case "time":
+			z.Time, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Time")
+				return
+			}
+		case "missing":
+			var zb0002 uint32
+			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Missing")
+				return
+			}
+			if zb0002 > 1024 {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Missing) >= int(zb0002) {
+				z.Missing = (z.Missing)[:zb0002]
+			} else {
+				z.Missing = make([]string, zb0002)
+			}
+			for za0001 := range z.Missing {
+				z.Missing[za0001], bts, err = msgp.ReadStringBytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Missing", za0001)
+					return
+				}
+			}
+		case "more":
+			z.More, bts, err = msgp.ReadBoolBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "More")
+				return
+			}
+		default:
+			bts, err = msgp.Skip(bts)
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *Repair) Msgsize() (s int) {
+	s = 1 + 6 + msgp.StringPrefixSize + len(z.Robot) + 8 + msgp.StringPrefixSize + len(z.Episode) + 5 + msgp.Int64Size + 8 + msgp.ArrayHeaderSize
+	for za0001 := range z.Missing {
+		s += msgp.StringPrefixSize + len(z.Missing[za0001])
+	}
+	s += 5 + msgp.BoolSize
+	return
+}
+
+// DecodeMsg implements msgp.Decodable
 func (z *Segment) DecodeMsg(dc *msgp.Reader) (err error) {
 	var field []byte
 	_ = field
