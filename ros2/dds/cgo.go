@@ -11,6 +11,33 @@ int edged_take(dds_entity_t rd, edged_sample *out, int n);
 void edged_unref(edged_serdata *sd);
 int edged_wait(dds_entity_t ws, int64_t timeout_ns);
 int edged_graph_take(dds_entity_t rd, edged_pub *out, int n);
+
+#include <stdio.h>
+#include <string.h>
+
+// Cyclone says that every participant index is taken only in its log
+// (the call fails with a generic error): while edged creates a domain or
+// a participant, a log sink watches for that line and passes every
+// line on to stderr as Cyclone's default sink does.
+static int edged_index_exhausted;
+
+static void edged_log_sink(void *arg, const dds_log_data_t *d) {
+	(void)arg;
+	if (strstr(d->message, "free participant index") != NULL)
+		edged_index_exhausted = 1;
+	fwrite(d->message - d->hdrsize, 1, d->hdrsize + d->size, stderr);
+	fflush(stderr);
+}
+
+static void edged_watch_log(void) {
+	edged_index_exhausted = 0;
+	dds_set_log_sink(edged_log_sink, NULL);
+}
+
+static int edged_unwatch_log(void) {
+	dds_set_log_sink(NULL, NULL);
+	return edged_index_exhausted;
+}
 */
 import "C"
 
@@ -28,6 +55,28 @@ const Built = true
 // ddsError turns a negative Cyclone return code into an error.
 func ddsError(what string, rc C.dds_return_t) error {
 	return fmt.Errorf("dds: %s: %s (%d)", what, C.GoString(C.dds_strretcode(rc)), int(rc))
+}
+
+// logWatch serializes the Cyclone calls watched for a participant index
+// (the log sink is process-wide).
+var logWatch sync.Mutex
+
+// watchIndex runs create, a Cyclone call that may start a domain, and
+// turns its failure into ErrNoParticipantIndex when Cyclone logged that
+// it found no free participant index, else into ddsError(what).
+func watchIndex(domain int, what string, create func() C.dds_entity_t) (C.dds_entity_t, error) {
+	logWatch.Lock()
+	defer logWatch.Unlock()
+	C.edged_watch_log()
+	e := create()
+	exhausted := C.edged_unwatch_log() != 0
+	switch {
+	case e >= 0:
+		return e, nil
+	case exhausted:
+		return e, fmt.Errorf("%w (domain %d)", ErrNoParticipantIndex, domain)
+	}
+	return e, ddsError(what, C.dds_return_t(e))
 }
 
 // domains counts this process's participants per domain created with an
@@ -55,9 +104,14 @@ func acquireDomain(cfg Config) (release func(), err error) {
 	if d == nil {
 		xml := C.CString(cfg.CycloneConfig)
 		defer C.free(unsafe.Pointer(xml))
-		e := C.dds_create_domain(C.dds_domainid_t(cfg.DomainID), xml)
-		if e < 0 {
-			return nil, fmt.Errorf("%w: check ros2.cyclone_config", ddsError(fmt.Sprintf("create domain %d", cfg.DomainID), C.dds_return_t(e)))
+		e, err := watchIndex(cfg.DomainID, fmt.Sprintf("create domain %d", cfg.DomainID), func() C.dds_entity_t {
+			return C.dds_create_domain(C.dds_domainid_t(cfg.DomainID), xml)
+		})
+		if errors.Is(err, ErrNoParticipantIndex) {
+			return nil, err
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: check Config.CycloneConfig", err)
 		}
 		d = &domainRef{entity: e}
 		domains.m[cfg.DomainID] = d

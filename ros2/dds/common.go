@@ -14,6 +14,15 @@ import (
 var ErrNotBuilt = errors.New("dds: edged was built without Cyclone DDS (purego tag or CGO_ENABLED=0); " +
 	"install cyclonedds-dev (make deps) and build with cgo to use ROS 2")
 
+// ErrNoParticipantIndex is returned by NewParticipant when Cyclone DDS
+// finds every participant index of the domain taken (ParticipantIndex
+// auto, the LoopbackConfig's and many robots' setting, gives each
+// process on a machine its own index up to MaxAutoParticipantIndex):
+// the configuration is fine, the machine has too many DDS processes.
+var ErrNoParticipantIndex = errors.New("dds: every DDS participant index of the domain is taken by other processes " +
+	"(Cyclone DDS Discovery/ParticipantIndex auto): stop some ROS 2 processes, or raise " +
+	"Discovery/MaxAutoParticipantIndex in the Cyclone DDS configuration (CYCLONEDDS_URI) of every process on the domain")
+
 // MaxDomainID is the largest DDS domain id: with the default port mapping
 // (base 7400, domain gain 250) port numbers overflow above 232.
 const MaxDomainID = 232
@@ -70,8 +79,16 @@ type SubscribeOptions struct {
 	Topic string
 	// Type is the ROS 2 type (sensor_msgs/msg/CompressedImage; the ROS1
 	// spelling sensor_msgs/CompressedImage is accepted). "" or "*": the
-	// type of the first publisher discovered on the topic.
+	// type of the first publisher discovered on the topic whose type is
+	// one of Types.
 	Type string
+	// Types are the ROS 2 types the consumer can use, when Type is "" (a
+	// camera reads CompressedImage or Image): the reader takes the type
+	// of the first publisher that offers one of them, so a writer of
+	// another type that appears first (type squatting) decides nothing.
+	// Empty: any type. Writers on the topic of a type the reader does not
+	// read are warned about once each and counted (Mismatched).
+	Types []string
 	// QoS of the reader; the zero value adopts the publishers'.
 	QoS QoS
 	// QueueSize bounds the messages waiting for the consumer; when full
@@ -86,6 +103,24 @@ type SubscribeOptions struct {
 	// else itself (counted in Drops). Must be >= MaxMessageBytes.
 	// Default 2 x MaxMessageBytes.
 	QueueBytes int
+}
+
+// accepts reports whether a writer of DDS type ddsType offers a type o
+// reads (after defaults): Type when set, else one of Types, else any.
+func (o SubscribeOptions) accepts(ddsType string) bool {
+	if o.Type != "" {
+		t, _ := DDSType(o.Type)
+		return t == ddsType
+	}
+	if len(o.Types) == 0 {
+		return true
+	}
+	for _, typ := range o.Types {
+		if t, _ := DDSType(typ); t == ddsType {
+			return true
+		}
+	}
+	return false
 }
 
 // maxMessageBytes is the largest MaxMessageBytes (the C side counts in
@@ -114,9 +149,12 @@ func (o SubscribeOptions) Validate() error {
 	if _, ok := ROSTopic(DDSTopic(o.Topic)); !ok || len(DDSTopic(o.Topic)) > maxNameBytes {
 		return fmt.Errorf("dds: topic %q: want a ROS 2 topic name like /camera/image", o.Topic)
 	}
-	if o.Type != "" {
-		if t, ok := DDSType(o.Type); !ok || len(t) > maxNameBytes {
-			return fmt.Errorf("dds: topic %s: type %q: want pkg/msg/Type", o.Topic, o.Type)
+	for _, typ := range append([]string{o.Type}, o.Types...) {
+		if typ == o.Type && typ == "" {
+			continue // any of Types (or any type)
+		}
+		if t, ok := DDSType(typ); !ok || len(t) > maxNameBytes {
+			return fmt.Errorf("dds: topic %s: type %q: want pkg/msg/Type", o.Topic, typ)
 		}
 	}
 	if err := o.QoS.Validate(); err != nil {

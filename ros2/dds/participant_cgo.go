@@ -85,10 +85,11 @@ func NewParticipant(cfg Config) (*Participant, error) {
 	if err != nil {
 		return nil, err
 	}
-	pp := C.dds_create_participant(C.dds_domainid_t(cfg.DomainID), nil, nil)
-	if pp < 0 {
+	pp, err := watchIndex(cfg.DomainID, "create participant (is the Cyclone DDS configuration valid? see CYCLONEDDS_URI)",
+		func() C.dds_entity_t { return C.dds_create_participant(C.dds_domainid_t(cfg.DomainID), nil, nil) })
+	if err != nil {
 		release()
-		return nil, ddsError("create participant (is the Cyclone DDS configuration valid? see CYCLONEDDS_URI)", C.dds_return_t(pp))
+		return nil, err
 	}
 	p := &Participant{cfg: cfg, log: cfg.Logger, pp: pp, releaseDomain: release, graph: newGraph(),
 		subs: map[*Subscription]struct{}{}}

@@ -64,6 +64,9 @@ func (s *Subscription) QoS() (QoS, bool) { return QoS{}, false }
 // Stats returns zeros.
 func (s *Subscription) Stats() ros.SubscriptionStats { return ros.SubscriptionStats{} }
 
+// Mismatched returns 0.
+func (s *Subscription) Mismatched() uint64 { return 0 }
+
 // Close does nothing.
 func (s *Subscription) Close() error { return nil }
 

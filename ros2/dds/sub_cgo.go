@@ -94,11 +94,14 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
+	"github.com/edged-robotics/edged/internal/loglimit"
 	"github.com/edged-robotics/edged/ros"
 )
 
@@ -132,6 +135,14 @@ type Subscription struct {
 	bytes atomic.Uint64
 
 	incompatible uint32 // publishers refused for their QoS, as last logged (reader goroutine only)
+
+	// writers of a type the subscription does not read (reader goroutine
+	// only, but mismatched)
+	readType     string // the reader's DDS type once created
+	mismatchSeen map[string]struct{}
+	writersGen   uint64
+	mismatched   atomic.Uint64
+	mismatchLog  loglimit.Limiter
 }
 
 // writerInfo is one writer's PublisherInfo, valid while the graph's
@@ -270,6 +281,7 @@ func (s *Subscription) run() {
 		if n == 0 {
 			s.noteIncompatible() // a stream that delivers nothing: is that why?
 		}
+		s.checkWriters()
 		now := time.Now()
 		for i := 0; i < int(n); i++ {
 			s.accept(&batch[i], now)
@@ -287,17 +299,21 @@ func (s *Subscription) run() {
 }
 
 // open resolves the type and QoS (waiting for a publisher when either is
-// automatic) and creates the topic, reader and waitset.
+// automatic) and creates the topic, reader and waitset. Only writers of
+// a type the subscription reads count: the type and QoS come from them,
+// and the others are warned about (noteMismatched).
 func (s *Subscription) open() error {
 	typ, qos := s.opts.Type, s.opts.QoS
 	if typ == "" || qos.Auto() {
 		pubs, err := s.p.graph.wait(s.ctx, func(pubs []Publication) bool {
-			return len(onTopic(pubs, s.opts.Topic)) > 0
+			on := onTopic(pubs, s.opts.Topic)
+			s.noteMismatched(on)
+			return slices.ContainsFunc(on, s.reads)
 		})
 		if err != nil {
 			return err
 		}
-		pubs = onTopic(pubs, s.opts.Topic)
+		pubs = slices.DeleteFunc(onTopic(pubs, s.opts.Topic), func(p Publication) bool { return !s.reads(p) })
 		if typ == "" {
 			typ = pubs[0].Type
 		}
@@ -314,6 +330,72 @@ func (s *Subscription) open() error {
 	}
 	return s.create(typ, ddsType, qos)
 }
+
+// reads reports whether the subscription reads writer p: of its reader's
+// type once created, else of a ROS 2 type SubscribeOptions accepts.
+// Subscription goroutine only.
+func (s *Subscription) reads(p Publication) bool {
+	if s.readType != "" {
+		return p.DDSType == s.readType
+	}
+	return p.Type != "" && s.opts.accepts(p.DDSType)
+}
+
+// noteMismatched warns once per writer on the topic whose type the
+// subscription does not read (nothing it sends arrives: DDS matches
+// readers and writers by type) and counts it (Mismatched), so that a
+// writer squatting a topic with another type is visible rather than
+// silent. Subscription goroutine only.
+func (s *Subscription) noteMismatched(pubs []Publication) {
+	for _, p := range pubs {
+		if s.reads(p) {
+			continue
+		}
+		if _, seen := s.mismatchSeen[p.GUID]; seen {
+			continue
+		}
+		if s.mismatchSeen == nil || len(s.mismatchSeen) >= maxWriters {
+			s.mismatchSeen = map[string]struct{}{}
+		}
+		s.mismatchSeen[p.GUID] = struct{}{}
+		s.mismatched.Add(1)
+		if ok, more := s.mismatchLog.Allow(); ok {
+			writerType := p.Type
+			if writerType == "" {
+				writerType = p.DDSType + " (not a ROS 2 type)"
+			}
+			s.p.log.Warn("dds: a writer of another type on the topic is not read (its samples are ignored)",
+				"topic", s.opts.Topic, "writer_type", writerType, "reads", s.wants(), "writer_node", p.Node,
+				"writers_mismatched", s.mismatched.Load(), "suppressed_logs", more)
+		}
+	}
+}
+
+// wants names the type(s) the subscription reads, for its warnings.
+func (s *Subscription) wants() string {
+	if s.info != nil {
+		return s.info.Type
+	}
+	if s.opts.Type != "" {
+		return s.opts.Type
+	}
+	return strings.Join(s.opts.Types, " or ")
+}
+
+// checkWriters looks for writers of another type after a graph change
+// (one atomic load when nothing changed). Subscription goroutine only.
+func (s *Subscription) checkWriters() {
+	gen := s.p.graph.gen.Load()
+	if gen == s.writersGen {
+		return
+	}
+	s.writersGen = gen
+	s.noteMismatched(onTopic(s.p.Publications(), s.opts.Topic))
+}
+
+// Mismatched counts the writers seen on the topic with a type the
+// subscription does not read, each once.
+func (s *Subscription) Mismatched() uint64 { return s.mismatched.Load() }
 
 func (s *Subscription) create(typ, ddsType string, qos QoS) error {
 	ctopic, ctype := C.CString(DDSTopic(s.opts.Topic)), C.CString(ddsType)
@@ -340,6 +422,7 @@ func (s *Subscription) create(typ, ddsType string, qos QoS) error {
 	}
 	s.rd, s.tp, s.ws, s.sertype, s.qos = rd, tp, ws, st, qos
 	s.info = &ros.PublisherInfo{Type: typ, Encoding: ros.EncodingCDR}
+	s.readType = ddsType
 	s.p.log.Debug("dds: reader created", "topic", s.opts.Topic, "type", typ, "qos", qos.String())
 	return nil
 }

@@ -2,7 +2,8 @@
 // edged's tests and benchmarks: it speaks exactly what a ROS 2 node on
 // rmw_cyclonedds_cpp puts on the wire.
 //
-// pub -d domain -t /topic -k string|image|joints|clock|goals|task
+// pub -d domain -t /topic -k string|image|joints|clock|goals|task|blob
+//     [-J joint names per JointState, default 2] [-T writers on TOPIC_0..TOPIC_{T-1}]
 //     [-b best effort] [-l transient local] [-D depth, 0 keep all]
 //     [-n count] [-p period_ms] [-s image bytes] [-f image file]
 //     [-v a,b,c values, one per sample, repeated] [-c clock start_ms]
@@ -19,6 +20,10 @@
 //
 // A generated image (no -f) carries the sample's number (0, 1, ...) as a
 // little-endian uint32 in its first 4 data bytes.
+//
+// blob is hostile::Blob, a DDS type that is not a ROS 2 type. With -T
+// every sample is written on each of the T topics (a topic flood); with
+// -n 0 the writers exist and never send.
 //
 // It prints "ready" once its writer exists and "done N" after N samples.
 
@@ -116,6 +121,18 @@ static void goal_statuses(char *v, action_msgs_msg_dds__GoalStatusArray_ *m, act
 	}
 }
 
+// write_all writes sample m on each of the n writers (a topic flood),
+// returning the first error.
+static dds_return_t write_all(const dds_entity_t *wrs, int n, const void *m) {
+	dds_return_t first = 0;
+	for (int k = 0; k < n; k++) {
+		dds_return_t rc = dds_write(wrs[k], m);
+		if (rc < 0 && first == 0)
+			first = rc;
+	}
+	return first;
+}
+
 static void sleep_ms(int ms) {
 	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
 	nanosleep(&ts, NULL);
@@ -123,11 +140,12 @@ static void sleep_ms(int ms) {
 
 int main(int argc, char **argv) {
 	int domain = 0, reliable = 1, latched = 0, depth = 10, count = 1, period = 0, wait = 0, exit_done = 0;
+	int njoints = 2, ntopics = 0;
 	long long clock_start = -1;
 	uint32_t size = 1000;
 	const char *topic = "/chatter", *kind = "string", *file = NULL, *values = "hello", *node = NULL;
 	int c;
-	while ((c = getopt(argc, argv, "d:t:k:blD:n:p:s:f:v:wxN:c:")) != -1) {
+	while ((c = getopt(argc, argv, "d:t:k:blD:n:p:s:f:v:wxN:c:J:T:")) != -1) {
 		switch (c) {
 		case 'd': domain = atoi(optarg); break;
 		case 't': topic = optarg; break;
@@ -144,6 +162,8 @@ int main(int argc, char **argv) {
 		case 'x': exit_done = 1; break;
 		case 'N': node = optarg; break;
 		case 'c': clock_start = atoll(optarg); break;
+		case 'J': njoints = atoi(optarg); break;
+		case 'T': ntopics = atoi(optarg); break;
 		default: fprintf(stderr, "bad option\n"); return 2;
 		}
 	}
@@ -154,14 +174,11 @@ int main(int argc, char **argv) {
 	else if (strcmp(kind, "clock") == 0) desc = &rosgraph_msgs_msg_dds__Clock__desc;
 	else if (strcmp(kind, "goals") == 0) desc = &action_msgs_msg_dds__GoalStatusArray__desc;
 	else if (strcmp(kind, "task") == 0) desc = &edged_test_msgs_msg_dds__TaskStatus__desc;
+	else if (strcmp(kind, "blob") == 0) desc = &hostile_Blob_desc;
 	else { fprintf(stderr, "unknown kind %s\n", kind); return 2; }
 
 	dds_entity_t pp = dds_create_participant((dds_domainid_t)domain, NULL, NULL);
 	if (pp < 0) { fprintf(stderr, "participant: %s\n", dds_strretcode(pp)); return 1; }
-	char ddsname[512];
-	snprintf(ddsname, sizeof(ddsname), "rt%s", topic);
-	dds_entity_t tp = dds_create_topic(pp, desc, ddsname, NULL, NULL);
-	if (tp < 0) { fprintf(stderr, "topic: %s\n", dds_strretcode(tp)); return 1; }
 	dds_qos_t *q = dds_create_qos();
 	dds_qset_reliability(q, reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT, DDS_SECS(1));
 	dds_qset_durability(q, latched ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
@@ -174,9 +191,21 @@ int main(int argc, char **argv) {
 	if (latched)
 		dds_qset_durability_service(q, 0, DDS_HISTORY_KEEP_LAST, depth, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED);
 	dds_qset_data_representation(q, 1, (dds_data_representation_id_t[]){DDS_DATA_REPRESENTATION_XCDR1});
-	dds_entity_t wr = dds_create_writer(pp, tp, q, NULL);
+	int nwriters = ntopics > 0 ? ntopics : 1;
+	dds_entity_t *wrs = calloc((size_t)nwriters, sizeof(dds_entity_t));
+	for (int k = 0; k < nwriters; k++) {
+		char ddsname[512];
+		if (ntopics > 0)
+			snprintf(ddsname, sizeof(ddsname), "rt%s_%d", topic, k);
+		else
+			snprintf(ddsname, sizeof(ddsname), "rt%s", topic);
+		dds_entity_t tp = dds_create_topic(pp, desc, ddsname, NULL, NULL);
+		if (tp < 0) { fprintf(stderr, "topic: %s\n", dds_strretcode(tp)); return 1; }
+		wrs[k] = dds_create_writer(pp, tp, q, NULL);
+		if (wrs[k] < 0) { fprintf(stderr, "writer: %s\n", dds_strretcode(wrs[k])); return 1; }
+	}
 	dds_delete_qos(q);
-	if (wr < 0) { fprintf(stderr, "writer: %s\n", dds_strretcode(wr)); return 1; }
+	dds_entity_t wr = wrs[0];
 	if (node != NULL)
 		announce(pp, wr, node);
 	printf("ready\n");
@@ -190,6 +219,14 @@ int main(int argc, char **argv) {
 	unsigned char *img = NULL;
 	if (file != NULL) img = load(file, &size);
 	else if (strcmp(kind, "image") == 0) { img = calloc(1, size); }
+	char **jnames = NULL;
+	if (strcmp(kind, "joints") == 0 && njoints > 2) { // a name flood: short names, no values
+		jnames = calloc((size_t)njoints, sizeof(char *));
+		for (int k = 0; k < njoints; k++) {
+			jnames[k] = malloc(8);
+			snprintf(jnames[k], 8, "%x", k & 0xfffffff);
+		}
+	}
 	char *vals = strdup(values);
 	char *vp = vals, *v = NULL;
 	for (int i = 0; i < count; i++) {
@@ -198,7 +235,7 @@ int main(int argc, char **argv) {
 			if ((v = strsep(&vp, ",")) == NULL) { free(vals); vals = vp = strdup(values); v = strsep(&vp, ","); }
 		if (strcmp(kind, "string") == 0) {
 			std_msgs_msg_dds__String_ m = {.data = v};
-			rc = dds_write(wr, &m);
+			rc = write_all(wrs, nwriters, &m);
 		} else if (strcmp(kind, "goals") == 0) {
 			action_msgs_msg_dds__GoalStatus_ buf[16];
 			action_msgs_msg_dds__GoalStatusArray_ m;
@@ -221,18 +258,27 @@ int main(int argc, char **argv) {
 			m.data._buffer = img;
 			if (size >= 4 && file == NULL) // the sample's sequence number, for tests that count
 				memcpy(img, &i, 4);
-			rc = dds_write(wr, &m);
+			rc = write_all(wrs, nwriters, &m);
 		} else if (strcmp(kind, "joints") == 0) {
 			char *names[2] = {"shoulder", "elbow"};
 			double pos[2] = {0.5, (double)i}, vel[2] = {0, 0}, eff[2] = {0, 0};
 			sensor_msgs_msg_dds__JointState_ m = {0};
 			now_stamp(&m.header.stamp);
 			m.header.frame_id = "";
-			m.name = (dds_sequence_string){2, 2, names, false};
-			m.position = (dds_sequence_double){2, 2, pos, false};
-			m.velocity = (dds_sequence_double){2, 2, vel, false};
-			m.effort = (dds_sequence_double){2, 2, eff, false};
-			rc = dds_write(wr, &m);
+			if (jnames != NULL) {
+				m.name = (dds_sequence_string){(uint32_t)njoints, (uint32_t)njoints, jnames, false};
+			} else {
+				m.name = (dds_sequence_string){2, 2, names, false};
+				m.position = (dds_sequence_double){2, 2, pos, false};
+				m.velocity = (dds_sequence_double){2, 2, vel, false};
+				m.effort = (dds_sequence_double){2, 2, eff, false};
+			}
+			rc = write_all(wrs, nwriters, &m);
+		} else if (strcmp(kind, "blob") == 0) {
+			hostile_Blob m = {0};
+			unsigned char b[16] = {0};
+			m.data = (dds_sequence_octet){sizeof(b), sizeof(b), b, false};
+			rc = write_all(wrs, nwriters, &m);
 		} else {
 			rosgraph_msgs_msg_dds__Clock_ m;
 			now_stamp(&m.clock);
