@@ -75,7 +75,8 @@ func CheckWithArgs(cfg *config.Config, args ros.Args) error {
 
 // checkTopics applies capture's topic rules (global names, one role
 // per topic) to the configured topics as run resolves and subscribes
-// them; discovered topics fill only roles the config leaves empty.
+// them, and refuses two cameras sharing a directory (checkCameraDirs);
+// discovered topics fill only roles the config leaves empty.
 func checkTopics(cfg *config.Config, args ros.Args) error {
 	resolved, err := resolveTopics(cfg, args)
 	if err != nil {
@@ -90,7 +91,7 @@ func checkTopics(cfg *config.Config, args ros.Args) error {
 	if err != nil && !onlyNoTopics(err) { // no topics: run discovers them
 		return err
 	}
-	return nil
+	return checkCameraDirs(resolved.Cameras)
 }
 
 // onlyNoTopics reports whether err is capture's ErrNoTopics alone.

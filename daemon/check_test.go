@@ -99,6 +99,7 @@ func TestConfigCheckAgreesWithRun(t *testing.T) {
 		{"robot id with a colon", "robot_id: a:b", "robot_id: must use only letters"},
 		{"robot id ..", "robot_id: '..'", "robot_id: must use only letters"},
 		{"robot id too long", "robot_id: " + strings.Repeat("r", 65), "robot_id: must be at most 64 characters"},
+		{"robot id like an episode id", "robot_id: arm-20260101T000000.000Z", "robot_id: must not contain an episode time"},
 		{"robot id", "robot_id: arm-01.eu_2", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

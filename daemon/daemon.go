@@ -67,6 +67,7 @@ type counters struct {
 	sheets, sheetBytes, sheetErrors, labelSheets atomic.Uint64
 	episodes, segments                           atomic.Uint64
 	uploaded                                     atomic.Uint64 // episodes the receiver acknowledged
+	camerasRefused                               atomic.Uint64 // discovered cameras whose directory was taken
 }
 
 // Daemon is one `edged run`. New validates and prepares; Run does the

@@ -32,6 +32,7 @@ var (
 	sheetBytes        = desc("sheet_bytes_total", "Contact sheet JPEG bytes written.")
 	sheetErrors       = desc("sheet_errors_total", "Sheets that could not be stored.")
 	labelSheets       = desc("label_sheets_total", "Labeling sheets written (one per camera per segment).")
+	camerasRefused    = desc("cameras_refused_total", "Discovered camera topics not captured because another camera has their directory (episode.CameraDir).")
 	episodesTotal     = desc("episodes_started_total", "Episodes begun.")
 	segmentsTotal     = desc("segments_total", "Segments closed and stored.")
 	episodesUploaded  = desc("episodes_uploaded_total", "Episodes the receiver acknowledged holding complete, marked uploaded.")
@@ -81,7 +82,7 @@ func newSheetBuildHistogram() prometheus.Histogram {
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{topicMessages, topicBytes, topicDrops, topicDecodeErrors, topicUnknown,
 		topicConnErrors, topicReconnects, topicPublishers, ringFill, ringCap, ringFrames, ringOverwritten, ringSpan, ringDropped,
-		sheetsTotal, sheetBytes, sheetErrors, labelSheets, episodesTotal, segmentsTotal, episodesUploaded, episodeOpen, fsmEvents,
+		sheetsTotal, sheetBytes, sheetErrors, labelSheets, camerasRefused, episodesTotal, segmentsTotal, episodesUploaded, episodeOpen, fsmEvents,
 		fsmDropped, fsmBad, fsmStoreErrors, fsmTruncated, fsmClockResets, storeErrors, storeWritable, storeLost, storeDeleted, storeFree, jointSamples, masterUp, outboxPending, outboxPendingB, outboxDisk,
 		outboxEvicted, outboxQuarantined, outboxAcked, outboxDropped, uplinkEnqueued, uplinkErrors, mqttConnected, mqttPublished, mqttBytes,
 		mqttResent, mqttConnectErrors, outboxOldest, mqttLastAck, checkViolations} {
@@ -127,6 +128,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	counter(sheetBytes, st.sheetBytes.Load())
 	counter(sheetErrors, st.sheetErrors.Load())
 	counter(labelSheets, st.labelSheets.Load())
+	counter(camerasRefused, st.camerasRefused.Load())
 	counter(episodesTotal, st.episodes.Load())
 	counter(segmentsTotal, st.segments.Load())
 	counter(episodesUploaded, st.uploaded.Load())

@@ -9,7 +9,6 @@ import (
 
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/config"
-	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/ringbuf"
 )
@@ -20,6 +19,10 @@ import (
 type topology struct {
 	cams   []camera
 	joints []string
+	// wanted are the camera topics it was built from: cams and those
+	// refused for a directory another camera has (refusedDir).
+	wanted  []string
+	refused []string
 }
 
 func (t *topology) cameraTopics() []string {
@@ -48,7 +51,7 @@ func (t *topology) closeRings() {
 }
 
 func (t *topology) same(cams, joints []string) bool {
-	return slices.Equal(t.cameraTopics(), cams) && slices.Equal(t.joints, joints)
+	return slices.Equal(t.wanted, cams) && slices.Equal(t.joints, joints)
 }
 
 // wantedTopics are the configured cameras and joints; a role with none
@@ -114,8 +117,15 @@ func (d *Daemon) newTopology(cfg *config.Config, cur *topology, cams, joints []s
 	if err := rcfg.Validate(); err != nil { // as written: ringbuf.New would default a 0
 		return nil, err
 	}
-	t := &topology{joints: joints}
+	t := &topology{joints: joints, wanted: cams}
+	dirs := make(map[string]string, len(cams)) // directory -> camera topic
 	for _, topic := range cams {
+		dir := cameraDir(topic, names[topic])
+		if other, taken := dirs[dir]; taken && other != topic { // one topic twice is capture's to refuse
+			d.refusedDir(cur, t, topic, other, dir)
+			continue
+		}
+		dirs[dir] = topic
 		if i := slices.IndexFunc(cur.cams, func(c camera) bool { return c.topic == topic }); i >= 0 {
 			t.cams = append(t.cams, cur.cams[i])
 			continue
@@ -124,11 +134,7 @@ func (d *Daemon) newTopology(cfg *config.Config, cur *topology, cams, joints []s
 		if err != nil {
 			return nil, fmt.Errorf("ring for %s: %w", topic, err)
 		}
-		name := names[topic]
-		if name == "" {
-			name = topic
-		}
-		t.cams = append(t.cams, camera{topic: topic, name: episode.CameraDir(name), ring: ring})
+		t.cams = append(t.cams, camera{topic: topic, name: dir, ring: ring})
 	}
 	return t, nil
 }
