@@ -105,7 +105,13 @@ func (c *Capture) Start(ctx context.Context) error {
 
 // subscribe subscribes topic t and starts its goroutine.
 func (c *Capture) subscribe(ctx, runCtx context.Context, t *topic) error {
-	sub, err := c.node.Subscribe(ctx, c.cfg.subscribeOptions(t))
+	var sub Subscription
+	var err error
+	if tn, ok := c.node.(TypedNode); ok {
+		sub, err = tn.SubscribeTypes(ctx, c.cfg.subscribeOptions(t), RoleTypes(t.role, t.types))
+	} else {
+		sub, err = c.node.Subscribe(ctx, c.cfg.subscribeOptions(t))
+	}
 	if err != nil {
 		return fmt.Errorf("capture: subscribe %s (%s): %w", t.name, t.role, err)
 	}

@@ -55,7 +55,7 @@ func (h *harness) send(topic string, m *ros.Message) {
 func (h *harness) handled(topic string) uint64 {
 	for _, s := range h.c.Stats() {
 		if s.Topic == topic {
-			return s.Events + s.DecodeErrors + s.UnknownType + s.NoClockDrops
+			return s.Events + s.DecodeErrors + s.UnknownType + s.NoClockDrops + s.TooManyJoints
 		}
 	}
 	return 0

@@ -42,6 +42,14 @@ const (
 	DefaultStateQueueBytes = 16 << 20
 )
 
+// DefaultMaxJoints caps the joints of one JointState (names, or
+// positions, velocities or efforts): a humanoid has a few dozen, a
+// dual-arm mobile manipulator under a hundred. A larger message is
+// dropped and counted (TopicStats.TooManyJoints): each joint sample is
+// kept for the snippets, and a 1 MiB message of 125,000 one-letter names
+// costs ~3 MiB once decoded.
+const DefaultMaxJoints = 1024
+
 // ErrNoTopics is wrapped by Validate when no topic is configured: the
 // caller may wait for topics to appear (Discover) instead of failing.
 var ErrNoTopics = errors.New("no topics to capture")
@@ -70,6 +78,10 @@ type FSMTopic struct {
 	// actionlib_msgs/GoalStatusArray arrive typed and anything else as
 	// *msg.Value.
 	Dynamic bool
+	// Types are the ROS 2 types the source reads (pkg/msg/Type), which a
+	// TypedNode subscribes with so that a writer of another type on the
+	// topic decides nothing; nil: any type (the first writer's).
+	Types []string
 	// Field is the config key that named the topic, for errors.
 	// Default fsm[i].topic (i its index here); the daemon sets
 	// episode.recording_topic and episode.instruction_topic.
@@ -120,6 +132,9 @@ type Config struct {
 	// and in a replay (a larger one is dropped and counted). Default
 	// DefaultMaxStateMessageBytes (1 MiB).
 	MaxStateMessageBytes int
+	// MaxJoints caps the joints of one JointState; a larger one is
+	// dropped and counted. Default DefaultMaxJoints (1024).
+	MaxJoints int
 }
 
 func (c Config) withDefaults() Config {
@@ -143,6 +158,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.StateQueueBytes == 0 {
 		c.StateQueueBytes = max(DefaultStateQueueBytes, c.MaxStateMessageBytes)
+	}
+	if c.MaxJoints == 0 {
+		c.MaxJoints = DefaultMaxJoints
 	}
 	return c
 }
@@ -204,6 +222,9 @@ func (c Config) Validate() error {
 func (c Config) validateBounds(add func(field, format string, args ...any)) {
 	if c.MaxStampSkew < 0 {
 		add("capture.max_stamp_skew", "must be >= 0 (0: default %v), got %v", DefaultMaxStampSkew, c.MaxStampSkew)
+	}
+	if c.MaxJoints < 0 {
+		add("max_joints", "must be >= 0 (0: default %d), got %d", DefaultMaxJoints, c.MaxJoints)
 	}
 	if c.SimTime > SimTimeOn {
 		add("sim_time", "must be SimTimeAuto, SimTimeOff or SimTimeOn, got %d", c.SimTime)

@@ -32,6 +32,15 @@
 // with it set, a restarted master, or a change of the parameter switches
 // the clock, subscribing /clock first when needed.
 //
+// One type per role. A topic's role knows the types it can use
+// (RoleTypes: a camera's Image or CompressedImage, a JointState, a
+// Clock, an FSM source's FSMTopic.Types). A Node that subscribes by
+// type (TypedNode: ROS 2, where a DDS reader has one type) gets them, so
+// a writer of another type on the topic, even one that appears first,
+// decides nothing: its writers are counted in
+// TopicStats.WrongTypeWriters and warned about by the subscription.
+// ROS1 subscribes any type and counts such messages in UnknownType.
+//
 // Who calls what. The caller builds a Capture with New (no I/O), starts
 // the sinks, then calls Start, which reads /use_sim_time, subscribes
 // /clock first when needed, then every topic, and runs one goroutine per
@@ -71,7 +80,9 @@
 //	state topic:  16 MiB + 16.1 MiB + 16 x 1.1 MiB  ~ 50 MiB
 //
 // with the defaults; a peer publishing on several topics costs the sum
-// of theirs. The rings' budget (ring.max_bytes per camera) and what the
+// of theirs. A JointState is kept whole by the joint sink (the snippets'
+// ring), so one of more than Config.MaxJoints joints (default 1024) is
+// dropped and counted (TopicStats.TooManyJoints, in Drops). The rings' budget (ring.max_bytes per camera) and what the
 // state sinks queue (the fsm stage) come on top.
 //
 // Buffer ownership. A ros.Message is released exactly once: a camera

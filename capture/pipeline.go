@@ -59,7 +59,7 @@ func (c Config) topics() []*topic {
 		ts = append(ts, &topic{name: t, role: RoleJoints})
 	}
 	for _, t := range c.FSM {
-		ts = append(ts, &topic{name: t.Topic, role: RoleFSM, dynamic: t.Dynamic})
+		ts = append(ts, &topic{name: t.Topic, role: RoleFSM, dynamic: t.Dynamic, types: t.Types})
 	}
 	return ts
 }

@@ -99,6 +99,14 @@ func (p *pipeline) handleJoints(t *topic, m *ros.Message) {
 		t.decodeErrors.Add(1)
 		return
 	}
+	js := &t.js
+	if max(len(js.Name), len(js.Position), len(js.Velocity), len(js.Effort)) > p.cfg.MaxJoints {
+		// kept whole for the snippets, such a sample costs what the
+		// joint ring holds: refused before it gets there
+		t.tooManyJoints.Add(1)
+		t.js.Name = nil // do not keep its names as the next decode's scratch
+		return
+	}
 	stamp, recv, src, ok := p.stamp(t, m, t.js.Header.Stamp, true)
 	if !ok {
 		return

@@ -15,6 +15,22 @@ type Subscription interface {
 	Close() error
 }
 
+// TypedNode is what a Node may also offer (the ROS 2 one does): a
+// subscription that reads only writers of the given types (ROS 2 names,
+// pkg/msg/Type; nil: any), so that a writer of another type on the topic
+// decides nothing. Capture then subscribes every topic with its role's
+// types (RoleTypes).
+type TypedNode interface {
+	SubscribeTypes(ctx context.Context, opts ros.SubscribeOptions, types []string) (Subscription, error)
+}
+
+// MismatchCounter is what a Subscription may also offer (a typed ROS 2
+// one does): how many writers of a type it does not read it has seen on
+// its topic (TopicStats.WrongTypeWriters).
+type MismatchCounter interface {
+	Mismatched() uint64
+}
+
 // Node is what capture needs from a ROS node. Wrap a *ros.Node with
 // FromNode; tests use fakes.
 type Node interface {

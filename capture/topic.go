@@ -8,6 +8,7 @@ import (
 
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros/msg"
+	"github.com/edged-robotics/edged/ros2/cdr"
 )
 
 // Role is what a topic feeds.
@@ -35,6 +36,21 @@ func (r Role) String() string {
 	return "unknown"
 }
 
+// RoleTypes are the ROS 2 types a topic of role r can use, which a
+// TypedNode subscribes with: a camera's Image or CompressedImage, a
+// JointState, a Clock; an FSM topic's are its source's (fsm, nil: any).
+func RoleTypes(r Role, fsm []string) []string {
+	switch r {
+	case RoleCamera:
+		return []string{cdr.TypeCompressedImage, cdr.TypeImage}
+	case RoleJoints:
+		return []string{cdr.TypeJointState}
+	case RoleClock:
+		return []string{cdr.TypeClock}
+	}
+	return fsm
+}
+
 // TopicStats are one topic's cumulative counters.
 type TopicStats struct {
 	Topic string
@@ -44,7 +60,7 @@ type TopicStats struct {
 	Messages      uint64 // messages capture received from the subscription
 	Events        uint64 // events handed to a sink
 	Bytes         uint64 // message bytes received (subscription)
-	Drops         uint64 // SubscriptionDrops + NoClockDrops + OversizeDrops
+	Drops         uint64 // SubscriptionDrops + NoClockDrops + OversizeDrops + TooManyJoints
 	DecodeErrors  uint64 // malformed messages (or image data shorter than its geometry)
 	UnknownType   uint64 // messages of a type or image format the role cannot use
 	ReceiveStamps uint64 // events stamped with the receive time (no plausible header stamp)
@@ -54,7 +70,14 @@ type TopicStats struct {
 	SubscriptionDrops uint64 // dropped by the subscription: capture was too slow, or its byte bound was full
 	NoClockDrops      uint64 // sim time: dropped before the first /clock message
 	OversizeDrops     uint64 // over the role's message cap (replay; live, the subscription closes the connection: Errors)
+	TooManyJoints     uint64 // JointStates over Config.MaxJoints joints, dropped
 	Errors            uint64 // connections the subscription closed for bad frames
+
+	// WrongTypeWriters counts the writers seen on the topic with a type
+	// its role cannot use, each once, when the node subscribes by type
+	// (ROS 2: nothing they send is read). ROS1 counts their messages in
+	// UnknownType instead.
+	WrongTypeWriters uint64
 }
 
 // topic is one subscribed topic. Its run goroutine owns the decode
@@ -63,6 +86,7 @@ type topic struct {
 	name    string
 	role    Role
 	dynamic bool
+	types   []string // FSM: the ROS 2 types its source reads (nil: any)
 
 	subMu sync.Mutex
 	sub   Subscription
@@ -75,6 +99,7 @@ type topic struct {
 	receiveStamps atomic.Uint64
 	noClock       atomic.Uint64
 	oversize      atomic.Uint64
+	tooManyJoints atomic.Uint64
 	replayBytes   atomic.Uint64 // Replay: data handled (no subscription)
 
 	img  msg.Image
@@ -101,7 +126,7 @@ func (t *topic) stats() TopicStats {
 		Topic: t.name, Role: t.role,
 		Messages: t.messages.Load(), Events: t.events.Load(), DecodeErrors: t.decodeErrors.Load(),
 		UnknownType: t.unknownType.Load(), ReceiveStamps: t.receiveStamps.Load(), NoClockDrops: t.noClock.Load(),
-		OversizeDrops: t.oversize.Load(),
+		OversizeDrops: t.oversize.Load(), TooManyJoints: t.tooManyJoints.Load(),
 	}
 	if p := t.typ.Load(); p != nil {
 		s.Type = *p
@@ -110,8 +135,11 @@ func (t *topic) stats() TopicStats {
 	if sub := t.getSub(); sub != nil {
 		ss := sub.Stats()
 		s.Bytes, s.SubscriptionDrops, s.Reconnects, s.Publishers, s.Errors = ss.Bytes, ss.Drops, ss.Reconnects, ss.Publishers, ss.Errors
+		if m, ok := sub.(MismatchCounter); ok {
+			s.WrongTypeWriters = m.Mismatched()
+		}
 	}
-	s.Drops = s.SubscriptionDrops + s.NoClockDrops + s.OversizeDrops
+	s.Drops = s.SubscriptionDrops + s.NoClockDrops + s.OversizeDrops + s.TooManyJoints
 	return s
 }
 
