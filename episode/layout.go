@@ -129,6 +129,22 @@ func RobotOf(id string) (robot string, ok bool) {
 	return id[:loc[0]], true
 }
 
+// IsSession reports whether id is a session's (NewID with SessionName,
+// and Store.Begin's -N when it was taken): sheets of a robot without an
+// FSM, which no end manifest closes at a receiver.
+func IsSession(id string) bool {
+	robot, ok := RobotOf(id)
+	if !ok {
+		return false
+	}
+	name := strings.TrimPrefix(id[len(robot)+1+len(idTime):], "-")
+	n, found := strings.CutPrefix(name, SessionName)
+	if !found {
+		return false
+	}
+	return n == "" || (len(n) > 1 && n[0] == '-' && strings.Trim(n[1:], "0123456789") == "")
+}
+
 // CheckID is the rule every shipped episode id follows: it is one that
 // NewID makes for robot (RobotOf(id) == robot). The robot's uplink
 // checks it before sending, the sink on receipt: so episodes of two

@@ -107,3 +107,24 @@ func TestStoreIDsFollowTheRule(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestIsSession(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC)
+	for _, c := range []struct {
+		id   string
+		want bool
+	}{
+		{NewID("arm", start, SessionName), true},
+		{NewID("arm", start, SessionName) + "-2", true},
+		{NewID("arm", start, ""), false},
+		{NewID("arm", start, "pick"), false},
+		{NewID("arm", start, "sessions"), false},
+		{NewID("arm", start, SessionName) + "-x", false},
+		{NewID("arm-session", start, "pick"), false},
+		{"session", false},
+	} {
+		if got := IsSession(c.id); got != c.want {
+			t.Errorf("IsSession(%q) = %v, want %v", c.id, got, c.want)
+		}
+	}
+}

@@ -117,10 +117,10 @@ func (s *Shipper) Sheet(episodeID string, sh *sheet.Sheet) error {
 	s.mu.Lock()
 	s.snippets++
 	s.mu.Unlock()
-	seq := uint64(sh.Meta.Index)
+	seq, cam := uint64(sh.Meta.Index), episode.CameraDir(sh.Meta.CameraID())
 	return s.enqueue(
-		uplink.Message{Priority: outbox.PrioritySnippet, Episode: episodeID, Kind: wire.KindSnippet, Seq: seq, Body: snip},
-		uplink.Message{Priority: outbox.PrioritySheet, Episode: episodeID, Kind: wire.KindSheet, Seq: seq, Body: body})
+		uplink.Message{Priority: outbox.PrioritySnippet, Episode: episodeID, Kind: wire.KindSnippet, Seq: seq, Camera: cam, Body: snip},
+		uplink.Message{Priority: outbox.PrioritySheet, Episode: episodeID, Kind: wire.KindSheet, Seq: seq, Camera: cam, Body: body})
 }
 
 // LabelSheet enqueues the labeling sheet of segment index of episode.
@@ -134,16 +134,19 @@ func (s *Shipper) LabelSheet(episodeID string, segment int, sh *sheet.Sheet) err
 		c.LabelTokens += sh.Meta.Tokens
 	})
 	return s.enqueue(uplink.Message{Priority: outbox.PrioritySheet, Episode: episodeID, Kind: wire.KindLabelSheet,
-		Seq: uint64(segment), Body: body})
+		Seq: uint64(segment), Camera: episode.CameraDir(sh.Meta.CameraID()), Body: body})
 }
 
 // enqueue refuses an episode id of another robot (the receiver would
-// drop it) before anything is queued.
+// drop it) before anything is queued. What it ships of an episode is
+// kept until the receiver acknowledges the episode (Keep), but for a
+// session's: no end manifest closes a session at the receiver.
 func (s *Shipper) enqueue(msgs ...uplink.Message) error {
-	for _, m := range msgs {
+	for i, m := range msgs {
 		if err := episode.CheckID(s.robot, m.Episode); err != nil {
 			return fmt.Errorf("ship: %s not queued: %w", m.Kind, err)
 		}
+		msgs[i].Keep = !episode.IsSession(m.Episode)
 	}
 	return s.up.Enqueue(msgs...)
 }

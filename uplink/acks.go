@@ -16,7 +16,8 @@ import (
 
 // ackListener receives the receiver's acknowledgements (wire.Ack on
 // PREFIX/ROBOT/ack/uploaded) and reports each episode the cloud holds
-// complete. It has its own connection with a persistent session (client
+// complete, and its repair requests (wire.Repair on
+// PREFIX/ROBOT/ack/repair), which it hands to the repairer. It has its own connection with a persistent session (client
 // id CLIENTID-ack), so the broker queues acknowledgements while the
 // robot is offline; the publisher's session is clean on purpose (the
 // outbox is where its messages wait).
@@ -24,6 +25,7 @@ type ackListener struct {
 	cfg        Config
 	log        *slog.Logger
 	onUploaded func(episodeID string)
+	onRepair   func(r *wire.Repair)
 	check      func(episodeID string) error
 	cancel     context.CancelFunc
 	done       chan struct{}
@@ -33,9 +35,9 @@ type ackListener struct {
 	rejected uint64
 }
 
-func startAcks(cfg Config, onUploaded func(string), check func(string) error, log *slog.Logger) *ackListener {
+func startAcks(cfg Config, onUploaded func(string), onRepair func(*wire.Repair), check func(string) error, log *slog.Logger) *ackListener {
 	ctx, cancel := context.WithCancel(context.Background())
-	a := &ackListener{cfg: cfg, log: log, onUploaded: onUploaded, check: check, cancel: cancel, done: make(chan struct{})}
+	a := &ackListener{cfg: cfg, log: log, onUploaded: onUploaded, onRepair: onRepair, check: check, cancel: cancel, done: make(chan struct{})}
 	go a.run(ctx)
 	return a
 }
@@ -99,7 +101,7 @@ func (a *ackListener) session(ctx context.Context) (connected bool, err error) {
 		return false, mqttconn.Explain(a.cfg.Broker, a.cfg.Auth, err)
 	}
 	defer c.Disconnect(250)
-	topic := wire.AckTopic(a.cfg.TopicPrefix, a.cfg.Robot)
+	topic := wire.AckFilter(a.cfg.TopicPrefix, a.cfg.Robot)
 	st := c.Subscribe(topic, 1, a.handle)
 	if !st.WaitTimeout(15*time.Second) || st.Error() != nil {
 		return true, fmt.Errorf("uplink: subscribe %s: %v (the broker's ACL must let a robot read its ack topic, see docs/deploy.md)", topic, st.Error())
@@ -112,20 +114,36 @@ func (a *ackListener) session(ctx context.Context) (connected bool, err error) {
 	}
 }
 
-// handle takes one acknowledgement; one that does not name an episode of
-// this robot is counted and dropped.
+// handle takes one acknowledgement or repair request; one that does not
+// name an episode of this robot, or arrives on another topic, is counted
+// and dropped.
 func (a *ackListener) handle(_ mqtt.Client, m mqtt.Message) {
-	ack, err := wire.DecodeAck(m.Payload())
-	if err == nil && ack.Robot != a.cfg.Robot {
-		err = fmt.Errorf("uplink: ack for robot %q", ack.Robot)
+	var robot, episode string
+	var repair *wire.Repair
+	var err error
+	switch m.Topic() {
+	case wire.AckTopic(a.cfg.TopicPrefix, a.cfg.Robot):
+		var ack *wire.Ack
+		if ack, err = wire.DecodeAck(m.Payload()); err == nil {
+			robot, episode = ack.Robot, ack.Episode
+		}
+	case wire.RepairTopic(a.cfg.TopicPrefix, a.cfg.Robot):
+		if repair, err = wire.DecodeRepair(m.Payload()); err == nil {
+			robot, episode = repair.Robot, repair.Episode
+		}
+	default:
+		err = errors.New("uplink: not an acknowledgement topic")
+	}
+	if err == nil && robot != a.cfg.Robot {
+		err = fmt.Errorf("uplink: ack for robot %q", robot)
 	}
 	if err == nil {
-		err = a.check(ack.Episode)
+		err = a.check(episode)
 	}
 	a.mu.Lock()
 	if err != nil {
 		a.rejected++
-	} else {
+	} else if repair == nil {
 		a.received++
 	}
 	a.mu.Unlock()
@@ -133,5 +151,9 @@ func (a *ackListener) handle(_ mqtt.Client, m mqtt.Message) {
 		a.log.Warn("uplink: acknowledgement dropped", "topic", m.Topic(), "err", err)
 		return
 	}
-	a.onUploaded(ack.Episode)
+	if repair != nil {
+		a.onRepair(repair)
+		return
+	}
+	a.onUploaded(episode)
 }

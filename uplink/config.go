@@ -45,6 +45,13 @@ type Config struct {
 	// StatusEvery refreshes the retained status, whatever the backlog.
 	// Default 30s.
 	StatusEvery time.Duration
+	// ResendAfter: an ended episode whose every message the broker
+	// acknowledged, and that the receiver has not acknowledged complete
+	// this long after, has its end manifest sent again (a receiver that
+	// lacks pieces then asks for them); each repeat waits twice as long
+	// (at most MaxResendInterval, or ResendAfter when larger), at most
+	// MaxResends times. Default 5m, at least 1s.
+	ResendAfter time.Duration
 	// Now is the clock of envelope creation times, the outbox's ages,
 	// the status time and Flush's deadline. Default time.Now; a replay
 	// may inject its own to be deterministic.
@@ -56,6 +63,12 @@ const (
 	DefaultTopicPrefix = "edged"
 	DefaultMaxPayload  = 128 << 10
 	DefaultOutboxBytes = 2 << 30
+	DefaultResendAfter = 5 * time.Minute
+	// MaxResendInterval caps the backoff between repeats of an end
+	// manifest; MaxResends is how many there are before the robot waits
+	// for the receiver alone (its repair requests are still answered).
+	MaxResendInterval = time.Hour
+	MaxResends        = 10
 )
 
 // Limits of Config. These rules (and Validate's) are the config file's
@@ -135,6 +148,9 @@ func (c Config) withDefaults() Config {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
+	if c.ResendAfter == 0 {
+		c.ResendAfter = DefaultResendAfter
+	}
 	return c
 }
 
@@ -167,6 +183,9 @@ func (c Config) Validate() error {
 	}
 	if c.Bandwidth < 0 || (c.Bandwidth > 0 && c.Bandwidth < MinBandwidth) {
 		add("uplink.bandwidth", "must be 0 (unlimited) or >= 1KiB/s, got %d", c.Bandwidth)
+	}
+	if c.ResendAfter < time.Second {
+		add("uplink.resend_after", "must be >= 1s (how long an ended episode waits for the receiver's acknowledgement before its end is sent again), got %v", c.ResendAfter)
 	}
 	if (c.Auth.CertFile == "") != (c.Auth.KeyFile == "") {
 		add("uplink.cert_file", "cert_file and key_file go together")

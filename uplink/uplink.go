@@ -25,8 +25,14 @@ type Options struct {
 	// OnUploaded, when set and a broker is configured, is called with
 	// the id of each episode the receiver acknowledged holding complete
 	// (from the acknowledgement goroutine; the daemon marks the episode
-	// uploaded). It may be called again for the same episode.
+	// uploaded). It may be called again for the same episode. With it,
+	// the uplink keeps what it shipped of an episode (Message.Keep)
+	// until then, and answers the receiver's repair requests (repair.go).
 	OnUploaded func(episodeID string)
+	// OnRepair, when set, is called with each repair request of the
+	// receiver: the episode and the pieces it lacks (wire.Piece names).
+	// The daemon records them for `edged inspect`.
+	OnRepair func(episodeID string, lacks []string)
 }
 
 // Stats for /metrics.
@@ -37,7 +43,8 @@ type Stats struct {
 	Dropped   uint64 // sheets refused by a full outbox
 	Errors    uint64 // enqueue failures (disk errors)
 	Acks      uint64 // acknowledgements of complete episodes received
-	BadAcks   uint64 // acknowledgements dropped (not for this robot)
+	BadAcks   uint64 // acknowledgements and repair requests dropped (not for this robot)
+	Repair    RepairStats
 }
 
 // Uplink is the running uplink; create it with New.
@@ -49,6 +56,7 @@ type Uplink struct {
 	ob           *outbox.Outbox
 	pub          *publish.Publisher
 	acks         *ackListener
+	repair       *repairer // with acks: what the receiver has not acknowledged
 
 	mu                        sync.Mutex
 	closed                    bool
@@ -87,7 +95,12 @@ func New(cfg Config, opts Options) (*Uplink, error) {
 			return nil, err
 		}
 		if opts.OnUploaded != nil {
-			u.acks = startAcks(cfg, opts.OnUploaded, opts.CheckEpisode, opts.Logger)
+			u.repair = startRepairer(cfg, ob, opts.OnRepair, opts.Logger)
+			onUploaded := func(id string) {
+				u.repair.uploaded(id)
+				opts.OnUploaded(id)
+			}
+			u.acks = startAcks(cfg, onUploaded, u.repair.request, opts.CheckEpisode, opts.Logger)
 		}
 	}
 	return u, nil
@@ -108,7 +121,20 @@ type Message struct {
 	Episode  string
 	Kind     string // a wire.Kind*
 	Seq      uint64
-	Body     []byte
+	// Camera is the camera directory of a sheet, labeling sheet or
+	// snippet: with Kind and Seq it names the message's wire.Piece.
+	Camera string
+	// Keep: the receiver will acknowledge the episode (it ends with an
+	// end manifest), so the message is kept after the broker's
+	// acknowledgement until then, for the receiver to ask for again.
+	// Kept only when acknowledgements are listened to (Options.OnUploaded).
+	Keep bool
+	Body []byte
+}
+
+// Piece is the name of m among its episode's messages.
+func (m Message) Piece() wire.Piece {
+	return wire.Piece{Kind: m.Kind, Camera: m.Camera, Index: int64(m.Seq)}
 }
 
 // Enqueue wraps each message in an envelope (a fresh id, this robot,
@@ -117,32 +143,41 @@ type Message struct {
 // (outbox.ErrFull is returned, the others are queued).
 func (u *Uplink) Enqueue(msgs ...Message) error {
 	created := u.now().UnixNano()
-	envs := make([]*wire.Envelope, len(msgs))
-	prios := make([]outbox.Priority, len(msgs))
+	out := make([]outbox.Msg, len(msgs))
 	for i, m := range msgs {
-		envs[i] = wire.New(wire.NewID(), u.cfg.Robot, m.Episode, m.Kind, m.Seq, created, m.Body)
-		prios[i] = m.Priority
-	}
-	return u.putEnvs(prios, envs)
-}
-
-func (u *Uplink) putEnvs(prios []outbox.Priority, envs []*wire.Envelope) error {
-	msgs := make([]outbox.Msg, len(envs))
-	for i, e := range envs {
-		if err := e.Validate(); err != nil {
-			return fmt.Errorf("uplink: %s: %w", e.Kind, err)
-		}
-		// The receiver takes only ids of this robot: refuse now
-		// rather than ship a message it would drop.
-		if err := u.checkEpisode(e.Episode); err != nil {
-			return fmt.Errorf("uplink: %s not queued: %w", e.Kind, err)
+		e := wire.New(wire.NewID(), u.cfg.Robot, m.Episode, m.Kind, m.Seq, created, m.Body)
+		if err := u.check(e); err != nil {
+			return err
 		}
 		b, err := e.MarshalMsg(nil)
 		if err != nil {
 			return err
 		}
-		msgs[i] = outbox.Msg{Priority: prios[i], Data: b}
+		out[i] = outbox.Msg{Priority: m.Priority, Data: b}
+		if m.Keep && u.repair != nil {
+			if _, err := wire.ParsePiece(m.Piece().String()); err != nil {
+				return fmt.Errorf("uplink: %s not queued: %w", m.Kind, err)
+			}
+			out[i].Group, out[i].Name = m.Episode, m.Piece().String()
+		}
 	}
+	return u.put(out)
+}
+
+// check refuses an envelope the receiver would drop.
+func (u *Uplink) check(e *wire.Envelope) error {
+	if err := e.Validate(); err != nil {
+		return fmt.Errorf("uplink: %s: %w", e.Kind, err)
+	}
+	// The receiver takes only ids of this robot: refuse now
+	// rather than ship a message it would drop.
+	if err := u.checkEpisode(e.Episode); err != nil {
+		return fmt.Errorf("uplink: %s not queued: %w", e.Kind, err)
+	}
+	return nil
+}
+
+func (u *Uplink) put(msgs []outbox.Msg) error {
 	_, err := u.ob.Put(msgs...)
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -166,11 +201,21 @@ func (u *Uplink) Stats() Stats {
 	}
 	if u.acks != nil {
 		s.Acks, s.BadAcks = u.acks.stats()
+		s.Repair = u.repair.stats()
 	}
 	u.mu.Lock()
 	s.Enqueued, s.Dropped, s.Errors = u.enqueued, u.dropped, u.errors
 	u.mu.Unlock()
 	return s
+}
+
+// Awaiting lists the ended episodes the receiver has not acknowledged
+// complete, oldest first (none without acknowledgements: Options.OnUploaded).
+func (u *Uplink) Awaiting() []Awaiting {
+	if u.repair == nil {
+		return nil
+	}
+	return u.repair.awaiting()
 }
 
 // Flush waits until the outbox is empty or the timeout passes, and
@@ -204,6 +249,7 @@ func (u *Uplink) Close() error {
 	u.mu.Unlock()
 	if u.acks != nil {
 		u.acks.close()
+		u.repair.close()
 	}
 	if u.pub != nil {
 		u.pub.Close()
