@@ -145,10 +145,13 @@ func Resolve(dir, ref string) (string, error) {
 	if IsEpisodeDir(ref) {
 		return ref, nil
 	}
-	if dir == "" {
+	if dir == "" || filepath.Base(ref) != ref { // a path, never an id (ids have no '/'): not dir's to blame
+		if _, err := os.Stat(ref); err != nil {
+			return "", fmt.Errorf("episode: %w (give an episode directory, a data_dir or an episode id)", err)
+		}
 		return "", fmt.Errorf("episode: %s is not an episode directory (no %s)", ref, manifestName)
 	}
-	if filepath.Base(ref) == ref && IsEpisodeDir(filepath.Join(dir, ref)) {
+	if IsEpisodeDir(filepath.Join(dir, ref)) {
 		return filepath.Join(dir, ref), nil
 	}
 	ms, err := List(dir)
