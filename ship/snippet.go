@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/sheet"
@@ -16,6 +17,12 @@ type SnippetConfig struct {
 	// MaxSamples kept (all joint topics together). Default 8192 (about
 	// 80 s at 100 Hz, several sheets).
 	MaxSamples int
+	// MaxBytes bounds the memory the kept samples hold (names and
+	// values, SampleBytes), whatever a peer publishes: the oldest go
+	// first, and a sample larger than the whole budget is not kept
+	// (both counted in Dropped). Default DefaultSnippetBytes (64 MiB:
+	// 8192 samples of 100 joints take 13 MiB).
+	MaxBytes int
 	// Rate adds samples at this many per second between the first and
 	// last tick, besides the ticks. Default 0: ticks only.
 	Rate float64
@@ -24,9 +31,15 @@ type SnippetConfig struct {
 	MaxGap time.Duration
 }
 
+// DefaultSnippetBytes is SnippetConfig.MaxBytes' default.
+const DefaultSnippetBytes = 64 << 20
+
 func (c SnippetConfig) withDefaults() SnippetConfig {
 	if c.MaxSamples <= 0 {
 		c.MaxSamples = 8192
+	}
+	if c.MaxBytes <= 0 {
+		c.MaxBytes = DefaultSnippetBytes
 	}
 	if c.MaxGap <= 0 {
 		c.MaxGap = time.Second
@@ -41,13 +54,13 @@ func (c SnippetConfig) withDefaults() SnippetConfig {
 //
 // PutJoints is called from capture's goroutines (a mutex and a bounded
 // ring, never blocking on I/O); ForSheet when a sheet is done. Memory is
-// bounded by SnippetConfig.MaxSamples; the oldest samples go first. Safe
-// for concurrent use.
+// bounded by SnippetConfig.MaxSamples and MaxBytes; the oldest samples go
+// first. Safe for concurrent use.
 type Recorder struct {
 	cfg     SnippetConfig
 	mu      sync.Mutex
-	samples []capture.JointSample // ring, ordered by arrival
-	head    int
+	samples []capture.JointSample // oldest first; the front is cut, the back appended
+	bytes   int                   // SampleBytes of samples
 	dropped uint64
 }
 
@@ -58,17 +71,42 @@ func NewRecorder(cfg SnippetConfig) *Recorder {
 }
 
 // PutJoints keeps s (its slices are kept, not copied: capture hands
-// them over).
+// them over), pushing out the oldest samples past MaxSamples or
+// MaxBytes.
 func (r *Recorder) PutJoints(s capture.JointSample) {
+	n := SampleBytes(s)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.samples) < r.cfg.MaxSamples {
-		r.samples = append(r.samples, s)
+	if n > r.cfg.MaxBytes {
+		r.dropped++
 		return
 	}
-	r.samples[r.head] = s
-	r.head = (r.head + 1) % len(r.samples)
-	r.dropped++
+	for len(r.samples) > 0 && (len(r.samples) >= r.cfg.MaxSamples || r.bytes+n > r.cfg.MaxBytes) {
+		r.bytes -= SampleBytes(r.samples[0])
+		r.samples[0] = capture.JointSample{} // let its slices go
+		r.samples = r.samples[1:]
+		r.dropped++
+	}
+	r.samples = append(r.samples, s)
+	r.bytes += n
+}
+
+// SampleBytes is the memory a kept joint sample holds: the struct, its
+// names (string headers, and bytes as the allocator rounds them: 16 at
+// least) and its values. It errs high rather than low.
+func SampleBytes(s capture.JointSample) int {
+	n := int(unsafe.Sizeof(s)) + len(s.Topic)
+	for _, name := range s.Names {
+		n += int(unsafe.Sizeof(name)) + max(16, (len(name)+15)&^15)
+	}
+	return n + 8*(len(s.Position)+len(s.Velocity)+len(s.Effort))
+}
+
+// Bytes is the memory the kept samples hold (SampleBytes).
+func (r *Recorder) Bytes() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bytes
 }
 
 // ForSheet returns the snippet of sheet m of episode: joints at every
@@ -128,7 +166,8 @@ func (r *Recorder) ForSheet(episode string, m *sheet.Meta) *wire.Snippet {
 	return sn
 }
 
-// Dropped counts joint samples pushed out of the ring.
+// Dropped counts joint samples pushed out of the ring (or too large for
+// it).
 func (r *Recorder) Dropped() uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -136,9 +175,7 @@ func (r *Recorder) Dropped() uint64 {
 }
 
 func (r *Recorder) ordered() []capture.JointSample {
-	out := make([]capture.JointSample, 0, len(r.samples))
-	out = append(out, r.samples[r.head:]...)
-	return append(out, r.samples[:r.head]...)
+	return slices.Clone(r.samples)
 }
 
 type nameIndex struct {

@@ -3,6 +3,9 @@ package ship
 import (
 	"bytes"
 	"math"
+	"runtime"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -106,5 +109,63 @@ func TestOldSnippetDecodesWithoutTheFSM(t *testing.T) {
 	again, err := back.MarshalMsg(nil)
 	if err != nil || back.Names[0] != "a" || bytes.Contains(again, []byte("PICK_SECRET")) {
 		t.Fatalf("old snippet decoded to %+v (%v)", back, err)
+	}
+}
+
+// floodSample is a joint sample of n distinct short names, as capture
+// decodes a name flood (each name its own string).
+func floodSample(at time.Time, n int) capture.JointSample {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = strconv.Itoa(i)
+	}
+	return capture.JointSample{Topic: "/joint_states", Stamp: at, Names: names}
+}
+
+// The recorder is bounded in bytes, not only in samples: samples of
+// many joints push the oldest out past MaxBytes (a writer of 125,000
+// names per message filled 8,192 slots with ~3 MB each, 900 MB in 22 s),
+// one larger than the budget is not kept, and the heap stays within the
+// budget; an ordinary sample after the flood is kept and snipped.
+func TestRecorderBytesBound(t *testing.T) {
+	cases := []struct {
+		name     string
+		maxBytes int
+		names    int // per flood sample
+		samples  int
+		dropped  int
+	}{
+		{"default budget, 125k names", 0, 125_000, 40, 40 - DefaultSnippetBytes/SampleBytes(floodSample(t0, 125_000))},
+		{"small budget", 1 << 20, 10_000, 10, 10 - (1<<20)/SampleBytes(floodSample(t0, 10_000))},
+		{"a sample over the budget", 1 << 20, 200_000, 3, 3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := NewRecorder(SnippetConfig{MaxBytes: c.maxBytes})
+			budget := r.cfg.MaxBytes
+			runtime.GC()
+			var before runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for i := range c.samples {
+				r.PutJoints(floodSample(t0.Add(time.Duration(i)*time.Millisecond), c.names))
+			}
+			runtime.GC()
+			var after runtime.MemStats
+			runtime.ReadMemStats(&after)
+			if r.Bytes() > budget {
+				t.Errorf("Bytes() %d over the budget %d", r.Bytes(), budget)
+			}
+			if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > int64(budget)+16<<20 {
+				t.Errorf("heap grew %d MB for a budget of %d MB", grown>>20, budget>>20)
+			}
+			if r.Dropped() != uint64(c.dropped) {
+				t.Errorf("Dropped() %d, want %d", r.Dropped(), c.dropped)
+			}
+			r.PutJoints(capture.JointSample{Topic: "/arm", Stamp: t0.Add(10 * time.Second), Names: []string{"a"}, Position: []float64{1}})
+			if sn := r.ForSheet("ep", meta(20, 1)); len(sn.Samples) != 1 || !slices.Equal(sn.Names, []string{"a"}) || sn.Samples[0].Position[0] != 1 {
+				t.Errorf("the ordinary sample after the flood: names %d, samples %+v", len(sn.Names), sn.Samples)
+			}
+			runtime.KeepAlive(r)
+		})
 	}
 }
