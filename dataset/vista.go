@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -57,7 +56,7 @@ func NewVista(e *episode.Episode) Vista {
 		st := VistaStep{Step: i + 1, Description: "We " + phrase(el), Action: el.Name, Args: nonNil(el.Args),
 			Label: s.Label, StartSec: round6(s.StartSec), EndSec: round6(s.EndSec), Outcome: s.Outcome, Sheets: []SheetRef{}}
 		for _, cam := range cams {
-			rel := filepath.Join(episode.LabelsDir, cam, fmt.Sprintf("label-%04d.jpg", s.Index))
+			rel := filepath.Join(episode.LabelsDir, cam, episode.LabelName(s.Index)+".jpg")
 			if _, err := os.Stat(filepath.Join(e.Dir, rel)); err == nil {
 				st.Sheets = append(st.Sheets, SheetRef{Camera: cam, Path: filepath.ToSlash(rel)})
 			}

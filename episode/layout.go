@@ -77,6 +77,10 @@ func LabelDir(epDir, camera string) string {
 // SheetName is the base name (no extension) of contact sheet index.
 func SheetName(index int) string { return fmt.Sprintf("sheet-%04d", index) }
 
+// LabelName is the base name (no extension) of the labeling sheet of
+// segment index (sheet.Name names the sheets it writes so).
+func LabelName(index int) string { return fmt.Sprintf("label-%04d", index) }
+
 // SnippetPath is the file of the state snippet of contact sheet index.
 func SnippetPath(epDir, camera string, index int) string {
 	return filepath.Join(epDir, SnippetsDir, CameraDir(camera), SheetName(index)+SnippetExt)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 )
 
 // StoreDir returns the episode store directory for dir: dir/episodes when
@@ -24,11 +25,52 @@ func StoreDir(dir string) string {
 // between mkdir and the first manifest) and manifests of another format
 // are skipped.
 func List(dir string) ([]Manifest, error) {
+	var out []Manifest
+	err := eachManifest(dir, func(m Manifest) { out = append(out, m) })
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(i, j int) bool { return listedBefore(out[i].Start, out[i].ID, out[j].Start, out[j].ID) })
+	return out, nil
+}
+
+// IDs are the ids of the episodes List lists, in its order, read one
+// manifest at a time: a store-wide command over thousands of episodes
+// holds ids, not manifests, and loads each episode when it gets to it.
+func IDs(dir string) ([]string, error) {
+	type ref struct {
+		start time.Time
+		id    string
+	}
+	var refs []ref
+	err := eachManifest(dir, func(m Manifest) { refs = append(refs, ref{m.Start, m.ID}) })
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(refs, func(i, j int) bool { return listedBefore(refs[i].start, refs[i].id, refs[j].start, refs[j].id) })
+	out := make([]string, len(refs))
+	for i, r := range refs {
+		out[i] = r.id
+	}
+	return out, nil
+}
+
+// listedBefore is List's order: by start, then id.
+func listedBefore(startA time.Time, idA string, startB time.Time, idB string) bool {
+	if !startA.Equal(startB) {
+		return startA.Before(startB)
+	}
+	return idA < idB
+}
+
+// eachManifest calls fn with the manifest of every episode directory in
+// dir (its ID the directory's name), skipping those without a readable
+// one.
+func eachManifest(dir string, fn func(Manifest)) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("episode: list %s: %w", dir, err)
+		return fmt.Errorf("episode: list %s: %w", dir, err)
 	}
-	var out []Manifest
 	for _, e := range ents {
 		if !e.IsDir() || e.Name()[0] == '.' {
 			continue
@@ -38,15 +80,9 @@ func List(dir string) ([]Manifest, error) {
 			continue
 		}
 		m.ID = e.Name()
-		out = append(out, m)
+		fn(m)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if !out[i].Start.Equal(out[j].Start) {
-			return out[i].Start.Before(out[j].Start)
-		}
-		return out[i].ID < out[j].ID
-	})
-	return out, nil
+	return nil
 }
 
 // Episode is one episode as read from disk.
@@ -60,7 +96,14 @@ type Episode struct {
 	Problems []string
 	// Cost is the cost line of the directory's files (ReadCost).
 	Cost Cost
+	// Lack is what a receiver lacks of an episode its end manifest
+	// closed but that is not complete (the first maxListedLacks pieces);
+	// nil otherwise.
+	Lack *Lack
 }
+
+// maxListedLacks bounds the pieces Load lists as lacking.
+const maxListedLacks = 64
 
 // Load reads one episode. ref is an episode directory, or an id (or a
 // unique id prefix) inside store dir (which may be "").
@@ -96,6 +139,9 @@ func Load(dir, ref string) (*Episode, error) {
 	sort.SliceStable(e.Segments, func(i, j int) bool { return e.Segments[i].Start.Before(e.Segments[j].Start) })
 	if m.Held != nil && !m.Complete && err == nil {
 		e.Manifest.Held = e.held(files)
+		if m.Closed {
+			e.Lack = e.lack(files)
+		}
 	}
 	return e, nil
 }
@@ -111,6 +157,21 @@ func (e *Episode) held(files []BlobInfo) *Held {
 	}
 	h := heldOf(blobNames(files, ""), len(idx))
 	return &h
+}
+
+// lack lists what a receiver lacks of the closed, incomplete e.
+func (e *Episode) lack(files []BlobInfo) *Lack {
+	segs := map[int]bool{}
+	for _, s := range e.Segments {
+		segs[s.Index] = true
+	}
+	held := make(map[string]bool, len(files))
+	for _, n := range blobNames(files, "") {
+		held[n] = true
+	}
+	l := &Lack{Closed: true, Since: e.Manifest.EndArrived}
+	l.Pieces, l.More = lacksOf(&e.Manifest, func(i int) bool { return segs[i] }, held, maxListedLacks)
+	return l
 }
 
 func (e *Episode) readRecords(name string) [][]byte {

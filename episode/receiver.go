@@ -333,9 +333,12 @@ func (r *Receiver) Manifest(robot string, m Manifest) (completed bool, err error
 		case !m.Closed && !e.m.Start.IsZero():
 			return fmt.Errorf("%w: %s has another start manifest", ErrConflict, m.ID)
 		}
-		held, complete, cost := e.m.Held, e.m.Complete, e.m.Cost
+		held, complete, cost, arrived := e.m.Held, e.m.Complete, e.m.Cost, e.m.EndArrived
+		if m.Closed && arrived.IsZero() {
+			arrived = time.Now().UTC()
+		}
 		e.m = m
-		e.m.Format, e.m.ID, e.m.Held, e.m.Complete, e.m.Cost = ManifestFormat, e.id, held, complete, cost
+		e.m.Format, e.m.ID, e.m.Held, e.m.Complete, e.m.Cost, e.m.EndArrived = ManifestFormat, e.id, held, complete, cost, arrived
 		e.m.Uploaded, e.m.Recovery = false, nil
 		return nil
 	})
@@ -343,7 +346,7 @@ func (r *Receiver) Manifest(robot string, m Manifest) (completed bool, err error
 
 // robotFields is the part of a manifest the robot writes, encoded.
 func robotFields(m Manifest) []byte {
-	m.Format, m.Held, m.Complete, m.Uploaded, m.Recovery, m.Cost = 0, nil, false, false, nil, nil
+	m.Format, m.Held, m.Complete, m.Uploaded, m.Recovery, m.Cost, m.EndArrived = 0, nil, false, false, nil, nil, time.Time{}
 	b, _ := json.Marshal(m)
 	return b
 }
@@ -452,6 +455,38 @@ func (r *Receiver) Snippet(robot, id, camera string, index int, body []byte) (co
 	rel := SnippetsDir + "/" + CameraDir(camera) + "/" + SheetName(index) + SnippetExt
 	defer r.lockEpisode(id)()
 	return r.add(robot, id, func(e *received) error { return r.put(e, rel, body) })
+}
+
+// Lacking says whether episode id of robot is closed and complete and,
+// when it is closed but not complete, what it lacks (at most limit
+// pieces; Lack.More when there are others): what the sink asks the
+// robot for. An episode that holds everything although its manifest
+// does not say so yet (receivers sharing the store raced) is completed
+// here: completed reports it, as Manifest and the others do.
+func (r *Receiver) Lacking(robot, id string, limit int) (l Lack, completed bool, err error) {
+	defer r.lockEpisode(id)()
+	if r.opts.Shared {
+		r.forget(id) // peers add files without touching the manifest
+	}
+	e, err := r.load(robot, id)
+	if err != nil {
+		return l, false, err
+	}
+	l = Lack{Closed: e.m.Closed, Complete: e.m.Complete, Since: e.m.EndArrived}
+	if !l.Closed || l.Complete {
+		return l, false, nil
+	}
+	files := make(map[string]bool, len(e.files))
+	for rel := range e.files {
+		files[rel] = true
+	}
+	l.Pieces, l.More = lacksOf(&e.m, func(i int) bool { _, ok := e.segs[i]; return ok }, files, limit)
+	if len(l.Pieces) > 0 || l.More {
+		return l, false, nil
+	}
+	completed, err = r.update(robot, id, func(*received) error { return nil })
+	l.Complete = err == nil
+	return l, completed, err
 }
 
 // held counts what e holds.

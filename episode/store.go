@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -228,7 +229,27 @@ func (s *Store) Begin(b Begin) (*Writer, error) {
 // MarkUploaded records that the episode reached the cloud, which makes it
 // the first candidate for retention.
 func (s *Store) MarkUploaded(id string) error {
-	return s.mark(id, func(m *Manifest) { m.Uploaded = true })
+	return s.mark(id, func(m *Manifest) { m.Uploaded, m.Lacking = true, nil })
+}
+
+// maxLackingPieces bounds the pieces a manifest records as lacking.
+const maxLackingPieces = 64
+
+// MarkLacking records a receiver's repair request for the episode, at
+// now: the pieces it lacks (the first maxLackingPieces; More when it
+// listed more, or lacks more than it listed).
+func (s *Store) MarkLacking(id string, pieces []string, more bool, now time.Time) error {
+	return s.mark(id, func(m *Manifest) {
+		if m.Uploaded {
+			return
+		}
+		l := m.Lacking
+		if l == nil {
+			l = &Lacking{First: now}
+			m.Lacking = l
+		}
+		l.Last, l.Pieces, l.More = now, slices.Clone(pieces[:min(len(pieces), maxLackingPieces)]), more || len(pieces) > maxLackingPieces
+	})
 }
 
 // MarkRecoveryShipped records that a crash-recovered episode's segments

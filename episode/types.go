@@ -60,6 +60,13 @@ type Manifest struct {
 	// Cost is a receiver's cost line of what it holds (ReadCost),
 	// written once the episode is complete; only its manifests have it.
 	Cost *Cost `json:"cost,omitempty"`
+	// EndArrived is when a receiver took the end manifest (its wall
+	// clock); only its manifests have it.
+	EndArrived time.Time `json:"end_arrived,omitzero"`
+	// Lacking is, on the robot, what the receiver said it lacks of the
+	// episode in its last repair request (Store.MarkLacking), until it
+	// acknowledges the episode complete.
+	Lacking *Lacking `json:"lacking,omitempty"`
 	// Verdicts of the trace checks (package tracecheck) evaluated when
 	// the episode closed, in the rules' order; absent from manifests of
 	// an edged without checks, and from older ones.
@@ -86,6 +93,14 @@ type CameraCounts struct {
 	// older robot).
 	SheetTokens int `json:"sheet_tokens,omitempty"`
 	LabelTokens int `json:"label_tokens,omitempty"`
+}
+
+// Lacking is what a receiver asked a robot for (wire.Piece names).
+type Lacking struct {
+	First  time.Time `json:"first"` // the receiver's first request (robot wall clock)
+	Last   time.Time `json:"last"`
+	Pieces []string  `json:"pieces"`
+	More   bool      `json:"more,omitempty"` // it lacks more than it listed
 }
 
 // Held is what a receiver holds of an episode.
