@@ -34,6 +34,20 @@ type Config struct {
 	HTTP    HTTP           `yaml:"http"`
 	Capture CaptureOptions `yaml:"capture"`
 	Checks  Checks         `yaml:"checks"`
+	// Discovery bounds what roles left empty take from the graph.
+	Discovery Discovery `yaml:"discovery"`
+	Replay    Replay    `yaml:"replay"`
+}
+
+// Replay tunes edged replay; edged run does not read it.
+type Replay struct {
+	// MaxGap is the longest stretch of a recording without a message
+	// that a replay walks through. A longer one (a paused recorder, a
+	// damaged or far-future stamp) ends the open episode at the last
+	// message before it, is reported, and the replay goes on after it
+	// as a new recording, instead of filling it with empty episodes of
+	// episode.max_duration. Default 5m, 1s..24h.
+	MaxGap Duration `yaml:"max_gap"`
 }
 
 // Checks are the RTL trace checks edged run evaluates when an episode

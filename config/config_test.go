@@ -64,7 +64,7 @@ func TestMinimalGetsDefaults(t *testing.T) {
 	if c.Sheet != want {
 		t.Fatalf("sheet defaults: got %+v want %+v", c.Sheet, want)
 	}
-	if c.DataDir != DefaultDataDir || c.ROS.NodeName != "edged" || c.HTTP.Listen != DefaultListen {
+	if c.DataDir != DefaultDataDir || c.ROS.NodeName != "edged" || c.HTTP.Listen != DefaultListen || c.Replay.MaxGap != DefaultMaxGap {
 		t.Fatalf("defaults: %+v", c)
 	}
 }
@@ -121,6 +121,8 @@ func TestValidationNamesTheField(t *testing.T) {
 		// a QoS key is a topic: one rule for its name (it took any string)
 		{"qos topic", "robot_id: r\nros2: {qos: {'cam image': sensor_data}}\n", `ros2.qos: "cam image" is not a ROS graph name`},
 		{"msg dir twice", "robot_id: r\nros2: {msg_dirs: [/opt/msgs, /opt/msgs/]}\n", "ros2.msg_dirs: /opt/msgs/ is listed twice"},
+		{"replay gap zero", "robot_id: r\nreplay: {max_gap: 0s}\n", "replay.max_gap: must be in 1s..24h0m0s, got 0s"},
+		{"replay gap long", "robot_id: r\nreplay: {max_gap: 25h}\n", "replay.max_gap: must be in 1s..24h0m0s"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

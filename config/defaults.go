@@ -38,6 +38,9 @@ const (
 	DefaultOutboxBytes  = Size(2 << 30)
 	DefaultListen       = "127.0.0.1:9090"
 	DefaultMaxStampSkew = Duration(10 * time.Minute)
+	DefaultMaxGap       = Duration(5 * time.Minute)
+	MinMaxGap           = Duration(time.Second)
+	MaxMaxGap           = Duration(24 * time.Hour)
 )
 
 // Default returns a config with every documented default; RobotID is
@@ -53,9 +56,11 @@ func Default() Config {
 		Ring: Ring{MaxBytes: DefaultRingBytes, MaxAge: DefaultRingAge},
 		Sheet: Sheet{Preset: DefaultPreset, Interval: DefaultInterval, TileWidth: DefaultTileWidth, Columns: DefaultColumns,
 			Rows: DefaultRows, Quality: DefaultQuality, Grace: DefaultGrace},
-		Uplink:  Uplink{TopicPrefix: DefaultTopicPrefix, MaxPayload: DefaultMaxPayload, OutboxBytes: DefaultOutboxBytes},
-		HTTP:    HTTP{Listen: DefaultListen},
-		Capture: CaptureOptions{MaxStampSkew: DefaultMaxStampSkew},
+		Uplink:    Uplink{TopicPrefix: DefaultTopicPrefix, MaxPayload: DefaultMaxPayload, OutboxBytes: DefaultOutboxBytes},
+		HTTP:      HTTP{Listen: DefaultListen},
+		Capture:   CaptureOptions{MaxStampSkew: DefaultMaxStampSkew},
+		Discovery: defaultDiscovery(),
+		Replay:    Replay{MaxGap: DefaultMaxGap},
 	}
 }
 

@@ -36,6 +36,12 @@ func (c *Config) Validate() error {
 	c.validateROS(&p)
 	c.validateTopics(&p)
 	c.validateRecipe(&p)
+	c.Discovery.validate(&p)
+	if g := c.Replay.MaxGap; g < MinMaxGap || g > MaxMaxGap {
+		// the upper bound keeps what a gap below it costs (ticks, and
+		// episodes cut at max_duration) finite
+		p.add("replay.max_gap", "must be in %s..%s, got %s", MinMaxGap.D(), MaxMaxGap.D(), g.D())
+	}
 	if l := c.HTTP.Listen; l != "off" {
 		if _, _, err := net.SplitHostPort(l); err != nil {
 			p.add("http.listen", "must be host:port or \"off\", got %q", l)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/edged-robotics/edged/bag"
 	"github.com/edged-robotics/edged/capture"
+	"github.com/edged-robotics/edged/episode"
 )
 
 // ReplaySummary is what a replay did.
@@ -23,11 +24,24 @@ type ReplaySummary struct {
 	Segments uint64
 	Sheets   uint64
 	Topics   []capture.TopicStats
+	// Gaps are the stretches of the recording longer than
+	// replay.max_gap without a message: each ended the open episode at
+	// its start, and the replay went on at its end. Each is also logged
+	// as a warning.
+	Gaps []Gap
 	// Damage lists what of the bags could not be read (a damaged or cut
 	// short file, an MCAP data section that fails its CRC), each naming
 	// the bag and the byte offset; the rest was replayed. Each is also
 	// logged as a warning.
 	Damage []string
+}
+
+// Gap is a stretch of a recording without a message, from the last
+// message before it to the first after it.
+type Gap struct{ From, To time.Time }
+
+func (g Gap) String() string {
+	return fmt.Sprintf("no message for %s, from %s to %s", g.To.Sub(g.From), g.From.UTC().Format(time.RFC3339Nano), g.To.UTC().Format(time.RFC3339Nano))
 }
 
 // ErrDamagedInput is matched (errors.Is) by the error Replay returns
@@ -127,8 +141,7 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 	}
 	start := time.Now()
 	runner := d.newSheetRunner(d.store.Dir(), d.machine == nil)
-	sum.Messages, err = d.replayMessages(ctx, readers, rp, runner, fsmTopics, newProgress(progress, readers),
-		func(e error) { d.damaged(&sum, e.Error()) })
+	sum.Messages, err = d.replayMessages(ctx, readers, rp, runner, fsmTopics, newProgress(progress, readers), &sum)
 	// Close the fsm first: the episode still open at the end of the
 	// recording ends (interrupted) at the recording's last time, and its
 	// events reach the runner.
@@ -204,24 +217,39 @@ func (d *Daemon) bagTopics(readers []recording) (cams, joints []string) {
 
 func (d *Daemon) newReplayCapture(t *topology) (*capture.Replay, error) {
 	ccfg, sinks := d.captureSetup(t)
+	if sinks.States != nil {
+		sinks.States = replayStates{d} // the machine is replaced at a gap
+	}
 	return capture.NewReplay(ccfg, sinks, capture.Options{Logger: d.log, ROS2Types: d.ros2Types})
 }
 
 // replayMessages feeds every message of the bags, in time order, to the
 // replay capture, drives the sheet runner on the recording's clock, and
-// waits for the fsm after each of its messages.
+// waits for the fsm after each of its messages. A gap longer than
+// replay.max_gap is not walked through (see endAtGap).
 func (d *Daemon) replayMessages(ctx context.Context, readers []recording, rp *capture.Replay, runner *sheetRunner,
-	fsmTopics map[string]bool, prog *progress, damaged func(error)) (uint64, error) {
-	merged := mergeBags(readers, rp.Topics(), damaged)
+	fsmTopics map[string]bool, prog *progress, sum *ReplaySummary) (uint64, error) {
+	merged := mergeBags(readers, rp.Topics(), func(e error) {
+		if ctx.Err() == nil { // an interrupted query is the stop, not damage
+			d.damaged(sum, e.Error())
+		}
+	})
 	defer merged.close()
 	step := runner.recipe.Interval / 5
-	var next time.Time
+	maxGap := d.cfg.Replay.MaxGap.D()
+	var next, prev time.Time
 	var n uint64
 	for merged.next() {
 		if err := ctx.Err(); err != nil {
 			return n, err
 		}
 		m := merged.message()
+		if n > 0 && m.Time.Sub(prev) > maxGap {
+			if err := d.endAtGap(ctx, Gap{From: prev, To: m.Time}, rp, runner, sum); err != nil {
+				return n, err
+			}
+			next = time.Time{}
+		}
 		if next.IsZero() {
 			next = m.Time
 		}
@@ -238,6 +266,7 @@ func (d *Daemon) replayMessages(ctx context.Context, readers []recording, rp *ca
 			return n, err
 		}
 		n++
+		prev = m.Time
 		if fsmTopics[m.Conn.Topic] {
 			if err := d.machine.Flush(ctx); err != nil {
 				return n, err
@@ -246,12 +275,52 @@ func (d *Daemon) replayMessages(ctx context.Context, readers []recording, rp *ca
 		}
 		prog.update(m.Time, n)
 	}
+	if err := ctx.Err(); err != nil { // the bags' iterators stopped on it
+		return n, err
+	}
 	prog.done(n)
 	if now, ok := rp.Now(); ok {
 		runner.tick(now)
 	}
 	return n, nil
 }
+
+// endAtGap ends the recording before a gap as the end of the bags would
+// (the open episode or session ends, interrupted, at the capture clock)
+// and starts the fsm stage over for what follows, as if it were another
+// recording: walking through the gap would cut an episode every
+// episode.max_duration, without end for a far-future stamp.
+func (d *Daemon) endAtGap(ctx context.Context, g Gap, rp *capture.Replay, runner *sheetRunner, sum *ReplaySummary) error {
+	sum.Gaps = append(sum.Gaps, g)
+	d.log.Warn("replay: a gap in the recording longer than replay.max_gap; the open episode ends before it and the replay goes on after it",
+		"gap", g.String(), "replay.max_gap", d.cfg.Replay.MaxGap.D())
+	now, ok := rp.Now()
+	if !ok {
+		now = g.From
+	}
+	if d.machine != nil {
+		if err := d.advanceMachine(ctx, now, runner); err != nil {
+			return err
+		}
+		if err := d.closeMachine(); err != nil {
+			return err
+		}
+		runner.drain()
+		if err := d.startFSM(ctx, nil); err != nil {
+			return err
+		}
+	}
+	if runner.session {
+		runner.closeSession(now, true, episode.EndShutdown)
+	}
+	return nil
+}
+
+// replayStates hands capture's FSM events to the daemon's current
+// machine (endAtGap replaces it).
+type replayStates struct{ d *Daemon }
+
+func (s replayStates) PutState(ev capture.StateEvent) { s.d.machine.PutState(ev) }
 
 // advanceMachine moves the fsm stage's clock to now, the recording's
 // time (it has no clock of its own in a replay), and hands the runner

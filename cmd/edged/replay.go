@@ -35,6 +35,8 @@ func newReplayCmd() *cobra.Command {
 			"compression), or one .mcap (chunks none, zstd or lz4) or .db3 (sqlite3) file.\n" +
 			"The kind is detected from the path; ROS 2 messages are decoded as CDR from the\n" +
 			"definitions the bag carries (or the bundled ones), so both give the same output.\n" +
+			"A stretch without messages longer than replay.max_gap (default 5m) ends the open\n" +
+			"episode and is reported; the replay goes on after it.\n" +
 			"A damaged bag (bad chunk, cut short) is replayed as far as it can be read, each\n" +
 			"problem is reported with the bag and byte offset, and the exit status is 1\n" +
 			"unless --keep-going.",
@@ -68,6 +70,10 @@ func newReplayCmd() *cobra.Command {
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "replayed %d messages (%.1f s of recording) in %s (%.0fx real time): %d episodes, %d segments, %d sheets in %s\n",
 				sum.Messages, sum.BagTime.Seconds(), sum.Wall.Round(time.Millisecond), speed, sum.Episodes, sum.Segments, sum.Sheets, cfg.DataDir)
+			if err == nil && len(sum.Gaps) > 0 {
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%d gaps longer than replay.max_gap (%s) each ended the episode before them (listed above)\n",
+					len(sum.Gaps), cfg.Replay.MaxGap.D())
+			}
 			return err
 		},
 	}
