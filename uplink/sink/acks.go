@@ -81,6 +81,7 @@ func (s *Sink) ownerRuns(owner string) bool {
 // would not complete the episode again), which is logged.
 func (s *Sink) completed(robot, episodeID string) {
 	s.completes.Add(1)
+	s.unfollow(robot, episodeID)
 	s.log.Info("sink: episode complete", "robot", robot, "episode", episodeID)
 	if s.cfg.OnComplete != nil {
 		s.cfg.OnComplete(robot, episodeID)
@@ -270,6 +271,9 @@ func (s *Sink) dequeueAck(a queuedAck) {
 	}
 	s.mu.Unlock()
 	s.acked.Add(1)
+	if a.marker == "" {
+		return // an acknowledgement published again (repair.go) has no marker
+	}
 	if err := s.store.Delete(a.marker); err != nil {
 		s.log.Warn("sink: published acknowledgement not removed from the store; a sink may publish it again "+
 			"(harmless: the robot takes it once); check the store", "robot", a.Robot, "episode", a.Episode, "err", err)

@@ -27,8 +27,11 @@ func (s *Sink) deliver(e *wire.Envelope, body []byte) error {
 	case err != nil:
 		return retry(err)
 	}
-	if completed {
+	switch {
+	case completed:
 		s.completed(e.Robot, e.Episode)
+	case e.Kind == wire.KindEpisodeEnd:
+		s.endArrived(e.Robot, e.Episode)
 	}
 	return nil
 }

@@ -32,12 +32,18 @@ var (
 	sinkAcksPending = sinkDesc("acks_pending", "Acknowledgements waiting to be published.")
 	sinkPartial     = sinkDesc("partial_bytes", "Bytes of incomplete chunked messages held in memory.")
 	sinkStaged      = sinkDesc("staged_messages", "Chunked messages this sink staged in the store for the group.")
+	sinkRepairs     = sinkDesc("repair_requests_total", "Requests published to robots for the pieces of an episode the sink lacks.")
+	sinkReacks      = sinkDesc("reacks_total", "Acknowledgements published again for an end manifest of an episode held complete.")
+	sinkFollowDrop  = sinkDesc("incomplete_dropped_total", "Incomplete episodes no longer followed because 10,000 were (their robots' next end manifest brings them back).")
+	sinkIncomplete  = sinkDesc("incomplete_episodes", "Episodes whose end manifest arrived that are not complete (followed for repair).")
+	sinkOldest      = sinkDesc("incomplete_oldest_seconds", "How long the oldest incomplete episode has waited since its end manifest arrived (0: none).")
 )
 
 func (collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{sinkReceived, sinkDelivered, sinkDuplicates, sinkRejected, sinkRetried,
 		sinkConflicts, sinkChunks, sinkExpired, sinkStatuses, sinkStale, sinkConnects, sinkCompleted, sinkAcked,
-		sinkRaces, sinkConnected, sinkAcksPending, sinkPartial, sinkStaged} {
+		sinkRaces, sinkConnected, sinkAcksPending, sinkPartial, sinkStaged, sinkRepairs, sinkReacks, sinkFollowDrop,
+		sinkIncomplete, sinkOldest} {
 		ch <- d
 	}
 }
@@ -52,7 +58,8 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		{sinkRejected, st.Rejected}, {sinkRetried, st.Retried}, {sinkConflicts, st.Conflicts},
 		{sinkChunks, st.Chunks}, {sinkExpired, st.Expired}, {sinkStatuses, st.Statuses},
 		{sinkStale, st.StaleStatuses}, {sinkConnects, st.Connects}, {sinkCompleted, st.Completed},
-		{sinkAcked, st.Acked}, {sinkRaces, st.Races},
+		{sinkAcked, st.Acked}, {sinkRaces, st.Races}, {sinkRepairs, st.RepairRequests}, {sinkReacks, st.Reacks},
+		{sinkFollowDrop, st.FollowDropped},
 	} {
 		ch <- prometheus.MustNewConstMetric(m.d, prometheus.CounterValue, float64(m.v))
 	}
@@ -65,4 +72,10 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(sinkAcksPending, prometheus.GaugeValue, float64(h.AcksPending))
 	ch <- prometheus.MustNewConstMetric(sinkPartial, prometheus.GaugeValue, float64(h.PartialBytes))
 	ch <- prometheus.MustNewConstMetric(sinkStaged, prometheus.GaugeValue, float64(h.Staged))
+	ch <- prometheus.MustNewConstMetric(sinkIncomplete, prometheus.GaugeValue, float64(h.Incomplete))
+	oldest := 0.0
+	if !h.OldestIncomplete.IsZero() {
+		oldest = c.s.now().Sub(h.OldestIncomplete).Seconds()
+	}
+	ch <- prometheus.MustNewConstMetric(sinkOldest, prometheus.GaugeValue, oldest)
 }

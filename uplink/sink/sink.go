@@ -143,6 +143,13 @@ type Config struct {
 	// written (in Handle's goroutine, from several lanes at once: keep
 	// it short and safe for concurrent use).
 	OnDeliver func(e *wire.Envelope)
+	// RepairAfter: an episode whose end manifest arrived and that is not
+	// complete this long after is asked for (repair.go), then again
+	// twice as long after each request (at most 10m). Default 30s.
+	RepairAfter time.Duration
+	// MaxRepairAsks bounds the repair requests for one end manifest;
+	// the robot's next end manifest starts again. Default 6.
+	MaxRepairAsks int
 	// OnComplete, when set, is called when a message made an episode
 	// complete, before its acknowledgement is published (in Handle's
 	// goroutine, from several lanes at once: keep it short and safe for
@@ -196,6 +203,12 @@ func (c Config) withDefaults() Config {
 		c.Lanes = 8
 	}
 	c.Lanes = min(c.Lanes, maxLanes)
+	if c.RepairAfter <= 0 {
+		c.RepairAfter = 30 * time.Second
+	}
+	if c.MaxRepairAsks <= 0 {
+		c.MaxRepairAsks = 6
+	}
 	return c
 }
 
@@ -219,6 +232,13 @@ type Stats struct {
 	// Races: conditional writes of the store lost to another sink of
 	// the group (each re-read and applied again; episode.Receiver).
 	Races uint64
+	// RepairRequests: requests published to robots for the pieces of an
+	// episode the sink lacks; Reacks: acknowledgements published again
+	// for an end manifest of an episode held complete; FollowDropped:
+	// incomplete episodes no longer followed because maxFollowed were.
+	RepairRequests uint64
+	Reacks         uint64
+	FollowDropped  uint64
 }
 
 // State is what a sink holds now, beside its counters (Stats).
@@ -227,6 +247,11 @@ type State struct {
 	AcksPending  int   // acknowledgements waiting to be published
 	PartialBytes int64 // incomplete chunked messages held in memory
 	Staged       int   // chunked messages this sink staged for the group
+	// Incomplete: episodes whose end manifest arrived that are not
+	// complete (followed for repair); OldestIncomplete: since when the
+	// oldest of them is.
+	Incomplete       int
+	OldestIncomplete time.Time
 }
 
 // Sink is one receiver.
@@ -250,9 +275,11 @@ type Sink struct {
 	partials   map[partKey]*partial
 	robots     map[string]*robotUse
 	pbytes     int64
+	followed   map[string]*followed // ROBOT/EPISODE -> incomplete episode (repair.go)
 
 	received, delivered, duplicates, rejected, chunks, expired, statuses, connects atomic.Uint64
 	retried, conflicts, completes, acked, staleStatuses                            atomic.Uint64
+	repairRequests, reacks, repairsDropped                                         atomic.Uint64
 	connected                                                                      atomic.Bool
 	now                                                                            func() time.Time
 	writeFn                                                                        func(path string, b []byte) error
@@ -297,7 +324,7 @@ func New(cfg Config, log *slog.Logger) (*Sink, error) {
 	}
 	s := &Sink{cfg: cfg, log: log, ids: ids, stateLock: lock, partials: map[partKey]*partial{}, staged: map[string]time.Time{}, ackSent: map[wire.Ack]sentAck{},
 		lanes:  make([]sync.Mutex, cfg.Lanes),
-		robots: map[string]*robotUse{}, now: time.Now, writeFn: writeFile,
+		robots: map[string]*robotUse{}, followed: map[string]*followed{}, now: time.Now, writeFn: writeFile,
 		ackNotify: make(chan struct{}, 1), ackWait: 10 * time.Second}
 	s.store = cfg.Store
 	opts := episode.ReceiverOptions{Shared: cfg.Group != ""}
@@ -322,14 +349,22 @@ func (s *Sink) Stats() Stats {
 	return Stats{Received: s.received.Load(), Delivered: s.delivered.Load(), Duplicates: s.duplicates.Load(),
 		Rejected: s.rejected.Load(), Chunks: s.chunks.Load(), Expired: s.expired.Load(), Statuses: s.statuses.Load(), StaleStatuses: s.staleStatuses.Load(),
 		Connects: s.connects.Load(), Retried: s.retried.Load(), Conflicts: s.conflicts.Load(),
-		Completed: s.completes.Load(), Acked: s.acked.Load(), Races: s.recv.Races()}
+		Completed: s.completes.Load(), Acked: s.acked.Load(), Races: s.recv.Races(),
+		RepairRequests: s.repairRequests.Load(), Reacks: s.reacks.Load(), FollowDropped: s.repairsDropped.Load()}
 }
 
 // State returns a snapshot of what the sink holds.
 func (s *Sink) State() State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return State{Connected: s.connected.Load(), AcksPending: len(s.acks), PartialBytes: s.pbytes, Staged: len(s.staged)}
+	st := State{Connected: s.connected.Load(), AcksPending: len(s.acks), PartialBytes: s.pbytes, Staged: len(s.staged),
+		Incomplete: len(s.followed)}
+	for _, f := range s.followed {
+		if st.OldestIncomplete.IsZero() || f.since.Before(st.OldestIncomplete) {
+			st.OldestIncomplete = f.since
+		}
+	}
+	return st
 }
 
 // Close closes the id log and the episode store. Call it after Run
@@ -447,6 +482,7 @@ func (s *Sink) session(ctx context.Context) error {
 				s.nextAckScan = now.Add(ackScanEvery)
 			}
 			s.publishAcks(ctx, c)
+			s.askRepairs(ctx, c)
 		case <-s.ackNotify:
 			s.publishAcks(ctx, c)
 		}
@@ -500,6 +536,9 @@ func (s *Sink) handle(topic string, payload []byte) error {
 	}
 	if s.ids.has(env.ID) {
 		s.duplicates.Add(1)
+		if env.Kind == wire.KindEpisodeEnd {
+			s.endArrived(env.Robot, env.Episode) // the robot repeats its end while it waits for the ack
+		}
 		return nil
 	}
 	body := env.Body
