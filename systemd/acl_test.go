@@ -78,37 +78,46 @@ func TestMosquittoACL(t *testing.T) {
 }
 
 // TestMosquittoACLAcks: with the sample ACL the sink may publish an
-// acknowledgement on a robot's ack topic and that robot reads it; another
-// robot can neither read it nor forge one.
+// acknowledgement and a repair request on a robot's ack topics and that
+// robot reads them; another robot can neither read them nor forge one.
 func TestMosquittoACLAcks(t *testing.T) {
 	acl, err := filepath.Abs("mosquitto-edged.acl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := brokertest.Start(t, brokertest.Options{ACLFile: acl,
-		Users: map[string]string{"arm-01": "pw1", "arm-02": "pw2", "edged-sink": "pw-sink"}})
-	var own, spied atomic.Int64
-	arm1 := connect(t, b.URL, "arm-01", "pw1")
-	if tok := arm1.Subscribe(wire.AckTopic("edged", "arm-01"), 1, func(mqtt.Client, mqtt.Message) { own.Add(1) }); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
-		t.Fatal(tok.Error())
-	}
-	arm2 := connect(t, b.URL, "arm-02", "pw2")
-	arm2.Subscribe("edged/+/ack/+", 1, func(mqtt.Client, mqtt.Message) { spied.Add(1) }).WaitTimeout(5 * time.Second)
-
 	ack, _ := (&wire.Ack{Robot: "arm-01", Episode: "arm-01-20231114T221320.000Z"}).MarshalMsg(nil)
-	arm2.Publish(wire.AckTopic("edged", "arm-01"), 1, false, ack).WaitTimeout(5 * time.Second) // forged: dropped
-	sinkc := connect(t, b.URL, "edged-sink", "pw-sink")
-	sinkc.Publish(wire.AckTopic("edged", "arm-01"), 1, false, ack).WaitTimeout(5 * time.Second)
-	poll.Until(t, 10*time.Second, "the sink's ack at the robot", func() bool { return own.Load() >= 1 })
-	// Both went to the broker before this point; one more round trip
-	// through arm-01's subscription orders the forged one before it.
-	sinkc.Publish(wire.AckTopic("edged", "arm-01"), 1, false, ack).WaitTimeout(5 * time.Second)
-	poll.Until(t, 10*time.Second, "the second ack", func() bool { return own.Load() >= 2 })
-	if n := own.Load(); n != 2 {
-		t.Errorf("arm-01 read %d acks, want the sink's 2 (a robot forged one)", n)
-	}
-	if n := spied.Load(); n != 0 {
-		t.Errorf("arm-02 read %d acks of another robot", n)
+	repair, _ := (&wire.Repair{Robot: "arm-01", Episode: "arm-01-20231114T221320.000Z", Missing: []string{"segment/1"}}).MarshalMsg(nil)
+	for _, c := range []struct {
+		topic   string
+		payload []byte
+	}{{wire.AckTopic("edged", "arm-01"), ack}, {wire.RepairTopic("edged", "arm-01"), repair}} {
+		t.Run(c.topic, func(t *testing.T) {
+			b := brokertest.Start(t, brokertest.Options{ACLFile: acl,
+				Users: map[string]string{"arm-01": "pw1", "arm-02": "pw2", "edged-sink": "pw-sink"}})
+			var own, spied atomic.Int64
+			arm1 := connect(t, b.URL, "arm-01", "pw1")
+			tok := arm1.Subscribe(c.topic, 1, func(mqtt.Client, mqtt.Message) { own.Add(1) })
+			if !tok.WaitTimeout(5*time.Second) || tok.Error() != nil || tok.(*mqtt.SubscribeToken).Result()[c.topic] > 2 {
+				t.Fatalf("the robot may not subscribe to %s: %v", c.topic, tok.Error())
+			}
+			arm2 := connect(t, b.URL, "arm-02", "pw2")
+			arm2.Subscribe("edged/+/ack/+", 1, func(mqtt.Client, mqtt.Message) { spied.Add(1) }).WaitTimeout(5 * time.Second)
+
+			arm2.Publish(c.topic, 1, false, c.payload).WaitTimeout(5 * time.Second) // forged: dropped
+			sinkc := connect(t, b.URL, "edged-sink", "pw-sink")
+			sinkc.Publish(c.topic, 1, false, c.payload).WaitTimeout(5 * time.Second)
+			poll.Until(t, 10*time.Second, "the sink's message at the robot", func() bool { return own.Load() >= 1 })
+			// Both went to the broker before this point; one more round trip
+			// through arm-01's subscription orders the forged one before it.
+			sinkc.Publish(c.topic, 1, false, c.payload).WaitTimeout(5 * time.Second)
+			poll.Until(t, 10*time.Second, "the second one", func() bool { return own.Load() >= 2 })
+			if n := own.Load(); n != 2 {
+				t.Errorf("arm-01 read %d messages, want the sink's 2 (a robot forged one)", n)
+			}
+			if n := spied.Load(); n != 0 {
+				t.Errorf("arm-02 read %d messages of another robot's ack topics", n)
+			}
+		})
 	}
 }
 

@@ -101,10 +101,8 @@ func (a *ackListener) session(ctx context.Context) (connected bool, err error) {
 		return false, mqttconn.Explain(a.cfg.Broker, a.cfg.Auth, err)
 	}
 	defer c.Disconnect(250)
-	topic := wire.AckFilter(a.cfg.TopicPrefix, a.cfg.Robot)
-	st := c.Subscribe(topic, 1, a.handle)
-	if !st.WaitTimeout(15*time.Second) || st.Error() != nil {
-		return true, fmt.Errorf("uplink: subscribe %s: %v (the broker's ACL must let a robot read its ack topic, see docs/deploy.md)", topic, st.Error())
+	if err := a.subscribe(c); err != nil {
+		return true, err
 	}
 	select {
 	case <-ctx.Done():
@@ -112,6 +110,26 @@ func (a *ackListener) session(ctx context.Context) (connected bool, err error) {
 	case err := <-lost:
 		return true, err
 	}
+}
+
+// subscribe subscribes to the acknowledgements and to the repair
+// requests, one topic each: a broker whose ACL predates repair requests
+// refuses the second only, and acknowledgements still arrive.
+func (a *ackListener) subscribe(c mqtt.Client) error {
+	ack, repair := wire.AckTopic(a.cfg.TopicPrefix, a.cfg.Robot), wire.RepairTopic(a.cfg.TopicPrefix, a.cfg.Robot)
+	st := c.SubscribeMultiple(map[string]byte{ack: 1, repair: 1}, a.handle)
+	if !st.WaitTimeout(15*time.Second) || st.Error() != nil {
+		return fmt.Errorf("uplink: subscribe %s: %v (the broker's ACL must let a robot read its ack topics, see docs/deploy.md)", ack, st.Error())
+	}
+	granted := st.(*mqtt.SubscribeToken).Result()
+	if granted[ack] > 2 {
+		return fmt.Errorf("uplink: subscribe %s: refused by the broker (its ACL must let a robot read its ack topics, see docs/deploy.md)", ack)
+	}
+	if granted[repair] > 2 {
+		a.log.Warn("uplink: the broker refuses this robot its repair requests; what the broker loses is never sent again: "+
+			"let robots read PREFIX/ROBOT/ack/+ in its ACL (docs/deploy.md)", "topic", repair)
+	}
+	return nil
 }
 
 // handle takes one acknowledgement or repair request; one that does not

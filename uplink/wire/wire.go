@@ -208,9 +208,6 @@ const AckRepair = "ack/repair"
 // RepairTopic is the topic of robot's repair requests.
 func RepairTopic(prefix, robot string) string { return prefix + "/" + robot + "/" + AckRepair }
 
-// AckFilter is the robot's subscription: its acknowledgements and
-// repair requests.
-func AckFilter(prefix, robot string) string { return prefix + "/" + robot + "/ack/+" }
 
 // Repair is the payload of a repair request: the receiver holds the end
 // manifest of this episode of this robot but not the pieces in Missing
