@@ -12,12 +12,27 @@ import (
 // every manifest).
 const maxWitnessBytes = 512
 
+// A Result's size is bounded whatever the formula (up to
+// rtl.MaxFormulaBytes, whose every query can be a witness): at most
+// MaxWitness pieces of evidence, each query and the formula cut at
+// MaxEchoBytes (ending in "…"). A store-wide check holds one episode's
+// results at a time, and its JSON stays small per episode; the rules
+// file has every formula whole.
+const (
+	MaxWitness   = 16
+	MaxEchoBytes = 256
+)
+
 // Result is one check's outcome over one episode.
 type Result struct {
-	Check   string         `json:"check"`
-	Formula string         `json:"formula"`
-	Sat     bool           `json:"sat"`
-	Witness []rtl.Evidence `json:"witness"`
+	Check string `json:"check"`
+	// Formula is the check's, cut at MaxEchoBytes.
+	Formula string `json:"formula"`
+	Sat     bool   `json:"sat"`
+	// Witness: the first MaxWitness pieces of evidence, each query cut
+	// at MaxEchoBytes; WitnessOmitted counts those left out.
+	Witness        []rtl.Evidence `json:"witness"`
+	WitnessOmitted int            `json:"witness_omitted,omitempty"`
 	// Sentence says what decided it, as the manifest's verdict holds it.
 	Sentence string `json:"sentence"`
 }
@@ -43,10 +58,31 @@ func (r *Rules) Evaluate(e *episode.Episode) []Result {
 			traces[c.FSM] = t
 		}
 		res := c.formula.Evaluate(t)
-		out = append(out, Result{Check: c.Name, Formula: c.Formula, Sat: res.Sat,
-			Witness: nonNil(res.Witness), Sentence: Sentence(t, res)})
+		witness, omitted := boundWitness(res.Witness)
+		out = append(out, Result{Check: c.Name, Formula: cut(c.Formula, MaxEchoBytes), Sat: res.Sat,
+			Witness: witness, WitnessOmitted: omitted, Sentence: Sentence(t, res)})
 	}
 	return out
+}
+
+// boundWitness keeps the first MaxWitness pieces of evidence, each
+// query cut at MaxEchoBytes, and counts the rest.
+func boundWitness(ev []rtl.Evidence) (kept []rtl.Evidence, omitted int) {
+	n := min(len(ev), MaxWitness)
+	kept = make([]rtl.Evidence, n)
+	for i := range n {
+		kept[i] = ev[i]
+		kept[i].Query = cut(ev[i].Query, MaxEchoBytes)
+	}
+	return kept, len(ev) - n
+}
+
+// cut shortens s to at most max bytes of valid UTF-8 ending in "…".
+func cut(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return strings.ToValidUTF8(s[:max-len("…")], "") + "…"
 }
 
 // Verdicts are the manifest's verdicts of results.
@@ -60,16 +96,20 @@ func Verdicts(rs []Result) []episode.Verdict {
 
 // Sentence says what decided res over t: the element each deciding query
 // found, or the part of the trace it searched in vain.
+// It stops reading evidence once past maxWitnessBytes, so a formula of
+// thousands of queries costs no more than a short one.
 func Sentence(t rtl.Trace, res rtl.Result) string {
-	parts := make([]string, 0, len(res.Witness))
-	for _, ev := range res.Witness {
-		parts = append(parts, evidence(t, ev))
+	var b strings.Builder
+	for i, ev := range res.Witness {
+		if b.Len() > maxWitnessBytes {
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(evidence(t, ev))
 	}
-	s := strings.Join(parts, "; ")
-	if len(s) > maxWitnessBytes {
-		s = strings.ToValidUTF8(s[:maxWitnessBytes-len("…")], "") + "…"
-	}
-	return s
+	return cut(b.String(), maxWitnessBytes)
 }
 
 func evidence(t rtl.Trace, ev rtl.Evidence) string {
@@ -89,11 +129,4 @@ func describe(el rtl.Element) string {
 		return fmt.Sprintf("%s (state %q)", el, el.Label)
 	}
 	return el.String()
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

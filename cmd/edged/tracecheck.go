@@ -43,19 +43,13 @@ func newTraceCheckCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rep, err := runChecks(rules, dir, args[0], episode.Load)
-			if err != nil {
-				return err
-			}
+			var out checkSink = &textReport{w: tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)}
 			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				err = enc.Encode(rep)
-			} else {
-				err = rep.write(cmd.OutOrStdout())
+				out = &jsonReport{w: cmd.OutOrStdout()}
 			}
-			if err == nil && failUnsat {
-				err = rep.unsat()
+			unsat, err := runChecks(rules, dir, args[0], episode.Load, out)
+			if err == nil && failUnsat && unsat > 0 {
+				err = fmt.Errorf("check: %d UNSAT verdict(s) (--fail-on-unsat)", unsat)
 			}
 			return err
 		},
@@ -67,82 +61,85 @@ func newTraceCheckCmd() *cobra.Command {
 	return cmd
 }
 
-// unsat is an error naming how many verdicts were UNSAT, nil when none.
-func (r checkReport) unsat() error {
-	n := 0
-	for _, e := range r.Episodes {
-		for _, res := range e.Results {
-			if !res.Sat {
-				n++
-			}
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	return fmt.Errorf("check: %d UNSAT verdict(s) (--fail-on-unsat)", n)
+// checkSink takes the report as runChecks makes it: each episode as it
+// is judged, then the summary (nil for one episode) and the episodes
+// left out. Nothing holds more than one episode: a fleet's store holds
+// thousands.
+type checkSink interface {
+	episode(e checkedEpisode) error
+	end(summary *tracecheck.Summary, skipped []string) error
 }
 
 // runChecks evaluates rules over the episode ref names, or over every
-// episode of the store ref is (with the summary), holding one episode in
-// memory at a time: a fleet's store holds thousands. An episode deleted
-// between listing and reading (a live robot's retention) is left out and
-// named in Skipped; any other unreadable episode is an error.
-func runChecks(rules *tracecheck.Rules, dir, ref string, load func(dir, ref string) (*episode.Episode, error)) (checkReport, error) {
-	rep := checkReport{Episodes: []checkedEpisode{}}
+// episode of the store ref is (with the summary), loading one episode
+// at a time and handing its results to out before the next: memory
+// stays flat in the store's size (the store's ids, and a count per
+// check and robot or day, are all it keeps). An episode deleted between
+// listing and reading (a live robot's retention) is left out and named
+// in skipped; any other unreadable episode is an error (what was
+// judged before it is already out). It returns the UNSAT verdicts.
+func runChecks(rules *tracecheck.Rules, dir, ref string, load func(dir, ref string) (*episode.Episode, error), out checkSink) (unsat int, err error) {
+	judge := func(e *episode.Episode) (episode.Manifest, error) {
+		ce, m := judged(rules, e)
+		for _, r := range ce.Results {
+			if !r.Sat {
+				unsat++
+			}
+		}
+		return m, out.episode(ce)
+	}
 	if st, err := os.Stat(ref); err != nil || !st.IsDir() || isEpisode(ref) {
 		e, err := load(episode.StoreDir(dir), ref)
 		if err != nil {
-			return rep, err
+			return 0, err
 		}
-		rep.add(rules, e)
-		return rep, nil
+		if _, err := judge(e); err != nil {
+			return unsat, err
+		}
+		return unsat, out.end(nil, nil)
 	}
 	sd := episode.StoreDir(ref)
-	ms, err := episode.List(sd)
+	ids, err := episode.IDs(sd)
 	if err != nil {
-		return rep, err
+		return 0, err
 	}
-	if len(ms) == 0 {
-		return rep, fmt.Errorf("check: no episodes in %s: give an episode directory or a store that holds some", sd)
+	if len(ids) == 0 {
+		return 0, fmt.Errorf("check: no episodes in %s: give an episode directory or a store that holds some", sd)
 	}
-	var judged []episode.Manifest
-	for _, m := range ms {
-		e, err := load(sd, m.ID)
+	var tally tracecheck.Tally
+	var skipped []string
+	for _, id := range ids {
+		e, err := load(sd, id)
 		if err != nil {
-			if _, serr := os.Stat(filepath.Join(sd, m.ID)); errors.Is(serr, fs.ErrNotExist) {
-				rep.Skipped = append(rep.Skipped, m.ID)
+			if _, serr := os.Stat(filepath.Join(sd, id)); errors.Is(serr, fs.ErrNotExist) {
+				skipped = append(skipped, id)
 				continue
 			}
-			return rep, err
+			return unsat, err
 		}
-		judged = append(judged, rep.add(rules, e))
+		m, err := judge(e)
+		if err != nil {
+			return unsat, err
+		}
+		tally.Add(m)
 	}
-	s := tracecheck.Summarize(judged)
-	rep.Summary = &s
-	return rep, nil
+	s := tally.Summary()
+	return unsat, out.end(&s, skipped)
 }
 
-// add evaluates rules over e and appends the results; it returns e's
-// manifest with their verdicts (for the summary).
-func (r *checkReport) add(rules *tracecheck.Rules, e *episode.Episode) episode.Manifest {
+// judged evaluates rules over e: the episode's report, and e's manifest
+// with their verdicts (for the summary).
+func judged(rules *tracecheck.Rules, e *episode.Episode) (checkedEpisode, episode.Manifest) {
 	res := rules.Evaluate(e)
 	m := e.Manifest
 	m.Verdicts = tracecheck.Verdicts(res)
-	r.Episodes = append(r.Episodes, checkedEpisode{ID: m.ID, Robot: m.Robot, Start: m.Start,
-		Instruction: m.Instruction, Results: nonNil(res), Problems: nonNil(e.Problems)})
-	return m
+	return checkedEpisode{ID: m.ID, Robot: m.Robot, Start: m.Start,
+		Instruction: m.Instruction, Results: nonNil(res), Problems: nonNil(e.Problems)}, m
 }
 
 func isEpisode(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, "manifest.json"))
 	return err == nil
-}
-
-type checkReport struct {
-	Episodes []checkedEpisode    `json:"episodes"`
-	Summary  *tracecheck.Summary `json:"summary,omitempty"`
-	Skipped  []string            `json:"skipped,omitempty"` // deleted while checking
 }
 
 type checkedEpisode struct {
@@ -156,24 +153,32 @@ type checkedEpisode struct {
 	Problems []string `json:"problems"`
 }
 
-func (r checkReport) write(out io.Writer) error {
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	for _, e := range r.Episodes {
-		fmt.Fprintf(w, "%s  %s  %q\n", e.ID, e.Start.UTC().Format(time.RFC3339), e.Instruction)
-		if len(e.Results) == 0 {
-			fmt.Fprintf(w, "  (no check in scope)\n")
-		}
-		for _, res := range e.Results {
-			fmt.Fprintf(w, "  %s\t%s\t%s\n", satWord(res.Sat), res.Check, res.Sentence)
-		}
-		for _, p := range e.Problems {
-			fmt.Fprintf(w, "  warning: %s\n", p)
-		}
+// textReport writes the text: each episode's verdicts and warnings as
+// it comes (flushed, as its lines are one tabwriter block), then the
+// episodes left out and the pass rates.
+type textReport struct{ w *tabwriter.Writer }
+
+func (r *textReport) episode(e checkedEpisode) error {
+	w := r.w
+	fmt.Fprintf(w, "%s  %s  %q\n", e.ID, e.Start.UTC().Format(time.RFC3339), e.Instruction)
+	if len(e.Results) == 0 {
+		fmt.Fprintf(w, "  (no check in scope)\n")
 	}
-	for _, id := range r.Skipped {
+	for _, res := range e.Results {
+		fmt.Fprintf(w, "  %s\t%s\t%s\n", satWord(res.Sat), res.Check, res.Sentence)
+	}
+	for _, p := range e.Problems {
+		fmt.Fprintf(w, "  warning: %s\n", p)
+	}
+	return w.Flush()
+}
+
+func (r *textReport) end(s *tracecheck.Summary, skipped []string) error {
+	w := r.w
+	for _, id := range skipped {
 		fmt.Fprintf(w, "%s  left out: deleted while checking (the store's retention)\n", id)
 	}
-	if s := r.Summary; s != nil {
+	if s != nil {
 		rates := func(group string, rs []tracecheck.Rate) {
 			fmt.Fprintf(w, "\nCHECK\t%s\tEPISODES\tSAT\tPASS RATE\n", group)
 			for _, x := range rs {
@@ -185,6 +190,51 @@ func (r checkReport) write(out io.Writer) error {
 		rates("DAY", s.Days)
 	}
 	return w.Flush()
+}
+
+// jsonReport writes {"episodes":[...],"summary":...,"skipped":[...]}
+// (summary and skipped omitted when empty), indented as
+// json.Encoder.SetIndent("", "  ") would, one episode at a time.
+type jsonReport struct {
+	w io.Writer
+	n int // episodes written
+}
+
+func (r *jsonReport) episode(e checkedEpisode) error {
+	b, err := json.MarshalIndent(e, "    ", "  ")
+	if err != nil {
+		return err
+	}
+	sep := ",\n    "
+	if r.n == 0 {
+		sep = "{\n  \"episodes\": [\n    "
+	}
+	r.n++
+	_, err = io.WriteString(r.w, sep+string(b))
+	return err
+}
+
+func (r *jsonReport) end(s *tracecheck.Summary, skipped []string) error {
+	tail := "\n  ]"
+	if r.n == 0 {
+		tail = "{\n  \"episodes\": []"
+	}
+	for _, f := range []struct {
+		key string
+		v   any
+		set bool
+	}{{"summary", s, s != nil}, {"skipped", skipped, len(skipped) > 0}} {
+		if !f.set {
+			continue
+		}
+		b, err := json.MarshalIndent(f.v, "  ", "  ")
+		if err != nil {
+			return err
+		}
+		tail += ",\n  \"" + f.key + "\": " + string(b)
+	}
+	_, err := io.WriteString(r.w, tail+"\n}\n")
+	return err
 }
 
 func satWord(sat bool) string {

@@ -181,8 +181,8 @@ func TestCheckStoreWhileRetentionDeletes(t *testing.T) {
 		}
 		return episode.Load(dir, ref)
 	}
-	rep, err := runChecks(rules, "", data, load)
-	if err != nil {
+	var rep collected
+	if _, err := runChecks(rules, "", data, load, &rep); err != nil {
 		t.Fatalf("check of a store while an episode is deleted: %v", err)
 	}
 	if len(rep.Episodes) != 1 || rep.Episodes[0].ID != kept || len(rep.Skipped) != 1 || rep.Skipped[0] != gone {
@@ -194,7 +194,7 @@ func TestCheckStoreWhileRetentionDeletes(t *testing.T) {
 	// Any other unreadable episode is still an error.
 	if _, err := runChecks(rules, "", data, func(string, string) (*episode.Episode, error) {
 		return nil, errors.New("disk read error")
-	}); err == nil {
+	}, &collected{}); err == nil {
 		t.Error("an unreadable episode that exists: no error")
 	}
 }
