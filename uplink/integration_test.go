@@ -47,18 +47,21 @@ type receiver struct {
 
 func startSink(t *testing.T, broker string, auth mqttconn.Auth, out string) *receiver {
 	t.Helper()
-	return startSinkWith(t, broker, auth, out, nil)
+	return startSinkWith(t, broker, auth, out, nil, nil)
 }
 
 // startSinkB is startSink for benchmarks, with a delivery hook.
 func startSinkB(b *testing.B, broker string, hook func(*wire.Envelope)) *receiver {
-	return startSinkWith(b, broker, mqttconn.Auth{}, b.TempDir(), hook)
+	return startSinkWith(b, broker, mqttconn.Auth{}, b.TempDir(), hook, nil)
 }
 
-func startSinkWith(t testing.TB, broker string, auth mqttconn.Auth, out string, hook func(*wire.Envelope)) *receiver {
+// startSinkWith starts a sink on out (client id sink-BASE), with a
+// delivery hook and changes to its config (mod), both optional. Its stop
+// may be called before the test's end.
+func startSinkWith(t testing.TB, broker string, auth mqttconn.Auth, out string, hook func(*wire.Envelope), mod func(*sink.Config)) *receiver {
 	t.Helper()
 	r := &receiver{out: out, seen: map[string]int{}}
-	s, err := sink.New(sink.Config{Broker: broker, Out: out, Auth: auth, ClientID: "sink-" + filepath.Base(out),
+	cfg := sink.Config{Broker: broker, Out: out, Auth: auth, ClientID: "sink-" + filepath.Base(out),
 		OnDeliver: func(e *wire.Envelope) {
 			r.mu.Lock()
 			r.got = append(r.got, e)
@@ -67,7 +70,11 @@ func startSinkWith(t testing.TB, broker string, auth mqttconn.Auth, out string, 
 			if hook != nil {
 				hook(e)
 			}
-		}}, quiet)
+		}}
+	if mod != nil {
+		mod(&cfg)
+	}
+	s, err := sink.New(cfg, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +82,8 @@ func startSinkWith(t testing.TB, broker string, auth mqttconn.Auth, out string, 
 	done := make(chan struct{})
 	go func() { defer close(done); s.Run(ctx) }()
 	r.sink = s
-	r.stop = func() { cancel(); <-done; s.Close() }
+	var once sync.Once
+	r.stop = func() { once.Do(func() { cancel(); <-done; s.Close() }) }
 	t.Cleanup(r.stop)
 	poll.Until(t, 10*time.Second, "sink connected", func() bool { return s.Stats().Connects > 0 })
 	return r

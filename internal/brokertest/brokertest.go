@@ -30,8 +30,15 @@ type Options struct {
 	User, Pass string
 	// Users are more accounts (name: password), for ACL tests.
 	Users map[string]string
-	// ACLFile, when set, is the broker's acl_file.
+	// ACLFile, when set, is the broker's acl_file (Reload reads it again).
 	ACLFile string
+	// NoPersistence: a restart forgets every session and queued message
+	// (mosquitto's default, which a deployment may keep).
+	NoPersistence bool
+	// MaxQueued is max_queued_messages: how many QoS 1 messages the broker
+	// queues for an offline persistent session before dropping. Default
+	// 100000.
+	MaxQueued int
 }
 
 // Broker is one mosquitto process.
@@ -57,8 +64,13 @@ func Start(t testing.TB, o Options) *Broker {
 	if u, err := user.Current(); err == nil {
 		conf = "user " + u.Username + "\n"
 	}
-	conf += fmt.Sprintf("listener %d 127.0.0.1\npersistence true\npersistence_location %s/\nautosave_interval 1\n"+
-		"max_queued_messages 100000\nmax_inflight_messages 0\nlog_dest file %s/mosquitto.log\nlog_type error\nlog_type warning\n", b.Port, b.dir, b.dir)
+	maxQueued := o.MaxQueued
+	if maxQueued <= 0 {
+		maxQueued = 100000
+	}
+	conf += fmt.Sprintf("listener %d 127.0.0.1\npersistence %v\npersistence_location %s/\nautosave_interval 1\n"+
+		"max_queued_messages %d\nmax_inflight_messages 0\nlog_dest file %s/mosquitto.log\nlog_type error\nlog_type warning\n",
+		b.Port, !o.NoPersistence, b.dir, maxQueued, b.dir)
 	scheme := "tcp"
 	if o.TLS {
 		scheme = "ssl"
@@ -119,6 +131,15 @@ func (b *Broker) Start() {
 		time.Sleep(20 * time.Millisecond)
 	}
 	b.t.Fatal("mosquitto did not start listening")
+}
+
+// Reload makes the broker read its configuration and ACL file again
+// (SIGHUP), as an operator's change would.
+func (b *Broker) Reload() {
+	b.t.Helper()
+	if err := b.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		b.t.Fatal(err)
+	}
 }
 
 // Stop terminates the broker (SIGTERM: it saves its persistence) and
