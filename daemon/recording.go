@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -31,26 +32,37 @@ type ros1Bag struct{ *bag.Reader }
 
 func (b ros1Bag) Messages(topics ...string) messageIter { return b.Reader.Messages(topics...) }
 
-type ros2Bag struct{ *rosbag2.Reader }
+// ros2Bag is a rosbag2 bag with the replay's context, which ends its
+// sqlite3 queries when the replay is stopped (SIGTERM, SIGINT).
+type ros2Bag struct {
+	*rosbag2.Reader
+	ctx context.Context
+}
 
-func (b ros2Bag) Messages(topics ...string) messageIter { return b.Reader.Messages(topics...) }
+func (b ros2Bag) Messages(topics ...string) messageIter {
+	return b.Reader.MessagesContext(b.ctx, topics...)
+}
 
 // openRecording opens a ROS1 .bag file, or a rosbag2 bag: a directory
-// (metadata.yaml), an .mcap or a .db3 file.
-func openRecording(path string) (recording, error) {
+// (metadata.yaml), an .mcap or a .db3 file. A path that is neither a
+// directory nor a regular file is refused: a FIFO would block the open.
+func openRecording(ctx context.Context, path string) (recording, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("bag %s: %w", path, err)
+	}
+	if !st.IsDir() && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("bag %s: not a regular file or a directory (%s)", path, st.Mode().Type())
 	}
 	if st.IsDir() || rosbag2.IsBag(path) {
 		// a replay reads the whole bag: its MCAP data section CRC is
 		// checked too (one more sequential read), so damage anywhere
 		// is reported (ReplaySummary.Damage)
-		r, err := rosbag2.Open(path, rosbag2.Options{VerifyDataCRC: true})
+		r, err := rosbag2.OpenContext(ctx, path, rosbag2.Options{VerifyDataCRC: true})
 		if err != nil {
 			return nil, err
 		}
-		return ros2Bag{r}, nil
+		return ros2Bag{r, ctx}, nil
 	}
 	r, err := bag.Open(path)
 	if err != nil {

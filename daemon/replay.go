@@ -77,7 +77,7 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 	if !d.running.CompareAndSwap(false, true) {
 		return sum, errors.New("daemon: already running")
 	}
-	readers, err := openBags(bags)
+	readers, err := openBags(ctx, bags)
 	if err != nil {
 		return sum, err
 	}
@@ -336,13 +336,13 @@ func (d *Daemon) advanceMachine(ctx context.Context, now time.Time, runner *shee
 	return nil
 }
 
-func openBags(paths []string) ([]recording, error) {
+func openBags(ctx context.Context, paths []string) ([]recording, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("replay: no bag given")
 	}
 	var readers []recording
 	for _, p := range paths {
-		r, err := openRecording(p)
+		r, err := openRecording(ctx, p)
 		if err != nil {
 			for _, o := range readers {
 				o.Close()

@@ -26,18 +26,26 @@
 // and an Iterator of bag.Message (topic's connection, log time, data)
 // in log-time order: the files of a split bag are merged (rosbag2 splits
 // by time, so they normally follow each other, but their ranges may
-// overlap), each opened only when the merge reaches its first message;
+// overlap), each opened only when the merge reaches its first message
+// and closed at its last, at most Options.MaxOpenFiles at once (more
+// files overlapping in time end the Iterator with an error saying so);
 // ties go to the file metadata.yaml lists first.
 //
-// Who calls what. Open reads metadata and opens every storage file;
-// Connections and Info describe the bag; Messages returns an Iterator
-// (optionally for some topics); Close closes the files and removes
-// temporary copies. A Reader is immutable after Open and safe for
-// concurrent use; an Iterator is for one goroutine. A Message's Data is
-// borrowed until the next Next.
+// Who calls what. Open reads metadata and opens each storage file in
+// turn to learn its topics and span, closing it again; Connections and
+// Info describe the bag; Messages returns an Iterator (optionally for
+// some topics); Close removes temporary copies. OpenContext and
+// MessagesContext take a context that ends their sqlite3 queries (the
+// driver interrupts sqlite), so a stopped replay returns at once even
+// from a query that would never end (a recursive view). A Reader is
+// immutable after Open and safe for concurrent use; an Iterator is for
+// one goroutine. A Message's Data is borrowed until the next Next.
 //
 // Bad input. metadata.yaml is read capped and checked (version, storage,
-// compression, file names that stay in the directory); every length is
+// compression, file names that stay in the directory, each file listed
+// once: by name or as the same file under another); metadata.yaml and
+// the storage files must be regular files (a FIFO would block the open);
+// a .db3's topics are capped (10,000); every length is
 // capped by the mcap reader or, for sqlite3, by a query that loads a
 // blob only when it is within MaxMessageBytes. Damage found at Open is
 // in Info.Problems; damage found while iterating ends the Iterator with

@@ -1,6 +1,7 @@
 package rosbag2
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -15,9 +16,10 @@ import (
 // ranges may overlap (a split by size while messages arrive out of
 // order, files merged by hand): the files are merged. A file is opened
 // only once the merge reaches its first message's time, so a bag split
-// into many files keeps few open at once. It is for one goroutine;
-// several may run on one Reader.
+// into many files keeps few open at once (at most Options.MaxOpenFiles).
+// It is for one goroutine; several may run on one Reader.
 type Iterator struct {
+	ctx    context.Context
 	r      *Reader
 	want   map[string]bool
 	next   int     // the next file to open, in r.order
@@ -33,6 +35,7 @@ type Iterator struct {
 // head is one open storage file and its current message.
 type head struct {
 	order int // in metadata.yaml
+	s     storage
 	it    storageIter
 	conn  []*bag.Connection // the file's topic index -> connection
 	topic int
@@ -42,7 +45,13 @@ type head struct {
 
 // Messages returns an Iterator over the given topics (all when none).
 func (r *Reader) Messages(topics ...string) *Iterator {
-	it := &Iterator{r: r}
+	return r.MessagesContext(context.Background(), topics...)
+}
+
+// MessagesContext is Messages whose sqlite3 queries end when ctx does:
+// the Iterator then stops with ctx's error.
+func (r *Reader) MessagesContext(ctx context.Context, topics ...string) *Iterator {
+	it := &Iterator{ctx: ctx, r: r}
 	if len(topics) > 0 {
 		it.want = map[string]bool{}
 		for _, t := range topics {
@@ -92,14 +101,14 @@ func (it *Iterator) Next() bool {
 func (it *Iterator) openDue() bool {
 	for it.next < len(it.r.order) {
 		i := it.r.order[it.next]
-		if e := it.earliest(); e != nil && it.r.starts[i] > e.t {
+		if e := it.earliest(); e != nil && it.r.files[i].start > e.t {
 			return true
 		}
 		it.next++
-		f := it.r.files[i]
-		h := &head{order: i, it: f.messages(it.want)}
-		for _, m := range f.topics() {
-			h.conn = append(h.conn, it.r.byTopic[m.name])
+		h, err := it.open(i)
+		if err != nil {
+			it.fail(err)
+			return false
 		}
 		it.active = append(it.active, h)
 		if !it.advance(h) {
@@ -107,6 +116,25 @@ func (it *Iterator) openDue() bool {
 		}
 	}
 	return true
+}
+
+// open opens storage file i for the merge, within MaxOpenFiles.
+func (it *Iterator) open(i int) (*head, error) {
+	if n := len(it.active); n >= it.r.opts.MaxOpenFiles {
+		return nil, fmt.Errorf("%s: %d storage files overlap in time at %d, more than the %d merged at once (Options.MaxOpenFiles)",
+			it.r.paths[i], n+1, it.r.files[i].start, it.r.opts.MaxOpenFiles)
+	}
+	opts := it.r.opts
+	opts.VerifyDataCRC = false // Open checked it
+	s, err := openStorage(it.ctx, it.r.files[i].path, opts)
+	if err != nil {
+		return nil, err
+	}
+	h := &head{order: i, s: s, it: s.messages(it.ctx, it.want)}
+	for _, m := range s.topics() {
+		h.conn = append(h.conn, it.r.byTopic[m.name])
+	}
+	return h, nil
 }
 
 // advance moves h to its next message, dropping it at its end; false
@@ -117,7 +145,7 @@ func (it *Iterator) advance(h *head) bool {
 		return true
 	}
 	err := h.it.err()
-	h.it.close()
+	h.close()
 	for i, a := range it.active {
 		if a == h {
 			it.active = append(it.active[:i], it.active[i+1:]...)
@@ -144,8 +172,16 @@ func (it *Iterator) earliest() *head {
 }
 
 func (it *Iterator) fail(err error) {
+	if cerr := it.ctx.Err(); cerr != nil {
+		err = cerr // an interrupted query: the caller stopped it
+	}
 	it.err = err
 	it.done = true
+}
+
+func (h *head) close() {
+	h.it.close()
+	h.s.close()
 }
 
 // decompress undoes rosbag2's message compression (one zstd frame per
@@ -183,7 +219,7 @@ func (it *Iterator) Err() error {
 // Close releases the Iterator.
 func (it *Iterator) Close() {
 	for _, h := range it.active {
-		h.it.close()
+		h.close()
 	}
 	it.active, it.last = nil, nil
 	if it.zr != nil {

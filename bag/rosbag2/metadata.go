@@ -99,11 +99,16 @@ func (m *Metadata) files(dir string) ([]string, error) {
 		return nil, fmt.Errorf("%s: lists no storage files", MetadataFile)
 	}
 	out := make([]string, len(names))
+	listed := make(map[string]int, len(names))
 	for i, n := range names {
 		if !filepath.IsLocal(n) {
 			return nil, fmt.Errorf("%s: file %q is outside the bag directory", MetadataFile, n)
 		}
 		out[i] = filepath.Join(dir, n)
+		if j, ok := listed[out[i]]; ok {
+			return nil, fmt.Errorf("%s: file %q is listed twice (entries %d and %d): a bag lists each storage file once", MetadataFile, n, j+1, i+1)
+		}
+		listed[out[i]] = i
 	}
 	return out, nil
 }

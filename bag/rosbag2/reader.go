@@ -2,6 +2,7 @@ package rosbag2
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,7 @@ const (
 	DefaultMaxMessageBytes = 256 << 20 // one message (sqlite3 blob, or decompressed)
 	DefaultMaxChunkBytes   = 1 << 30   // one MCAP chunk
 	DefaultMaxFileBytes    = 64 << 30  // one file-compressed storage file, decompressed
+	DefaultMaxOpenFiles    = 64        // storage files an Iterator merges at once
 )
 
 // Options caps what a Reader allocates; zero fields take the defaults.
@@ -30,6 +32,10 @@ type Options struct {
 	MaxMessageBytes int
 	MaxChunkBytes   int64
 	MaxFileBytes    int64
+	// MaxOpenFiles bounds the storage files an Iterator keeps open at
+	// once: those whose time ranges overlap where it is. More overlapping
+	// files end the Iterator with an error saying so.
+	MaxOpenFiles int
 	// TempDir receives the decompressed copy of file-compressed storage
 	// files (removed by Close); "" is os.TempDir().
 	TempDir string
@@ -48,6 +54,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxFileBytes <= 0 {
 		o.MaxFileBytes = DefaultMaxFileBytes
 	}
+	if o.MaxOpenFiles <= 0 {
+		o.MaxOpenFiles = DefaultMaxOpenFiles
+	}
 	return o
 }
 
@@ -60,9 +69,8 @@ var ErrNotROS2 = errors.New("not a rosbag2 bag")
 type Reader struct {
 	info    bag.Info
 	meta    *Metadata // nil for a bare storage file
-	files   []storage
+	files   []bagFile
 	paths   []string // each file's path as the bag names it (before decompression)
-	starts  []int64  // each file's first log time in ns (0: unknown)
 	order   []int    // files by start time, then as listed
 	conns   []*bag.Connection
 	byTopic map[string]*bag.Connection
@@ -82,8 +90,23 @@ func IsBag(path string) bool {
 	return strings.HasSuffix(p, ".mcap") || strings.HasSuffix(p, ".db3") || filepath.Base(path) == MetadataFile
 }
 
+// bagFile is what Open learned of one storage file, which it closed
+// again: an Iterator opens it when the merge reaches it, so that a bag
+// of many files keeps few open.
+type bagFile struct {
+	path   string // to open: the file, or its decompressed copy
+	topics []topicMeta
+	start  int64 // first log time in ns (0: unknown)
+}
+
 // Open opens a rosbag2 bag (see Reader).
 func Open(path string, opts Options) (*Reader, error) {
+	return OpenContext(context.Background(), path, opts)
+}
+
+// OpenContext is Open whose sqlite3 queries end when ctx does (a hostile
+// .db3 can make a query endless: a recursive view).
+func OpenContext(ctx context.Context, path string, opts Options) (*Reader, error) {
 	r := &Reader{opts: opts.withDefaults(), byTopic: map[string]*bag.Connection{}}
 	r.info = bag.Info{Path: path, Compression: map[string]int{}, Indexed: true}
 	if filepath.Base(path) == MetadataFile {
@@ -92,7 +115,10 @@ func Open(path string, opts Options) (*Reader, error) {
 	}
 	paths, err := r.locate(path)
 	if err == nil {
-		err = r.openFiles(paths)
+		err = r.openFiles(ctx, paths)
+	}
+	if err == nil {
+		err = ctx.Err()
 	}
 	if err != nil {
 		r.Close()
@@ -100,6 +126,15 @@ func Open(path string, opts Options) (*Reader, error) {
 	}
 	r.summarize()
 	return r, nil
+}
+
+// regularFile refuses what is not a regular file: opening a FIFO blocks
+// until a writer comes, and a device need not end.
+func regularFile(path string, st os.FileInfo) error {
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%s): a bag's files must be", path, st.Mode().Type())
+	}
+	return nil
 }
 
 // locate reads the metadata of a directory, or takes a bare file.
@@ -112,12 +147,21 @@ func (r *Reader) locate(path string) ([]string, error) {
 		if !IsBag(path) {
 			return nil, fmt.Errorf("%w: want a bag directory, an .mcap or a .db3 file", ErrNotROS2)
 		}
+		if err := regularFile(path, st); err != nil {
+			return nil, err
+		}
 		if strings.HasSuffix(path, ".zstd") {
 			r.meta = &Metadata{CompressionMode: "FILE", CompressionFormat: "zstd"}
 		}
 		return []string{path}, nil
 	}
-	b, err := fsutil.ReadFileCapped(filepath.Join(path, MetadataFile), maxMetadataBytes)
+	mpath := filepath.Join(path, MetadataFile)
+	if st, err := os.Stat(mpath); err == nil {
+		if err := regularFile(mpath, st); err != nil {
+			return nil, err
+		}
+	}
+	b, err := fsutil.ReadFileCapped(mpath, maxMetadataBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotROS2, err)
 	}
@@ -128,12 +172,27 @@ func (r *Reader) locate(path string) ([]string, error) {
 	return r.meta.files(path)
 }
 
-func (r *Reader) openFiles(paths []string) error {
+// openFiles opens each storage file to learn its topics, span and
+// problems, and closes it again. A file listed twice, by name or as the
+// same file under another name, is refused: it would be merged with
+// itself, and each copy costs an open file.
+func (r *Reader) openFiles(ctx context.Context, paths []string) error {
+	var seen []os.FileInfo
+	counts := map[string]uint64{}
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
 			return err
 		}
+		if err := regularFile(p, st); err != nil {
+			return err
+		}
+		for i, o := range seen {
+			if os.SameFile(o, st) {
+				return fmt.Errorf("%s: %s is the storage file %s again: a bag lists each storage file once", MetadataFile, p, r.paths[i])
+			}
+		}
+		seen = append(seen, st)
 		r.info.Size += st.Size()
 		r.paths = append(r.paths, p)
 		if r.meta != nil && r.meta.CompressionMode == "FILE" {
@@ -141,23 +200,29 @@ func (r *Reader) openFiles(paths []string) error {
 				return err
 			}
 		}
-		s, err := openStorage(p, r.opts)
+		s, err := openStorage(ctx, p, r.opts)
 		if err != nil {
 			return err
 		}
-		r.files = append(r.files, s)
-		for _, m := range s.topics() {
+		f := bagFile{path: p, topics: s.topics()}
+		for _, m := range f.topics {
 			r.connection(m)
 		}
+		f.start = r.summarizeFile(ctx, s, counts)
+		r.files = append(r.files, f)
+		if err := s.close(); err != nil {
+			return err
+		}
 	}
+	r.summarizeTopics(counts)
 	return nil
 }
 
-func openStorage(path string, opts Options) (storage, error) {
+func openStorage(ctx context.Context, path string, opts Options) (storage, error) {
 	base := strings.TrimSuffix(path, ".zstd")
 	switch {
 	case strings.HasSuffix(base, ".db3"):
-		return openSQLite(path, opts)
+		return openSQLite(ctx, path, opts)
 	case strings.HasSuffix(base, ".mcap"):
 		return openMCAP(path, opts)
 	}
@@ -172,7 +237,7 @@ func openStorage(path string, opts Options) (storage, error) {
 	if string(head[:5]) == "\x89MCAP" {
 		return openMCAP(path, opts)
 	}
-	return openSQLite(path, opts)
+	return openSQLite(ctx, path, opts)
 }
 
 // decompressFile writes a zstd-compressed storage file's content to a
@@ -232,16 +297,14 @@ func encoding(format string) string {
 	return format // anything else: capture counts it as an unknown type
 }
 
-// Close closes every storage file and removes temporary copies.
+// Close removes temporary copies (the storage files are open only while
+// an Iterator reads them).
 func (r *Reader) Close() error {
 	var errs []error
-	for _, f := range r.files {
-		errs = append(errs, f.close())
-	}
 	for _, t := range r.temps {
 		errs = append(errs, os.Remove(t))
 	}
-	r.files, r.temps = nil, nil
+	r.files, r.order, r.temps = nil, nil, nil
 	return errors.Join(errs...)
 }
 
@@ -254,33 +317,40 @@ func (r *Reader) Connections() []*bag.Connection { return r.conns }
 // storage files reported.
 func (r *Reader) Info() bag.Info { return r.info }
 
-func (r *Reader) summarize() {
-	counts := map[string]uint64{}
-	r.starts = make([]int64, len(r.files))
-	for i, f := range r.files {
-		r.order = append(r.order, i)
-		r.info.Problems = append(r.info.Problems, f.problems()...)
-		r.info.Indexed = r.info.Indexed && f.indexed()
-		if ms, ok := f.(*mcapStorage); ok {
-			in := ms.r.Info()
-			r.info.Chunks += in.Chunks
-			for k, v := range in.Compression {
-				r.info.Compression[k] += v
-			}
-			for _, c := range ms.r.Channels() {
-				counts[c.Topic] += in.ChannelCounts[c.ID]
-			}
-			r.span(int64(in.Start), int64(in.End), in.Messages)
-			r.starts[i] = int64(in.Start)
-		} else {
-			r.starts[i] = r.sqliteSpan(f.(*sqliteStorage), counts)
-		}
+// summarizeFile adds an open storage file to Info; it returns the
+// file's first log time (0 when unknown).
+func (r *Reader) summarizeFile(ctx context.Context, f storage, counts map[string]uint64) int64 {
+	r.info.Problems = append(r.info.Problems, f.problems()...)
+	r.info.Indexed = r.info.Indexed && f.indexed()
+	ms, ok := f.(*mcapStorage)
+	if !ok {
+		return r.sqliteSpan(ctx, f.(*sqliteStorage), counts)
 	}
-	slices.SortStableFunc(r.order, func(a, b int) int { return cmp.Compare(r.starts[a], r.starts[b]) })
+	in := ms.r.Info()
+	r.info.Chunks += in.Chunks
+	for k, v := range in.Compression {
+		r.info.Compression[k] += v
+	}
+	for _, c := range ms.r.Channels() {
+		counts[c.Topic] += in.ChannelCounts[c.ID]
+	}
+	r.span(int64(in.Start), int64(in.End), in.Messages)
+	return int64(in.Start)
+}
+
+func (r *Reader) summarizeTopics(counts map[string]uint64) {
 	for _, c := range r.conns {
 		r.info.Topics = append(r.info.Topics, bag.TopicInfo{Topic: c.Topic, Type: c.Type, Messages: counts[c.Topic], Connections: 1})
 	}
 	slices.SortFunc(r.info.Topics, func(a, b bag.TopicInfo) int { return strings.Compare(a.Topic, b.Topic) })
+}
+
+// summarize orders the files by start time (ties: as listed).
+func (r *Reader) summarize() {
+	for i := range r.files {
+		r.order = append(r.order, i)
+	}
+	slices.SortStableFunc(r.order, func(a, b int) int { return cmp.Compare(r.files[a].start, r.files[b].start) })
 }
 
 func (r *Reader) span(start, end int64, n uint64) {
@@ -299,15 +369,15 @@ func (r *Reader) span(start, end int64, n uint64) {
 
 // sqliteSpan adds a .db3 file's span and counts; it returns its first
 // log time (0 when unknown).
-func (r *Reader) sqliteSpan(s *sqliteStorage, counts map[string]uint64) int64 {
+func (r *Reader) sqliteSpan(ctx context.Context, s *sqliteStorage, counts map[string]uint64) int64 {
 	var start, end, n int64
-	row := s.db.QueryRow(`SELECT COALESCE(MIN(timestamp),0), COALESCE(MAX(timestamp),0), COUNT(*) FROM messages`)
+	row := s.db.QueryRowContext(ctx, `SELECT COALESCE(MIN(timestamp),0), COALESCE(MAX(timestamp),0), COUNT(*) FROM messages`)
 	if err := row.Scan(&start, &end, &n); err != nil {
 		r.info.Problems = append(r.info.Problems, fmt.Sprintf("%s: messages table unreadable: %v", s.path, err))
 		return 0
 	}
 	r.span(start, end, uint64(n))
-	rows, err := s.db.Query(`SELECT topic_id, COUNT(*) FROM messages GROUP BY topic_id`)
+	rows, err := s.db.QueryContext(ctx, `SELECT topic_id, COUNT(*) FROM messages GROUP BY topic_id`)
 	if err != nil {
 		return start
 	}

@@ -1,6 +1,7 @@
 package rosbag2
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"net/url"
@@ -20,7 +21,7 @@ type sqliteStorage struct {
 	maxBytes int
 }
 
-func openSQLite(path string, opts Options) (*sqliteStorage, error) {
+func openSQLite(ctx context.Context, path string, opts Options) (*sqliteStorage, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -34,21 +35,24 @@ func openSQLite(path string, opts Options) (*sqliteStorage, error) {
 	}
 	db.SetMaxOpenConns(1)
 	s := &sqliteStorage{db: db, path: path, maxBytes: opts.MaxMessageBytes}
-	if err := s.readTopics(); err != nil {
+	if err := s.readTopics(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlite3 storage %s: %w (is it a rosbag2 .db3 file?)", path, err)
 	}
 	return s, nil
 }
 
-func (s *sqliteStorage) readTopics() error {
-	defs := s.definitions()
-	rows, err := s.db.Query(`SELECT id, name, type, serialization_format FROM topics ORDER BY id`)
+func (s *sqliteStorage) readTopics(ctx context.Context) error {
+	defs := s.definitions(ctx)
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT id, name, type, serialization_format FROM topics ORDER BY id LIMIT %d`, maxTopics+1))
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
+		if len(s.metas) == maxTopics {
+			return fmt.Errorf("more than %d topics: not a bag edged can replay", maxTopics)
+		}
 		var id int64
 		var m topicMeta
 		if err := rows.Scan(&id, &m.name, &m.typ, &m.format); err != nil {
@@ -69,9 +73,9 @@ func (s *sqliteStorage) readTopics() error {
 
 // definitions reads message_definitions (type -> text, encoding); a bag
 // from before Iron has no such table: then none.
-func (s *sqliteStorage) definitions() map[string][2]string {
+func (s *sqliteStorage) definitions(ctx context.Context) map[string][2]string {
 	out := map[string][2]string{}
-	rows, err := s.db.Query(`SELECT topic_type, encoding, encoded_message_definition FROM message_definitions`)
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT topic_type, encoding, encoded_message_definition FROM message_definitions LIMIT %d`, maxTopics))
 	if err != nil {
 		return out
 	}
@@ -88,12 +92,16 @@ func (s *sqliteStorage) definitions() map[string][2]string {
 // maxDefinitionBytes caps one stored definition.
 const maxDefinitionBytes = 1 << 20
 
+// maxTopics caps the topics (and definitions) of one .db3: the rows
+// read at Open are held in memory.
+const maxTopics = 10000
+
 func (s *sqliteStorage) topics() []topicMeta { return s.metas }
 func (s *sqliteStorage) problems() []string  { return nil }
 func (s *sqliteStorage) indexed() bool       { return true }
 func (s *sqliteStorage) close() error        { return s.db.Close() }
 
-func (s *sqliteStorage) messages(want map[string]bool) storageIter {
+func (s *sqliteStorage) messages(ctx context.Context, want map[string]bool) storageIter {
 	it := &sqliteIter{s: s, index: map[int64]int{}}
 	var ids []string
 	for i, m := range s.metas {
@@ -108,7 +116,7 @@ func (s *sqliteStorage) messages(want map[string]bool) storageIter {
 	// the data only when within the cap: a bigger blob is never loaded
 	q := fmt.Sprintf(`SELECT topic_id, timestamp, length(data), CASE WHEN length(data) <= %d THEN data END
 		FROM messages WHERE topic_id IN (%s) ORDER BY timestamp, id`, s.maxBytes, strings.Join(ids, ","))
-	it.rows, it.e = s.db.Query(q)
+	it.rows, it.e = s.db.QueryContext(ctx, q)
 	return it
 }
 

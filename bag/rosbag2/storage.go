@@ -1,6 +1,8 @@
 package rosbag2
 
 import (
+	"context"
+
 	"github.com/edged-robotics/edged/bag/mcap"
 )
 
@@ -16,7 +18,7 @@ type topicMeta struct {
 // until the next call).
 type storage interface {
 	topics() []topicMeta
-	messages(want map[string]bool) storageIter
+	messages(ctx context.Context, want map[string]bool) storageIter
 	problems() []string
 	indexed() bool
 	close() error
@@ -69,7 +71,7 @@ func (s *mcapStorage) problems() []string  { return s.r.Info().Problems }
 func (s *mcapStorage) indexed() bool       { return s.r.Info().Indexed }
 func (s *mcapStorage) close() error        { return s.r.Close() }
 
-func (s *mcapStorage) messages(want map[string]bool) storageIter {
+func (s *mcapStorage) messages(_ context.Context, want map[string]bool) storageIter {
 	var topics []string
 	for t := range want {
 		topics = append(topics, t)
