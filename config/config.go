@@ -34,7 +34,9 @@ type Config struct {
 	HTTP    HTTP           `yaml:"http"`
 	Capture CaptureOptions `yaml:"capture"`
 	Checks  Checks         `yaml:"checks"`
-	Replay  Replay         `yaml:"replay"`
+	// Discovery bounds what roles left empty take from the graph.
+	Discovery Discovery `yaml:"discovery"`
+	Replay    Replay    `yaml:"replay"`
 }
 
 // Replay tunes edged replay; edged run does not read it.

@@ -56,10 +56,11 @@ func Default() Config {
 		Ring: Ring{MaxBytes: DefaultRingBytes, MaxAge: DefaultRingAge},
 		Sheet: Sheet{Preset: DefaultPreset, Interval: DefaultInterval, TileWidth: DefaultTileWidth, Columns: DefaultColumns,
 			Rows: DefaultRows, Quality: DefaultQuality, Grace: DefaultGrace},
-		Uplink:  Uplink{TopicPrefix: DefaultTopicPrefix, MaxPayload: DefaultMaxPayload, OutboxBytes: DefaultOutboxBytes},
-		HTTP:    HTTP{Listen: DefaultListen},
-		Capture: CaptureOptions{MaxStampSkew: DefaultMaxStampSkew},
-		Replay:  Replay{MaxGap: DefaultMaxGap},
+		Uplink:    Uplink{TopicPrefix: DefaultTopicPrefix, MaxPayload: DefaultMaxPayload, OutboxBytes: DefaultOutboxBytes},
+		HTTP:      HTTP{Listen: DefaultListen},
+		Capture:   CaptureOptions{MaxStampSkew: DefaultMaxStampSkew},
+		Discovery: defaultDiscovery(),
+		Replay:    Replay{MaxGap: DefaultMaxGap},
 	}
 }
 

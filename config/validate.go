@@ -36,6 +36,7 @@ func (c *Config) Validate() error {
 	c.validateROS(&p)
 	c.validateTopics(&p)
 	c.validateRecipe(&p)
+	c.Discovery.validate(&p)
 	if g := c.Replay.MaxGap; g < MinMaxGap || g > MaxMaxGap {
 		// the upper bound keeps what a gap below it costs (ticks, and
 		// episodes cut at max_duration) finite
