@@ -127,7 +127,11 @@ func (d DirBlobs) Put(name string, b []byte, cond Cond) (string, error) {
 		write = writeFileAtomic
 	}
 	if cond == (Cond{}) {
-		return dirVersion(b), write(p, b)
+		err := write(p, b)
+		if errors.Is(err, fs.ErrNotExist) { // Delete removed the directory it found empty, after write made it
+			err = write(p, b)
+		}
+		return dirVersion(b), err
 	}
 	unlock, err := lockDir(filepath.Dir(p))
 	if err != nil {
@@ -154,12 +158,34 @@ func (d DirBlobs) Put(name string, b []byte, cond Cond) (string, error) {
 	return dirVersion(b), write(p, b)
 }
 
-// lockDir takes the flock of dir's .blobs.lock (creating dir).
+// lockDir takes the flock of dir's .blobs.lock (creating dir). Delete
+// removes a lock file (and its directory) once nothing else is left
+// there, holding the flock: a writer that opened that file before it
+// was removed finds, once it has the lock, that the file is no longer
+// dir's, and starts again (the directory made anew).
 func lockDir(dir string) (func(), error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("episode: %w", err)
+	for range 100 {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("episode: %w", err)
+		}
+		f, err := lockFile(filepath.Join(dir, dirLock), os.O_RDWR|os.O_CREATE)
+		if errors.Is(err, fs.ErrNotExist) { // Delete removed dir after MkdirAll
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if f != nil {
+			return func() { f.Close() }, nil // closing releases the flock
+		}
 	}
-	f, err := os.OpenFile(filepath.Join(dir, dirLock), os.O_RDWR|os.O_CREATE, 0o644)
+	return nil, fmt.Errorf("episode: lock %s: removed under every attempt; retry", filepath.Join(dir, dirLock))
+}
+
+// lockFile opens and flocks the lock file at p; nil (no error) when
+// the file it locked is no longer p's (removed meanwhile).
+func lockFile(p string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(p, flag, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("episode: open %s: %w", dirLock, err)
 	}
@@ -167,7 +193,16 @@ func lockDir(dir string) (func(), error) {
 		f.Close()
 		return nil, fmt.Errorf("episode: lock %s: %w", dirLock, err)
 	}
-	return func() { f.Close() }, nil // closing releases the flock
+	held, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("episode: lock %s: %w", dirLock, err)
+	}
+	if cur, err := os.Stat(p); err != nil || !os.SameFile(held, cur) {
+		f.Close()
+		return nil, nil
+	}
+	return f, nil
 }
 
 // List implements Blobs. Temporary files of atomic writes in progress
@@ -212,7 +247,12 @@ func (d DirBlobs) List(prefix string) ([]BlobInfo, error) {
 	return out, nil
 }
 
-// Delete implements Blobs.
+// Delete implements Blobs. Like an object store, a directory holds no
+// trace of a name once deleted: the directories the last blob leaves
+// empty (but for a conditional write's lock file) are removed, up to
+// the root. A sink group stages and removes the chunks of every
+// chunked message in a directory of their own, which left two
+// directories and a lock file behind per message.
 func (d DirBlobs) Delete(name string) error {
 	p, err := d.path(name)
 	if err != nil {
@@ -221,7 +261,39 @@ func (d DirBlobs) Delete(name string) error {
 	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("episode: %w", err)
 	}
+	root := filepath.Clean(d.Root)
+	for dir := filepath.Dir(p); dir != root && strings.HasPrefix(dir, root+string(filepath.Separator)); dir = filepath.Dir(dir) {
+		if !removeEmptyDir(dir) {
+			break
+		}
+	}
 	return nil
+}
+
+// removeEmptyDir removes dir when it holds nothing but, at most, its
+// lock file (removed under its flock, so no conditional write is in
+// between); false when dir holds anything else or is not removed.
+func removeEmptyDir(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) > 1 || len(ents) == 1 && ents[0].Name() != dirLock {
+		return false
+	}
+	if len(ents) == 0 {
+		return os.Remove(dir) == nil
+	}
+	lock := filepath.Join(dir, dirLock)
+	f, err := lockFile(lock, os.O_RDWR)
+	if err != nil || f == nil {
+		return false
+	}
+	defer f.Close()
+	if ents, err := os.ReadDir(dir); err != nil || len(ents) != 1 { // a blob written meanwhile
+		return false
+	}
+	if os.Remove(lock) != nil {
+		return false
+	}
+	return os.Remove(dir) == nil
 }
 
 // SubBlobs is the part of b under prefix/ (a store's episodes/ beside
