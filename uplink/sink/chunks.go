@@ -205,6 +205,9 @@ func (s *Sink) expire() {
 	for _, dir := range staged {
 		s.expireStagedMessage(dir)
 	}
+	if s.cfg.Group != "" {
+		s.scanGroup()
+	}
 }
 
 // expirePartials drops the incomplete messages past their timeout and

@@ -30,7 +30,7 @@ func (g gatedList) List(prefix string) ([]episode.BlobInfo, error) {
 // message (on an object store one slow LIST stalled them all).
 func TestExpiringStagedChunksDoesNotHoldTheSink(t *testing.T) {
 	s := newTestSink(t, Config{Group: "g"})
-	g := gatedList{Blobs: s.store, entered: make(chan struct{}), release: make(chan struct{})}
+	g := gatedList{Blobs: s.store, entered: make(chan struct{}, 8), release: make(chan struct{})} // the group scan lists too
 	s.store = g
 	if _, err := s.store.Put(chunksDir+"r1/id1/abc/000000-00000000", []byte("chunk"), episode.Cond{}); err != nil {
 		t.Fatal(err)

@@ -269,6 +269,7 @@ type Sink struct {
 	store  episode.Blobs // rooted at Out
 	recv   *episode.Receiver
 	staged map[string]time.Time // messages this sink staged chunks of (messageDir) -> when they expire
+	group  groupStage           // what the group staged, as this sink saw it (stagecaps.go)
 	// nextExpire: expire's next look (under mu).
 	nextExpire time.Time
 	acks       []queuedAck // to publish, oldest first (under mu)

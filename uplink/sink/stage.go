@@ -64,11 +64,20 @@ func (s *Sink) stageChunk(e *wire.Envelope) (body []byte, done bool, err error) 
 	if body, err := s.assembleStaged(e, dir, own); !errors.Is(err, errIncomplete) && !errors.Is(err, errNoCombination) {
 		return body, err == nil, err // assembled, or a failure
 	}
+	msg := messageDir(e)
+	s.mu.Lock()
+	known := !s.staged[msg].IsZero()
+	s.mu.Unlock()
+	if !known { // the group's caps, for a message this sink has not staged (stagecaps.go)
+		if err := s.roomToStage(e); err != nil {
+			return nil, false, err
+		}
+	}
 	if _, err := s.store.Put(own, e.Body, episode.Cond{IfAbsent: true}); err != nil && !errors.Is(err, episode.ErrPrecondition) {
 		return nil, false, retry(err)
 	}
 	s.mu.Lock()
-	if msg := messageDir(e); s.staged[msg].IsZero() {
+	if s.staged[msg].IsZero() {
 		s.staged[msg] = s.now().Add(s.cfg.ChunkTimeout)
 	}
 	s.mu.Unlock()
