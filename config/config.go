@@ -282,6 +282,13 @@ type Uplink struct {
 	// Bandwidth caps bytes per second sent. Default 0: unlimited; else at
 	// least 1KiB.
 	Bandwidth Size `yaml:"bandwidth"`
+	// ResendAfter: an ended episode all of whose messages the broker
+	// took, and that the receiver has not acknowledged complete this long
+	// after, has its end manifest sent again (a receiver that lacks
+	// pieces then asks for them); the robot keeps what it shipped of an
+	// episode until it is acknowledged. Default 5m, at least 1s
+	// (uplink.Config.ResendAfter).
+	ResendAfter Duration `yaml:"resend_after"`
 }
 
 // HTTP is the metrics, health and status endpoint.

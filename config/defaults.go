@@ -36,6 +36,7 @@ const (
 	DefaultTopicPrefix  = "edged"
 	DefaultMaxPayload   = Size(128 << 10)
 	DefaultOutboxBytes  = Size(2 << 30)
+	DefaultResendAfter  = Duration(5 * time.Minute)
 	DefaultListen       = "127.0.0.1:9090"
 	DefaultMaxStampSkew = Duration(10 * time.Minute)
 	DefaultMaxGap       = Duration(5 * time.Minute)
@@ -56,7 +57,8 @@ func Default() Config {
 		Ring: Ring{MaxBytes: DefaultRingBytes, MaxAge: DefaultRingAge},
 		Sheet: Sheet{Preset: DefaultPreset, Interval: DefaultInterval, TileWidth: DefaultTileWidth, Columns: DefaultColumns,
 			Rows: DefaultRows, Quality: DefaultQuality, Grace: DefaultGrace},
-		Uplink:    Uplink{TopicPrefix: DefaultTopicPrefix, MaxPayload: DefaultMaxPayload, OutboxBytes: DefaultOutboxBytes},
+		Uplink: Uplink{TopicPrefix: DefaultTopicPrefix, MaxPayload: DefaultMaxPayload, OutboxBytes: DefaultOutboxBytes,
+			ResendAfter: DefaultResendAfter},
 		HTTP:      HTTP{Listen: DefaultListen},
 		Capture:   CaptureOptions{MaxStampSkew: DefaultMaxStampSkew},
 		Discovery: defaultDiscovery(),

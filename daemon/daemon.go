@@ -353,7 +353,7 @@ func (d *Daemon) openUplink() error {
 	if err != nil {
 		return err
 	}
-	if d.up, err = uplink.New(ucfg, uplink.Options{Logger: d.log, OnUploaded: d.markUploaded,
+	if d.up, err = uplink.New(ucfg, uplink.Options{Logger: d.log, OnUploaded: d.markUploaded, OnRepair: d.markLacking,
 		CheckEpisode: ship.CheckEpisode(ucfg.Robot)}); err != nil {
 		return err
 	}

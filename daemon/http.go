@@ -9,6 +9,7 @@ import (
 
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/internal/httpserve"
+	"github.com/edged-robotics/edged/uplink"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -73,7 +74,14 @@ type pageData struct {
 	Backlog  int                  `json:"backlog"`
 	MQTT     bool                 `json:"mqtt_connected"`
 	Checks   []CheckCount         `json:"checks,omitempty"` // verdicts per check since start
+	// Awaiting: ended episodes the receiver has not acknowledged, oldest
+	// first (at most maxAwaitingShown).
+	Awaiting []uplink.Awaiting `json:"awaiting,omitempty"`
 }
+
+// maxAwaitingShown bounds the episodes awaiting acknowledgement that the
+// status page lists (/metrics counts them all).
+const maxAwaitingShown = 20
 
 func (d *Daemon) pageData() pageData {
 	st := d.nodeStatus()
@@ -87,6 +95,8 @@ func (d *Daemon) pageData() pageData {
 	if d.up != nil {
 		u := d.up.Stats()
 		p.Backlog, p.MQTT = u.Outbox.Pending, u.Publisher.Connected
+		aw := d.up.Awaiting()
+		p.Awaiting = aw[:min(len(aw), maxAwaitingShown)]
 	}
 	return p
 }
@@ -126,6 +136,8 @@ func (d *Daemon) handlePage(w http.ResponseWriter, _ *http.Request) {
 
 var statusPage = template.Must(template.New("status").Funcs(template.FuncMap{
 	"secs": func(t time.Time) string { return t.UTC().Format("15:04:05.000") },
+	"age":  func(t time.Time) string { return time.Since(t).Round(time.Second).String() },
+	"few":  func(s []string) []string { return s[:min(len(s), 5)] },
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="2">
 <title>edged {{.Robot}}</title>
@@ -144,6 +156,8 @@ img{max-width:100%;border:1px solid #ccc}
 <p id="episode">{{if .Status.Open}}recording episode {{.Status.Episode.ID}}{{else if .Status.Episode.ID}}last episode {{.Status.Episode.ID}} ({{.Status.Episode.Outcome}}){{else}}no episode yet{{end}}
 &middot; {{.Segments}} segments, {{.Sheets}} sheets</p>
 <p id="uplink">uplink: {{.Backlog}} messages waiting &middot; MQTT {{if .MQTT}}<span class="ok">connected</span>{{else}}not connected{{end}}</p>
+{{if .Awaiting}}<h2>Awaiting the receiver</h2><table id="awaiting"><tr><th>episode</th><th>waiting</th><th>kept</th><th>end sent again</th><th>receiver lacks</th></tr>
+{{range .Awaiting}}<tr><td>{{.Episode}}</td><td>{{age .Since}}</td><td>{{.Held}} messages</td><td>{{.Resends}}</td><td{{if .Unavailable}} class="bad"{{end}}>{{range few .Lacks}}{{.}} {{end}}{{if or .More (gt (len .Lacks) 5)}}&hellip;{{end}}{{if .Unavailable}} ({{len .Unavailable}} no longer held){{end}}</td></tr>{{end}}</table>{{end}}
 {{if .Status.Recent}}<h2>Recent segments</h2><table id="segments"><tr><th>#</th><th>start</th><th>end</th><th>label</th><th>outcome</th></tr>
 {{range .Status.Recent}}<tr><td>{{.Index}}</td><td>{{printf "%.2f" .StartSec}}s</td><td>{{printf "%.2f" .EndSec}}s</td><td>{{.Label}}</td><td>{{.Outcome}}</td></tr>{{end}}</table>{{end}}
 {{if .Checks}}<h2>Trace checks</h2><table id="checks"><tr><th>check</th><th>SAT</th><th>UNSAT</th></tr>

@@ -3,6 +3,7 @@ package daemon
 import (
 	"github.com/edged-robotics/edged/episode"
 	"github.com/prometheus/client_golang/prometheus"
+	"time"
 )
 
 // collector exports the stages' counters on /metrics. It reads their
@@ -53,7 +54,16 @@ var (
 	outboxPending     = desc("outbox_pending_messages", "Messages in the outbox waiting for the broker's acknowledgement.")
 	outboxPendingB    = desc("outbox_pending_bytes", "Bytes of the messages waiting in the outbox.")
 	outboxDisk        = desc("outbox_disk_bytes", "Bytes the outbox uses on disk.")
-	outboxEvicted     = desc("outbox_evicted_total", "Sheets evicted from a full outbox.")
+	outboxEvicted     = desc("outbox_evicted_total", "Messages evicted from a full outbox: sheets not sent yet, and what was kept for the receiver (outbox_evicted_held_total).")
+	outboxHeld        = desc("outbox_held_messages", "Messages the broker took, kept until the receiver acknowledges their episode (to send again if it lacks them).")
+	outboxHeldB       = desc("outbox_held_bytes", "Bytes of the messages kept for the receiver.")
+	outboxEvictedHeld = desc("outbox_evicted_held_total", "Messages kept for the receiver and evicted before it acknowledged their episode (the outbox was full): it cannot get them again.")
+	awaitingEpisodes  = desc("uplink_awaiting_episodes", "Ended episodes the broker took whole that the receiver has not acknowledged complete.")
+	awaitingOldest    = desc("uplink_awaiting_oldest_seconds", "How long the oldest of them has waited (0: none).")
+	repairRequests    = desc("uplink_repair_requests_total", "Requests of the receiver for pieces of an episode it lacks.")
+	repairResent      = desc("uplink_repair_resent_total", "Messages sent again because the receiver lacked them.")
+	repairUnavailable = desc("uplink_repair_unavailable_total", "Pieces the receiver asked for that this robot no longer holds (evicted, or never made).")
+	endResends        = desc("uplink_end_resends_total", "End manifests sent again because the receiver had not acknowledged the episode after uplink.resend_after.")
 	outboxQuarantined = desc("outbox_quarantined_total", "Corrupt outbox records moved to quarantine.")
 	outboxAcked       = desc("outbox_acked_total", "Outbox messages removed because the broker acknowledged them.")
 	outboxDropped     = desc("outbox_dropped_total", "Outbox messages given up without delivery (they could not be sent: corrupt).")
@@ -85,7 +95,8 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 		sheetsTotal, sheetBytes, sheetErrors, labelSheets, camerasRefused, episodesTotal, segmentsTotal, episodesUploaded, episodeOpen, fsmEvents,
 		fsmDropped, fsmBad, fsmStoreErrors, fsmTruncated, fsmClockResets, storeErrors, storeWritable, storeLost, storeDeleted, storeFree, jointSamples, masterUp, outboxPending, outboxPendingB, outboxDisk,
 		outboxEvicted, outboxQuarantined, outboxAcked, outboxDropped, uplinkEnqueued, uplinkErrors, mqttConnected, mqttPublished, mqttBytes,
-		mqttResent, mqttConnectErrors, outboxOldest, mqttLastAck, checkViolations} {
+		mqttResent, mqttConnectErrors, outboxOldest, mqttLastAck, checkViolations, outboxHeld, outboxHeldB, outboxEvictedHeld,
+		awaitingEpisodes, awaitingOldest, repairRequests, repairResent, repairUnavailable, endResends} {
 		ch <- d
 	}
 }
@@ -178,6 +189,19 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			last = float64(u.Publisher.LastAck.UnixNano()) / 1e9
 		}
 		gauge(mqttLastAck, last)
+		gauge(outboxHeld, float64(u.Outbox.Held))
+		gauge(outboxHeldB, float64(u.Outbox.HeldBytes))
+		counter(outboxEvictedHeld, u.Outbox.EvictedHeld)
+		gauge(awaitingEpisodes, float64(u.Repair.Awaiting))
+		oldest := 0.0
+		if aw := d.up.Awaiting(); len(aw) > 0 {
+			oldest = time.Since(aw[0].Since).Seconds()
+		}
+		gauge(awaitingOldest, oldest)
+		counter(repairRequests, u.Repair.Requests)
+		counter(repairResent, u.Repair.Resent)
+		counter(repairUnavailable, u.Repair.Unavailable)
+		counter(endResends, u.Repair.EndResends)
 	}
 }
 

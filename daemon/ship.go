@@ -3,6 +3,7 @@ package daemon
 import (
 	"errors"
 	"io/fs"
+	"time"
 
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/episode"
@@ -74,6 +75,16 @@ func (noShipper) Segment(episode.Manifest, episode.Segment) error { return nil }
 func (noShipper) Sheet(string, *sheet.Sheet) error                { return nil }
 func (noShipper) LabelSheet(string, int, *sheet.Sheet) error      { return nil }
 func (noShipper) PutJoints(capture.JointSample)                   {}
+
+// markLacking is the uplink's OnRepair: what the receiver said it lacks
+// of an episode, for `edged inspect` (the status page and /metrics read
+// the uplink's own view).
+func (d *Daemon) markLacking(id string, lacks []string, more bool) {
+	err := d.store.MarkLacking(id, lacks, more, time.Now())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		d.log.Warn("daemon: what the receiver lacks not recorded in the episode", "episode", id, "err", err)
+	}
+}
 
 // markUploaded is the uplink's OnUploaded: the receiver holds the
 // episode complete, so it is the first the store's retention deletes.

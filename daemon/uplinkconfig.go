@@ -19,7 +19,7 @@ func uplinkConfig(c *config.Config, version string) (uplink.Config, error) {
 	u := c.Uplink
 	cfg := uplink.Config{Robot: c.RobotID, Dir: filepath.Join(c.DataDir, "outbox"), Broker: u.Broker,
 		TopicPrefix: u.TopicPrefix, MaxPayload: int(u.MaxPayload), OutboxBytes: int64(u.OutboxBytes),
-		ClientID: u.ClientID, Bandwidth: int64(u.Bandwidth), Version: version,
+		ClientID: u.ClientID, Bandwidth: int64(u.Bandwidth), Version: version, ResendAfter: u.ResendAfter.D(),
 		Auth: mqttconn.Auth{Username: u.Username, CAFile: u.CAFile, CertFile: u.CertFile, KeyFile: u.KeyFile}}
 	if u.PasswordFile != "" {
 		b, err := os.ReadFile(u.PasswordFile)

@@ -14,13 +14,13 @@ import (
 // not complete): the pieces, named as the robot keeps them (wire.Piece),
 // that the end manifest announced and the store does not hold.
 type Lack struct {
-	Closed   bool // the end manifest arrived
-	Complete bool
+	Closed   bool `json:"closed"` // the end manifest arrived
+	Complete bool `json:"complete"`
 	// Since is when the end manifest arrived (Manifest.EndArrived; zero
 	// from receivers before it).
-	Since  time.Time
-	Pieces []wire.Piece
-	More   bool // more pieces are lacking than were listed
+	Since  time.Time    `json:"since,omitzero"`
+	Pieces []wire.Piece `json:"pieces"`
+	More   bool         `json:"more,omitempty"` // more pieces are lacking than were listed
 }
 
 // lacksOf lists, up to limit, the pieces the closed manifest m announced

@@ -42,20 +42,20 @@ type RepairStats struct {
 // Awaiting is an ended episode (its end manifest reached the broker)
 // that the receiver has not acknowledged complete.
 type Awaiting struct {
-	Episode string
+	Episode string `json:"episode"`
 	// Since: when this run first found its end acknowledged by the broker.
-	Since     time.Time
-	Held      int // messages kept for the receiver
-	HeldBytes int64
-	Queued    int // messages still to publish
-	Resends   int // times its end manifest was sent again
-	Requests  int // repair requests received
-	Asked     time.Time
+	Since     time.Time `json:"since"`
+	Held      int       `json:"held"` // messages kept for the receiver
+	HeldBytes int64     `json:"held_bytes"`
+	Queued    int       `json:"queued"`   // messages still to publish
+	Resends   int       `json:"resends"`  // times its end manifest was sent again
+	Requests  int       `json:"requests"` // repair requests received
+	Asked     time.Time `json:"asked,omitzero"`
 	// Lacks: the pieces the receiver said it lacks, last time (More: and
 	// more besides); Unavailable: those of them the robot no longer holds.
-	Lacks       []string
-	More        bool
-	Unavailable []string
+	Lacks       []string `json:"lacks,omitempty"`
+	More        bool     `json:"more,omitempty"`
+	Unavailable []string `json:"unavailable,omitempty"`
 }
 
 // repairer owns the uplink's view of episodes awaiting acknowledgement:
@@ -66,18 +66,18 @@ type repairer struct {
 	cfg      Config
 	ob       *outbox.Outbox
 	log      *slog.Logger
-	onRepair func(episodeID string, lacks []string)
+	onRepair func(episodeID string, lacks []string, more bool)
 	cancel   context.CancelFunc
 	done     chan struct{}
 
-	mu    sync.Mutex
-	eps   map[string]*Awaiting
+	mu     sync.Mutex
+	eps    map[string]*Awaiting
 	counts RepairStats
 }
 
 var endName = wire.EndPiece.String()
 
-func startRepairer(cfg Config, ob *outbox.Outbox, onRepair func(string, []string), log *slog.Logger) *repairer {
+func startRepairer(cfg Config, ob *outbox.Outbox, onRepair func(string, []string, bool), log *slog.Logger) *repairer {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &repairer{cfg: cfg, ob: ob, log: log, onRepair: onRepair, cancel: cancel, done: make(chan struct{}),
 		eps: map[string]*Awaiting{}}
@@ -184,7 +184,7 @@ func (r *repairer) request(req *wire.Repair) {
 			"the episode stays incomplete at the receiver", "episode", req.Episode, "pieces", strings.Join(head(res.Missing, 8), " "), "count", len(res.Missing))
 	}
 	if r.onRepair != nil {
-		r.onRepair(req.Episode, req.Missing)
+		r.onRepair(req.Episode, req.Missing, req.More)
 	}
 }
 

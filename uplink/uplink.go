@@ -30,9 +30,10 @@ type Options struct {
 	// until then, and answers the receiver's repair requests (repair.go).
 	OnUploaded func(episodeID string)
 	// OnRepair, when set, is called with each repair request of the
-	// receiver: the episode and the pieces it lacks (wire.Piece names).
-	// The daemon records them for `edged inspect`.
-	OnRepair func(episodeID string, lacks []string)
+	// receiver: the episode and the pieces it lacks (wire.Piece names;
+	// more: and others besides). The daemon records them for `edged
+	// inspect`.
+	OnRepair func(episodeID string, lacks []string, more bool)
 }
 
 // Stats for /metrics.

@@ -20,12 +20,8 @@ func WriteList(w io.Writer, ms []episode.Manifest) error {
 		if !m.Closed {
 			outcome, dur = "open", "-"
 		}
-		up := "no"
-		if m.Uploaded {
-			up = "yes"
-		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", m.ID, m.Start.UTC().Format("2006-01-02 15:04:05.000"), dur,
-			m.Segments, outcome, dash(m.EndReason), up, clip(m.Instruction, 48))
+			m.Segments, outcome, dash(m.EndReason), uploaded(&m), clip(m.Instruction, 48))
 	}
 	if len(ms) == 0 {
 		fmt.Fprintln(tw, "(no episodes)")
@@ -47,6 +43,9 @@ func WriteTimeline(w io.Writer, e *episode.Episode) error {
 		fmt.Fprintf(w, "instruction  %s\n", m.Instruction)
 	}
 	fmt.Fprintf(w, "segments     %d    transitions %d\n", len(e.Segments), len(e.Transitions))
+	if s := delivery(e); s != "" {
+		fmt.Fprintf(w, "%s\n", s)
+	}
 	fmt.Fprintf(w, "cost         %s\n", e.Cost)
 	if m.Recovery != nil {
 		fmt.Fprintf(w, "recovered    after a crash: %d segments closed as interrupted, %d torn bytes cut, %d corrupt regions quarantined\n",
@@ -70,6 +69,63 @@ func WriteTimeline(w io.Writer, e *episode.Episode) error {
 			clip(s.Label, 60), s.Outcome, s.Source)
 	}
 	return tw.Flush()
+}
+
+// uploaded is the UPLOADED column: on a robot whether the receiver
+// acknowledged the episode (and, when it asked for pieces, how many it
+// lacks); at a receiver (its manifests hold Held) whether it is complete
+// and since when it waits for the rest.
+func uploaded(m *episode.Manifest) string {
+	switch {
+	case m.Held != nil && m.Complete:
+		return "complete"
+	case m.Held != nil && m.Closed && !m.EndArrived.IsZero():
+		return "incomplete since " + m.EndArrived.UTC().Format("2006-01-02 15:04:05")
+	case m.Held != nil:
+		return "incomplete"
+	case m.Uploaded:
+		return "yes"
+	case m.Lacking != nil:
+		return fmt.Sprintf("no, receiver lacks %d%s", len(m.Lacking.Pieces), plus(m.Lacking.More))
+	}
+	return "no"
+}
+
+// delivery is the timeline's line on what the receiver lacks: at a
+// receiver from the files (episode.Load's Lack), on a robot from the
+// receiver's last repair request; "" when nothing is known to lack.
+func delivery(e *episode.Episode) string {
+	const shown = 12
+	list := func(pieces []string, more bool) string {
+		s := strings.Join(pieces[:min(len(pieces), shown)], " ")
+		if more || len(pieces) > shown {
+			s += " ..."
+		}
+		return s
+	}
+	if l := e.Lack; l != nil {
+		names := make([]string, len(l.Pieces))
+		for i, p := range l.Pieces {
+			names[i] = p.String()
+		}
+		since := ""
+		if !l.Since.IsZero() {
+			since = ", its end arrived " + l.Since.UTC().Format(time.RFC3339)
+		}
+		return fmt.Sprintf("incomplete   lacks %d%s pieces%s: %s", len(names), plus(l.More), since, list(names, l.More))
+	}
+	if l := e.Manifest.Lacking; l != nil && !e.Manifest.Uploaded {
+		return fmt.Sprintf("uploaded     no: the receiver lacks %d%s pieces (asked %s, last %s): %s", len(l.Pieces), plus(l.More),
+			l.First.UTC().Format(time.RFC3339), l.Last.UTC().Format(time.RFC3339), list(l.Pieces, l.More))
+	}
+	return ""
+}
+
+func plus(more bool) string {
+	if more {
+		return "+"
+	}
+	return ""
 }
 
 func fmtDur(d time.Duration) string {

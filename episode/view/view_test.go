@@ -11,6 +11,7 @@ import (
 
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/score"
+	"github.com/edged-robotics/edged/uplink/wire"
 )
 
 var t0 = time.Unix(1776842526, 0).UTC()
@@ -115,5 +116,46 @@ func TestSegmentation(t *testing.T) {
 	want := []score.Segment{{Start: 0, End: 1, Label: "reach"}, {Start: 1, End: 2.5, Label: "grasp, firmly"}}
 	if sg.Unit != score.Seconds || len(sg.Segments) != 2 || sg.Segments[0] != want[0] || sg.Segments[1] != want[1] {
 		t.Fatalf("segmentation = %+v, want %+v in seconds", sg, want)
+	}
+}
+
+// What a receiver lacks shows on both sides: on the robot from its last
+// repair request (recorded in the store), at a receiver from the files.
+func TestTablesShowWhatIsLacking(t *testing.T) {
+	dir := t.TempDir()
+	s, err := episode.Open(dir, episode.Options{})
+	must(t, err)
+	w, err := s.Begin(episode.Begin{Robot: "arm-01", Start: t0})
+	must(t, err)
+	must(t, w.Segment(seg("reach", 0, 1)))
+	must(t, w.Close(at(1), episode.Completed, episode.EndIdle))
+	must(t, s.MarkLacking(w.ID(), []string{"segment/1", "sheet/top/2"}, false, t0))
+	s.Close()
+	ms, _ := episode.List(dir)
+	var b bytes.Buffer
+	must(t, WriteList(&b, ms))
+	if !strings.Contains(b.String(), "no, receiver lacks 2") {
+		t.Fatalf("robot's list:\n%s", b.String())
+	}
+	e, err := episode.Load(dir, w.ID())
+	must(t, err)
+	b.Reset()
+	must(t, WriteTimeline(&b, e))
+	if !strings.Contains(b.String(), "uploaded     no: the receiver lacks 2 pieces") || !strings.Contains(b.String(), "segment/1 sheet/top/2") {
+		t.Fatalf("robot's timeline:\n%s", b.String())
+	}
+
+	// A receiver's view of a closed episode missing segment 1 of 2.
+	e.Manifest.Held, e.Manifest.EndArrived = &episode.Held{Segments: 1}, t0
+	e.Lack = &episode.Lack{Closed: true, Since: t0, Pieces: []wire.Piece{{Kind: wire.KindSegment, Index: 1}}}
+	b.Reset()
+	must(t, WriteTimeline(&b, e))
+	if !strings.Contains(b.String(), "incomplete   lacks 1 pieces, its end arrived 2026-04-22T07:22:06Z: segment/1") {
+		t.Fatalf("receiver's timeline:\n%s", b.String())
+	}
+	b.Reset()
+	must(t, WriteList(&b, []episode.Manifest{e.Manifest}))
+	if !strings.Contains(b.String(), "incomplete since 2026-04-22 07:22:06") {
+		t.Fatalf("receiver's list:\n%s", b.String())
 	}
 }

@@ -99,12 +99,12 @@ type Stats struct {
 	EvictedHeld uint64
 	Resent      uint64
 	Done        uint64
-	Rejected     uint64 // evictable messages refused (ErrFull)
-	OverBound    uint64 // never-evicted messages accepted beyond MaxBytes
-	Quarantined  uint64 // corrupt records moved to quarantine/, each once
-	TornBytes    int64  // bytes cut off torn tails at Open
-	Syncs        uint64
-	Compactions  uint64
+	Rejected    uint64 // evictable messages refused (ErrFull)
+	OverBound   uint64 // never-evicted messages accepted beyond MaxBytes
+	Quarantined uint64 // corrupt records moved to quarantine/, each once
+	TornBytes   int64  // bytes cut off torn tails at Open
+	Syncs       uint64
+	Compactions uint64
 	// OldestAge is how long the oldest waiting message has waited
 	// (since its Put, or since Open for one found on disk); 0 if none.
 	OldestAge time.Duration

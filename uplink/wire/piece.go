@@ -95,3 +95,15 @@ func DecodeRepair(b []byte) (*Repair, error) {
 	}
 	return &r, nil
 }
+
+// MarshalText is the piece's name, so JSON shows pieces as their names.
+func (p Piece) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmarshalText parses a piece's name (ParsePiece).
+func (p *Piece) UnmarshalText(b []byte) error {
+	q, err := ParsePiece(string(b))
+	if err == nil {
+		*p = q
+	}
+	return err
+}

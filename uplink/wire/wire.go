@@ -208,7 +208,6 @@ const AckRepair = "ack/repair"
 // RepairTopic is the topic of robot's repair requests.
 func RepairTopic(prefix, robot string) string { return prefix + "/" + robot + "/" + AckRepair }
 
-
 // Repair is the payload of a repair request: the receiver holds the end
 // manifest of this episode of this robot but not the pieces in Missing
 // (Piece.String). More: it lacks more than MaxRepairPieces, and asks for
