@@ -24,6 +24,12 @@ type ReplaySummary struct {
 	Segments uint64
 	Sheets   uint64
 	Topics   []capture.TopicStats
+	// Unused counts the messages of the replayed topics that could not
+	// be used (malformed, of a type or format their role cannot use,
+	// over a size cap, before the first /clock); each topic's are named
+	// in Damage, or, for those before the first /clock (not damage),
+	// logged as a warning.
+	Unused uint64
 	// Gaps are the stretches of the recording longer than
 	// replay.max_gap without a message: each ended the open episode at
 	// its start, and the replay went on at its end. Each is also logged
@@ -156,6 +162,7 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 	sum.Wall = time.Since(start)
 	sum.Episodes, sum.Segments, sum.Sheets = d.stats.episodes.Load(), d.stats.segments.Load(), d.stats.sheets.Load()
 	sum.Topics = rp.Stats()
+	d.reportUnused(&sum)
 	for _, r := range readers {
 		sum.BagTime += r.Info().Duration()
 	}
@@ -195,6 +202,37 @@ func bagDamage(readers []recording) []string {
 		}
 	}
 	return out
+}
+
+// reportUnused counts and reports, per topic, the messages capture
+// could not use: damage (ErrDamagedInput) but for those dropped before
+// the first /clock, which a recording that starts its clock late has.
+func (d *Daemon) reportUnused(sum *ReplaySummary) {
+	for _, ts := range sum.Topics {
+		var parts []string
+		var unused uint64
+		add := func(n uint64, what string) {
+			if n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", n, what))
+				unused += n
+			}
+		}
+		add(ts.DecodeErrors, "malformed")
+		add(ts.UnknownType, "of a type or format the role cannot use")
+		add(ts.OversizeDrops, "over the role's size cap (ros.max_message, ros.max_state_message)")
+		add(ts.TooManyJoints, "with more joints than the cap")
+		add(ts.SubscriptionDrops, "dropped by a full queue")
+		add(ts.Errors, "in failed connections")
+		if len(parts) > 0 {
+			sum.Unused += unused
+			d.damaged(sum, fmt.Sprintf("topic %s (%s, %s): %d of its %d messages could not be used: %s",
+				ts.Topic, ts.Role, ts.Type, unused, ts.Messages, strings.Join(parts, ", ")))
+		}
+		if ts.NoClockDrops > 0 {
+			sum.Unused += ts.NoClockDrops
+			d.log.Warn("replay: messages before the first /clock message were not used", "topic", ts.Topic, "messages", ts.NoClockDrops)
+		}
+	}
 }
 
 func (d *Daemon) damaged(sum *ReplaySummary, what string) {

@@ -131,3 +131,36 @@ func TestReplayRefusesRepeatedFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayReportsUnusableMessages: messages a replay cannot use (a
+// data column holding text or numbers instead of CDR, a message over
+// the role's size cap) are counted and reported per topic, and make the
+// replay's error ErrDamagedInput (issue 21: "replayed 10 messages", 0
+// episodes, exit 0; a 300 MB message dropped without a word).
+func TestReplayReportsUnusableMessages(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		alter  string
+		unused uint64
+		want   string
+	}{
+		{"data is text", `UPDATE messages SET data = 'Hello'`, 10, "10 malformed"},
+		{"data is a number", `UPDATE messages SET data = 12`, 10, "10 malformed"},
+		{"a message over the cap", `UPDATE messages SET data = zeroblob(2000000) WHERE id = 3`, 1, "1 over the role's size cap"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, db3 := talkerBag(t)
+			db := rosbag2test.Open(t, db3)
+			rosbag2test.Exec(t, db, tc.alter)
+			db.Close()
+			d := replayDaemon(t, "fsm: [{topic: /topic, type: string}]\n")
+			sum, err := d.Replay(context.Background(), []string{dir}, nil)
+			if !errors.Is(err, ErrDamagedInput) || sum.Unused != tc.unused {
+				t.Fatalf("replay: %v, %d unused; want ErrDamagedInput and %d", err, sum.Unused, tc.unused)
+			}
+			if p := strings.Join(sum.Damage, "\n"); !strings.Contains(p, "topic /topic") || !strings.Contains(p, tc.want) {
+				t.Fatalf("damage %q, want the topic and %q", p, tc.want)
+			}
+		})
+	}
+}

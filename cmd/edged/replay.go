@@ -39,7 +39,8 @@ func newReplayCmd() *cobra.Command {
 			"episode and is reported; the replay goes on after it.\n" +
 			"A damaged bag (bad chunk, cut short) is replayed as far as it can be read, each\n" +
 			"problem is reported with the bag and byte offset, and the exit status is 1\n" +
-			"unless --keep-going.",
+			"unless --keep-going; so are messages that could not be used (malformed, of a\n" +
+			"type the role cannot use, over a size cap), counted per topic.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, bags []string) error {
 			cfg, err := replayConfig(cfgPath, out, broker, fsmTopic, fsmType, idle)
@@ -70,6 +71,9 @@ func newReplayCmd() *cobra.Command {
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "replayed %d messages (%.1f s of recording) in %s (%.0fx real time): %d episodes, %d segments, %d sheets in %s\n",
 				sum.Messages, sum.BagTime.Seconds(), sum.Wall.Round(time.Millisecond), speed, sum.Episodes, sum.Segments, sum.Sheets, cfg.DataDir)
+			if err == nil && sum.Unused > 0 {
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%d messages could not be used (listed above)\n", sum.Unused)
+			}
 			if err == nil && len(sum.Gaps) > 0 {
 				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%d gaps longer than replay.max_gap (%s) each ended the episode before them (listed above)\n",
 					len(sum.Gaps), cfg.Replay.MaxGap.D())
