@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -49,7 +50,9 @@ func longRules(t testing.TB, queries int) *tracecheck.Rules {
 }
 
 // generatedStore writes n closed episodes of four segments (s0..s3)
-// into a new store, a minute apart, and returns its directory.
+// into a new store and returns its directory: a few recorded through
+// episode.Store (three robots), the rest copies of them under other ids
+// (a store of thousands is quick to make).
 func generatedStore(t testing.TB, n int) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), episode.EpisodesDir)
@@ -58,9 +61,10 @@ func generatedStore(t testing.TB, n int) string {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for i := range n {
+	var recorded []string
+	for i := range min(n, 3) {
 		start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute)
-		w, err := s.Begin(episode.Begin{Robot: fmt.Sprintf("arm-%02d", i%3), Start: start, Instruction: "pick"})
+		w, err := s.Begin(episode.Begin{Robot: fmt.Sprintf("arm-%02d", i), Start: start, Instruction: "pick"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,6 +77,13 @@ func generatedStore(t testing.TB, n int) string {
 			}
 		}
 		if err := w.Close(start.Add(4*time.Second), episode.Completed, episode.EndIdle); err != nil {
+			t.Fatal(err)
+		}
+		recorded = append(recorded, w.Dir())
+	}
+	for i := len(recorded); i < n; i++ {
+		src := recorded[i%len(recorded)]
+		if err := os.CopyFS(fmt.Sprintf("%s-copy%05d", src, i), os.DirFS(src)); err != nil {
 			t.Fatal(err)
 		}
 	}
