@@ -102,8 +102,9 @@ type Daemon struct {
 	// nil (wall time) in a live run, the recording's time in a replay.
 	storeNow func() time.Time
 
-	topo atomic.Pointer[topology]        // replaced on reload/discovery
-	capt atomic.Pointer[capture.Capture] // nil while (re)starting
+	topo      atomic.Pointer[topology]        // replaced on reload/discovery
+	discovery discoveryState                  // what discovery refused (discover.go)
+	capt      atomic.Pointer[capture.Capture] // nil while (re)starting
 }
 
 // New checks the config with Check (the same check as `edged config

@@ -23,6 +23,8 @@ var (
 	topicConnErrors   = desc("topic_connection_errors_total", "Publisher connections closed for a bad header, an oversized or stalled frame, per topic.", "topic", "role")
 	topicReconnects   = desc("topic_reconnects_total", "Publisher connections re-established per topic.", "topic", "role")
 	topicPublishers   = desc("topic_publishers", "Publishers connected now per topic.", "topic", "role")
+	topicWrongType    = desc("topic_wrong_type_writers_total", "Writers of a type the topic's role cannot use, seen on it, each once (ROS 2: nothing they send is read).", "topic", "role")
+	discoveryRefused  = desc("discovery_refused_total", "Discovered camera and joint topics not captured: over discovery.max_cameras or max_joints.")
 	ringFill          = desc("ring_fill_bytes", "Frame bytes held in a camera's ring.", "camera")
 	ringCap           = desc("ring_capacity_bytes", "Size of a camera's ring.", "camera")
 	ringFrames        = desc("ring_frames", "Frames held in a camera's ring.", "camera")
@@ -91,7 +93,7 @@ func newSheetBuildHistogram() prometheus.Histogram {
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{topicMessages, topicBytes, topicDrops, topicDecodeErrors, topicUnknown,
-		topicConnErrors, topicReconnects, topicPublishers, ringFill, ringCap, ringFrames, ringOverwritten, ringSpan, ringDropped,
+		topicConnErrors, topicReconnects, topicPublishers, topicWrongType, discoveryRefused, ringFill, ringCap, ringFrames, ringOverwritten, ringSpan, ringDropped,
 		sheetsTotal, sheetBytes, sheetErrors, labelSheets, camerasRefused, episodesTotal, segmentsTotal, episodesUploaded, episodeOpen, fsmEvents,
 		fsmDropped, fsmBad, fsmStoreErrors, fsmTruncated, fsmClockResets, storeErrors, storeWritable, storeLost, storeDeleted, storeFree, jointSamples, masterUp, outboxPending, outboxPendingB, outboxDisk,
 		outboxEvicted, outboxQuarantined, outboxAcked, outboxDropped, uplinkEnqueued, uplinkErrors, mqttConnected, mqttPublished, mqttBytes,
@@ -120,6 +122,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			counter(topicConnErrors, t.Errors, t.Topic, role)
 			counter(topicReconnects, t.Reconnects, t.Topic, role)
 			gauge(topicPublishers, float64(t.Publishers), t.Topic, role)
+			counter(topicWrongType, t.WrongTypeWriters, t.Topic, role)
 		}
 	}
 	for _, cam := range d.topo.Load().cams {
@@ -131,6 +134,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(ringSpan, s.Span.Seconds(), cam.topic)
 	}
 	counter(ringDropped, d.router.dropped.Load())
+	counter(discoveryRefused, d.discovery.total.Load())
 	for _, c := range d.checks.snapshot() {
 		counter(checkViolations, c.Unsat, c.Check)
 	}

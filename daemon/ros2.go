@@ -7,6 +7,7 @@ import (
 
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/config"
+	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros2/cdr"
 	"github.com/edged-robotics/edged/ros2/dds"
@@ -80,6 +81,52 @@ func (n ros2Node) Subscribe(ctx context.Context, o ros.SubscribeOptions) (captur
 	return s, nil
 }
 
+// SubscribeTypes is Subscribe reading only writers of types (capture's
+// role types, nil: any): a writer of another type on the topic, even
+// one that appears first, decides nothing; it is warned about and
+// counted (capture's TopicStats.WrongTypeWriters).
+func (n ros2Node) SubscribeTypes(ctx context.Context, o ros.SubscribeOptions, types []string) (capture.Subscription, error) {
+	q, ok := n.qos[o.Topic]
+	if !ok {
+		q = autoQoS
+	}
+	s, err := n.p.Subscribe(ctx, dds.SubscribeOptions{Topic: o.Topic, Types: types, QoS: q, QueueSize: o.QueueSize,
+		MaxMessageBytes: o.MaxMessageBytes, QueueBytes: o.QueueBytes})
+	if err != nil {
+		return nil, err // not a typed nil inside the interface
+	}
+	return s, nil
+}
+
+// ros2Bool is std_msgs/Bool's ROS 2 name (episode.recording_topic).
+const ros2Bool = "std_msgs/msg/Bool"
+
+// fsmTopicTypes are the ROS 2 types the fsm stage reads on topic (one of
+// fc.Topics()), which its subscription takes: a string source's String,
+// an actionlib source's GoalStatusArray, the recording topic's Bool or
+// String, the instruction's String; nil (any type) for a field or SMACH
+// source and an action's goal topic, which decode any definition.
+func fsmTopicTypes(fc *fsm.Config, topic string) []string {
+	switch topic {
+	case fc.RecordingTopic:
+		return []string{ros2Bool, cdr.TypeString}
+	case fc.InstructionTopic:
+		return []string{cdr.TypeString}
+	}
+	for _, s := range fc.Sources {
+		if s.Topic != topic {
+			continue
+		}
+		switch s.Kind {
+		case fsm.KindString:
+			return []string{cdr.TypeString}
+		case fsm.KindActionlib:
+			return []string{cdr.TypeGoalStatusArray}
+		}
+	}
+	return nil
+}
+
 // GetParam answers /use_sim_time from ros2.use_sim_time; nothing else is
 // asked.
 func (n ros2Node) GetParam(_ context.Context, key string) (any, error) {
@@ -89,11 +136,15 @@ func (n ros2Node) GetParam(_ context.Context, key string) (any, error) {
 	return nil, nil
 }
 
-// ros2Topics are the ROS 2 graph's published topics, for discovery.
+// ros2Topics are the ROS 2 graph's published topics, for discovery: one
+// pair per type a topic's writers declare, so that a writer of another
+// type on a camera topic does not hide the camera.
 func ros2Topics(p *dds.Participant) []capture.TopicType {
 	var out []capture.TopicType
 	for _, t := range dds.Topics(p.Publications()) {
-		out = append(out, capture.TopicType{Topic: t.Name, Type: cdr.ROS1Name(t.Types[0])})
+		for _, typ := range t.Types {
+			out = append(out, capture.TopicType{Topic: t.Name, Type: cdr.ROS1Name(typ)})
+		}
 	}
 	return out
 }
@@ -108,7 +159,7 @@ func (d *Daemon) joinROS(ctx context.Context) (leave func(), err error) {
 		}
 		c.Logger = d.log
 		if d.ros2, err = dds.NewParticipant(c); err != nil {
-			return nil, fmt.Errorf("ros.version 2: %w", err)
+			return nil, fmt.Errorf("joining ROS 2 domain %d: %w", c.DomainID, err)
 		}
 		d.log.Info("daemon: joined the ROS 2 graph", "domain_id", c.DomainID)
 		return func() { d.ros2.Close() }, nil

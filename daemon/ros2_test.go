@@ -41,6 +41,12 @@ func runROS2OnDomain(t *testing.T, domain int, ros2, extra string) (int, *Daemon
 // runROS2Logged is runROS2OnDomain with the daemon's log written to logs.
 func runROS2Logged(t *testing.T, domain int, ros2, extra string, logs io.Writer) (int, *Daemon, string) {
 	t.Helper()
+	return runROS2With(t, domain, ros2, extra, Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+}
+
+// runROS2With is runROS2OnDomain with the daemon's Options.
+func runROS2With(t *testing.T, domain int, ros2, extra string, opts Options) (int, *Daemon, string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test with Cyclone DDS publishers; skipped with -short")
 	}
@@ -51,7 +57,7 @@ func runROS2Logged(t *testing.T, domain int, ros2, extra string, logs io.Writer)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	d, err := New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,8 @@ func (t *topology) same(cams, joints []string) bool {
 }
 
 // wantedTopics are the configured cameras and joints; a role with none
-// configured is filled from the master's published topics (one ask,
+// configured is filled from the master's published topics, as the
+// discovery section allows (discovered, discover.go; one ask,
 // bounded; when the master does not answer, the current topology's
 // topics are kept).
 func (d *Daemon) wantedTopics(ctx context.Context, cfg *config.Config, cur *topology) (cams, joints []string) {
@@ -64,7 +65,7 @@ func (d *Daemon) wantedTopics(ctx context.Context, cfg *config.Config, cur *topo
 		return cams, joints
 	}
 	if d.ros2 != nil {
-		return withDiscovered(cams, joints, ros2Topics(d.ros2))
+		return d.discovered(cfg, cur, cams, joints, ros2Topics(d.ros2))
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -77,7 +78,7 @@ func (d *Daemon) wantedTopics(ctx context.Context, cfg *config.Config, cur *topo
 	for i, t := range tt {
 		in[i] = capture.TopicType{Topic: t.Name, Type: t.Type}
 	}
-	return withDiscovered(cams, joints, in)
+	return d.discovered(cfg, cur, cams, joints, in)
 }
 
 // configuredTopics are the config's camera and joint topics.
@@ -183,7 +184,8 @@ func captureConfig(cfg *config.Config, cams, joints []string, fc *fsm.Config) ca
 	}
 	topics, dynamic := fc.Topics()
 	for i, topic := range topics {
-		ccfg.FSM = append(ccfg.FSM, capture.FSMTopic{Topic: topic, Dynamic: dynamic[i], Field: fsmTopicField(fc, i, topic)})
+		ccfg.FSM = append(ccfg.FSM, capture.FSMTopic{Topic: topic, Dynamic: dynamic[i], Field: fsmTopicField(fc, i, topic),
+			Types: fsmTopicTypes(fc, topic)})
 	}
 	return ccfg
 }

@@ -26,6 +26,8 @@ static void edged_log_sink(void *arg, const dds_log_data_t *d) {
 	if (strstr(d->message, "free participant index") != NULL)
 		edged_index_exhausted = 1;
 	fwrite(d->message - d->hdrsize, 1, d->hdrsize + d->size, stderr);
+	if (d->size == 0 || d->message[d->size - 1] != '\n')
+		fputc('\n', stderr);
 	fflush(stderr);
 }
 

@@ -30,8 +30,10 @@
 //     writers of non-ROS DDS programs, have CallerID "". At most 1024
 //     participants' names are kept.
 //   - Subscribe returns at once; the subscription's goroutine waits for
-//     the type (Type "") and, for an automatic QoS (the zero QoS), for a
-//     publisher, adopts the publishers' reliability and durability
+//     the type (Type "": the first publisher offering one of
+//     SubscribeOptions.Types, any ROS 2 type when Types is empty) and,
+//     for an automatic QoS (the zero QoS), for such a publisher, adopts
+//     the publishers' reliability and durability
 //     (QoS.Resolve: a best-effort camera gets best effort, a
 //     transient-local topic gets its history on joining), creates the
 //     reader and a waitset, then takes batches of samples (one cgo call
@@ -41,6 +43,17 @@
 //     QoS (or any, under a QoS override they cannot serve) are not
 //     matched, as in ROS 2: a warning names the policy, once per such
 //     publisher (a restart of edged re-resolves an automatic QoS).
+//   - Types: a DDS reader has one type and matches only writers of it, so
+//     a writer of another type on the topic (a squatter that appears
+//     first, a non-ROS DDS program) decides nothing and sends nothing
+//     that arrives: the subscription warns once per such writer (rate
+//     limited) and counts it (Mismatched), before its reader exists and
+//     after (it looks again after every graph change).
+//   - Participant indexes: with Cyclone's ParticipantIndex auto, each
+//     process on a machine takes an index below
+//     MaxAutoParticipantIndex; when all are taken NewParticipant returns
+//     ErrNoParticipantIndex (Cyclone says so only in its log, which a
+//     log sink watches while edged creates its domain and participant).
 //   - Reader history: KEEP_ALL (transient-local: KEEP_LAST Depth), so
 //     Cyclone never overwrites a sample the reader goroutine has not
 //     taken yet; the goroutine never blocks, so loss happens only in the
