@@ -101,6 +101,8 @@ func TestConfigCheckAgreesWithRun(t *testing.T) {
 		{"robot id too long", "robot_id: " + strings.Repeat("r", 65), "robot_id: must be at most 64 characters"},
 		{"robot id like an episode id", "robot_id: arm-20260101T000000.000Z", "robot_id: must not contain an episode time"},
 		{"robot id", "robot_id: arm-01.eu_2", ""},
+		{"resend_after too short", "uplink: {resend_after: 500ms}", "uplink.resend_after: must be >= 1s"},
+		{"resend_after", "uplink: {resend_after: 90s}", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, err := config.Parse([]byte("data_dir: " + t.TempDir() + "\n" + withRobot(tc.yaml) + "\n"))

@@ -92,6 +92,8 @@ or an object store): give each a stable --id of its own. See docs/fleet.md.`,
 	f.StringVar(&cfg.Auth.CAFile, "ca-file", "", "PEM CA that verifies the broker")
 	f.StringVar(&cfg.Auth.CertFile, "cert-file", "", "client certificate (mutual TLS)")
 	f.StringVar(&cfg.Auth.KeyFile, "key-file", "", "client key (mutual TLS)")
+	f.DurationVar(&cfg.RepairAfter, "repair-after", sink.DefaultRepairAfter, fmt.Sprintf(
+		"ask a robot for what an ended, incomplete episode lacks this long after its end arrived (then backing off, %d times at most)", sink.DefaultMaxRepairAsks))
 	f.StringVar(&listen, "listen", "off", "serve /metrics (Prometheus) and /healthz on this address, e.g. 127.0.0.1:9465; off: none")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file when the sink stops (go tool pprof reads it)")
 	_ = c.MarkFlagRequired("broker")

@@ -204,13 +204,19 @@ func (c Config) withDefaults() Config {
 	}
 	c.Lanes = min(c.Lanes, maxLanes)
 	if c.RepairAfter <= 0 {
-		c.RepairAfter = 30 * time.Second
+		c.RepairAfter = DefaultRepairAfter
 	}
 	if c.MaxRepairAsks <= 0 {
-		c.MaxRepairAsks = 6
+		c.MaxRepairAsks = DefaultMaxRepairAsks
 	}
 	return c
 }
+
+// Defaults of Config's repair (repair.go).
+const (
+	DefaultRepairAfter   = 30 * time.Second
+	DefaultMaxRepairAsks = 6
+)
 
 // Stats are cumulative counts.
 type Stats struct {
