@@ -1,6 +1,7 @@
 package uplink_test
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/brokertest"
+	"github.com/edged-robotics/edged/episode/s3store"
 	"github.com/edged-robotics/edged/internal/poll"
+	"github.com/edged-robotics/edged/internal/s3test"
 	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/uplink"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
@@ -85,10 +88,25 @@ func published(t *testing.T, u *testUplink) {
 }
 
 // checkRepaired: acknowledged at the robot (which then keeps nothing),
-// complete at the sink with each file once.
+// complete at the sink (a directory) with each file once.
 func checkRepaired(t *testing.T, u *testUplink, up *uploadedRecorder, out, id string) {
 	t.Helper()
+	waitAcknowledged(t, u, up, id)
+	checkStored(t, out, id)
+}
+
+func waitAcknowledged(t *testing.T, u *testUplink, up *uploadedRecorder, id string) {
+	t.Helper()
 	poll.Until(t, 60*time.Second, "the episode acknowledged at the robot", func() bool { return slices.Contains(up.get(), id) })
+	poll.Until(t, 10*time.Second, "the robot forgets the acknowledged episode", func() bool {
+		st := u.Stats()
+		return st.Outbox.Held == 0 && len(u.Awaiting()) == 0
+	})
+}
+
+// checkStored: complete in the store out with each file once.
+func checkStored(t *testing.T, out, id string) {
+	t.Helper()
 	e, err := episode.Load(episode.StoreDir(out), id)
 	mustNil(t, err)
 	if !e.Manifest.Complete || len(e.Segments) != 3 || e.Lack != nil {
@@ -121,10 +139,6 @@ func checkRepaired(t *testing.T, u *testUplink, up *uploadedRecorder, out, id st
 	if strings.Join(files, " ") != strings.Join(want, " ") {
 		t.Errorf("files at the sink:\n%s\nwant\n%s", strings.Join(files, "\n"), strings.Join(want, "\n"))
 	}
-	poll.Until(t, 10*time.Second, "the robot forgets the acknowledged episode", func() bool {
-		st := u.Stats()
-		return st.Outbox.Held == 0 && len(u.Awaiting()) == 0
-	})
 }
 
 // The case of the issue: the broker restarts without persistence and
@@ -221,12 +235,31 @@ func TestRepairAfterSinkLostEverything(t *testing.T) {
 	checkRepaired(t, u, up, out, ep.id)
 }
 
-// Two sinks of a group: the robot publishes part of the episode before
-// either subscribed (nobody to deliver to: the broker drops it); any
-// sink may ask and any may take what the robot sends again.
+// Two sinks of a group, on a directory and on an object store: the robot
+// publishes part of the episode before either subscribed (nobody to
+// deliver to: the broker drops it); any sink may ask and any may take
+// what the robot sends again.
 func TestRepairWithSinkGroup(t *testing.T) {
+	t.Run("directory", func(t *testing.T) {
+		out := t.TempDir()
+		testRepairWithSinkGroup(t, out, nil, func() string { return out })
+	})
+	t.Run("s3", func(t *testing.T) {
+		srv := s3test.Start(t)
+		st, err := s3store.Open(context.Background(), srv.URL("fleet"), s3store.Options{Getenv: srv.Getenv})
+		mustNil(t, err)
+		testRepairWithSinkGroup(t, srv.URL("fleet"), st, func() string {
+			local := t.TempDir()
+			mustNil(t, episode.Mirror(st, "", local))
+			return local
+		})
+	})
+}
+
+// testRepairWithSinkGroup runs two sinks of a group on out (store, when
+// set, is its object store); local returns a directory holding it.
+func testRepairWithSinkGroup(t *testing.T, out string, store episode.Blobs, local func() string) {
 	b := brokertest.Start(t, brokertest.Options{})
-	out := t.TempDir()
 	u, up := repairRobot(t, b.URL, mqttconn.Auth{})
 	ep := repairEpisode{t, u, epID("group")}
 	ep.ship(0, 1)
@@ -234,11 +267,12 @@ func TestRepairWithSinkGroup(t *testing.T) {
 	var sinks []*receiver
 	for _, id := range []string{"a", "b"} {
 		sinks = append(sinks, repairSink(t, b.URL, mqttconn.Auth{}, out, func(c *sink.Config) {
-			c.Group, c.ClientID, c.StateDir = "cloud", "sink-"+id, t.TempDir()
+			c.Group, c.ClientID, c.StateDir, c.Store = "cloud", "sink-"+id, t.TempDir(), store
 		}))
 	}
 	ep.ship(2, 3, 4)
-	checkRepaired(t, u, up, out, ep.id)
+	waitAcknowledged(t, u, up, ep.id)
+	checkStored(t, local(), ep.id)
 	var asked uint64
 	for _, s := range sinks {
 		asked += s.sink.Stats().RepairRequests
