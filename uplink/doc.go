@@ -2,8 +2,13 @@
 // (a wire body made by the daemon's shipping stage, package ship) is
 // wrapped in a msgp envelope (uplink/wire), written to the durable
 // outbox on disk (uplink/outbox), and published over MQTT 3.1.1 with
-// QoS 1 by uplink/publish, removed from the outbox only once the broker
-// acknowledged it. uplink/sink is the reference receiver (`edged sink`).
+// QoS 1 by uplink/publish. A message is removed from the outbox once the
+// broker acknowledged it, but for one of an episode (Message.Keep, with
+// acknowledgements listened to: Options.OnUploaded), which is kept until
+// the receiver acknowledges the episode complete, so that what a broker
+// took and lost is sent again (repair.go: the receiver's repair requests,
+// and the end manifest sent again after Config.ResendAfter).
+// uplink/sink is the reference receiver (`edged sink`).
 //
 // Layering: uplink imports no domain package (no episode, sheet,
 // capture, config): its edged dependencies are uplink/wire,
@@ -13,8 +18,13 @@
 //
 // Who calls what: the daemon creates one Uplink with New, wraps it in a
 // ship.Shipper that calls Enqueue as things happen (from any
-// goroutine), reads Stats for /metrics, and calls Close at shutdown
-// after the producers stopped.
+// goroutine), reads Stats and Awaiting for /metrics and the status page,
+// and calls Close at shutdown after the producers stopped.
+//
+// Goroutines: the publisher's (uplink/publish); with OnUploaded, the
+// acknowledgement listener's (acks.go: it calls OnUploaded and OnRepair)
+// and the repairer's (repair.go: it sends unacknowledged ends again).
+// Close stops and waits for each.
 //
 // Blocking: Enqueue encodes the envelopes and waits for the outbox's
 // group-commit fsync (typically a few milliseconds), never for the

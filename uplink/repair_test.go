@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
-	"github.com/edged-robotics/edged/internal/brokertest"
 	"github.com/edged-robotics/edged/episode/s3store"
+	"github.com/edged-robotics/edged/internal/brokertest"
 	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/internal/s3test"
 	"github.com/edged-robotics/edged/sheet"
