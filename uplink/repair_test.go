@@ -60,8 +60,6 @@ type repairEpisode struct {
 	id string
 }
 
-const repairParts = 5
-
 func (e repairEpisode) ship(parts ...int) {
 	e.t.Helper()
 	for _, p := range parts {
@@ -210,7 +208,7 @@ func TestRepairAfterSessionQueueOverflow(t *testing.T) {
 	ep := repairEpisode{t, u, epID("overflow")}
 	ep.ship(0, 1, 2, 3, 4)
 	published(t, u)
-	r = repairSink(t, b.URL, mqttconn.Auth{}, out, nil)
+	repairSink(t, b.URL, mqttconn.Auth{}, out, nil)
 	checkRepaired(t, u, up, out, ep.id)
 	if st := u.Stats().Repair; st.EndResends == 0 {
 		t.Errorf("robot repair stats %+v: the end manifest was dropped, so it must have been sent again", st)

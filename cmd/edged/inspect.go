@@ -95,11 +95,14 @@ type inspectEpisode struct {
 	Transitions []episode.Transition `json:"transitions"`
 	Problems    []string             `json:"problems"`
 	Cost        episode.Cost         `json:"cost"`
+	// Lack: what a receiver lacks of an episode its end closed (omitted
+	// elsewhere).
+	Lack *episode.Lack `json:"lack,omitempty"`
 }
 
 func newInspectEpisode(e *episode.Episode) inspectEpisode {
 	return inspectEpisode{Manifest: e.Manifest, Dir: e.Dir, Segments: nonNil(e.Segments),
-		Transitions: nonNil(e.Transitions), Problems: nonNil(e.Problems), Cost: e.Cost}
+		Transitions: nonNil(e.Transitions), Problems: nonNil(e.Problems), Cost: e.Cost, Lack: e.Lack}
 }
 
 // nonNil makes an empty list print as [] rather than null.
