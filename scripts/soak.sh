@@ -9,11 +9,18 @@
 #   soak/pub.cpp (roscpp): SOAK_CAMERAS (3) cameras of 1280x720
 #   CompressedImage at SOAK_IMG_HZ (30), JointState at SOAK_JOINT_HZ (500),
 #   and a String FSM cycling IDLE -> reach -> grasp -> lift -> place.
-# Faults: the broker is restarted every SOAK_BROKER_EVERY seconds (60), the
+# Faults: the broker is restarted at random moments, SOAK_BROKER_EVERY
+# seconds (60) apart on average (uniform in half to one and a half of it),
+# without persistence (SOAK_BROKER_PERSIST=1 keeps it: then restarts lose
+# nothing and repair has nothing to do), so what it took and had not
+# delivered is lost and must be repaired (the robot keeps it until the
+# sink acknowledges the episode); the
 # master once (at 35% of the run), one camera publisher is killed (SIGKILL)
 # and restarted once (at 62%, after the master restart, so that edged must
 # have registered again with the new master to find it).
-# At the end: /metrics is read, edged gets SIGTERM, the sink drains, and
+# At the end: /metrics is read, edged gets SIGTERM, edged starts again
+# (no ROS publisher left: it only answers the sink's repair requests from
+# its outbox), the sink drains, and
 # soak/check.py prints the summary and fails on lost segments or manifests,
 # lost sheets beyond the outbox's evictions, memory growth >= 10%, or a
 # camera that did not come back after its publisher restarted.
@@ -30,6 +37,10 @@ CAMERAS=${SOAK_CAMERAS:-3}
 IMG_HZ=${SOAK_IMG_HZ:-30}
 JOINT_HZ=${SOAK_JOINT_HZ:-500}
 BROKER_EVERY=${SOAK_BROKER_EVERY:-60}
+BROKER_PERSIST=${SOAK_BROKER_PERSIST:-0}
+# The soak's repair timing: short, so that what restarts lost comes back
+# within the drain (edged's defaults are 5m and 30s).
+RESEND_AFTER=20s REPAIR_AFTER=5s
 BROKER_DOWN=${SOAK_BROKER_DOWN:-2}
 MASTER_DOWN=${SOAK_MASTER_DOWN:-3}
 PY=/usr/bin/python3
@@ -122,7 +133,7 @@ cat >"$WORK/mosquitto.conf" <<EOF
 user $(id -un)
 listener $QPORT 127.0.0.1
 allow_anonymous true
-persistence true
+persistence $([ "$BROKER_PERSIST" = 1 ] && echo true || echo false)
 persistence_location $WORK/mosquitto/
 log_dest stderr
 max_queued_messages 100000
@@ -145,7 +156,7 @@ CFG=$WORK/edged.yaml
   echo "  - topic: /soak/task_state"
   echo "    type: string"
   echo "    idle_states: [IDLE]"
-  echo "uplink: {broker: \"tcp://127.0.0.1:$QPORT\"}"
+  echo "uplink: {broker: \"tcp://127.0.0.1:$QPORT\", resend_after: $RESEND_AFTER}"
   echo "http: {listen: \"127.0.0.1:$HPORT\"}"
 } >"$CFG"
 "$EDGED" config check "$CFG" >"$WORK/effective.yaml"
@@ -153,7 +164,7 @@ CFG=$WORK/edged.yaml
 echo "soak: rosmaster :$MPORT, mosquitto :$QPORT, edged http :$HPORT"
 start_master
 start_broker
-start sink "$EDGED" sink --broker "tcp://127.0.0.1:$QPORT" --out "$WORK/sink"
+start sink "$EDGED" sink --broker "tcp://127.0.0.1:$QPORT" --out "$WORK/sink" --repair-after "$REPAIR_AFTER"
 start robot "$WORK/pub" robot /soak/joint_states "$JOINT_HZ" /soak/task_state
 for ((c = 0; c < CAMERAS; c++)); do start_camera $c; done
 setsid "$EDGED" run --config "$CFG" >>"$WORK/logs/edged.log" 2>&1 </dev/null &
@@ -177,8 +188,9 @@ alive() { kill -0 "$EDGED_PID" 2>/dev/null || die "edged exited during the soak 
 MASTER_AT=$((DUR * 35 / 100))
 CAM_AT=$((DUR * 62 / 100))
 RESTART_CAM=$((CAMERAS > 1 ? 1 : 0))
-next_broker=$BROKER_EVERY next_sample=0 master_done=0 cam_done=0
-echo "soak: running ${DUR}s: broker restarts every ${BROKER_EVERY}s, master restart at ${MASTER_AT}s," \
+broker_gap() { echo $((BROKER_EVERY / 2 + RANDOM % (BROKER_EVERY + 1))); }
+next_broker=$(broker_gap) next_sample=0 master_done=0 cam_done=0
+echo "soak: running ${DUR}s: broker restarts about every ${BROKER_EVERY}s (persistence $BROKER_PERSIST), master restart at ${MASTER_AT}s," \
   "camera $RESTART_CAM publisher restart at ${CAM_AT}s"
 event start
 while :; do
@@ -188,7 +200,7 @@ while :; do
   if ((t >= next_sample)); then sample; next_sample=$((next_sample + 10)); fi
   if ((t >= next_broker && t < DUR - 10)); then
     event broker_down; stop broker; sleep "$BROKER_DOWN"; start_broker; event broker_up
-    next_broker=$((next_broker + BROKER_EVERY))
+    next_broker=$((next_broker + $(broker_gap)))
   elif ((!master_done && t >= MASTER_AT)); then
     event master_down; stop master; sleep "$MASTER_DOWN"; start_master; event master_up
     master_done=1
@@ -236,16 +248,21 @@ RESTART_CAM=$(cam_topic $RESTART_CAM)
 NPROC=$(nproc)
 EOF
 
-echo "soak: waiting for the sink to drain"
+# edged again, with no ROS publisher left: what the broker lost while
+# restarting is still in its outbox, kept until the sink acknowledges
+# each episode, and it answers the sink's repair requests from there.
+start answering "$EDGED" run --config "$CFG"
+echo "soak: waiting for the sink to drain (edged runs again to answer repair requests)"
 last="" same=0
-for _ in $(seq 120); do
+for _ in $(seq 300); do
   miss=$("$PY" soak/check.py missing "$WORK")
   [ "${miss%% *}" = 0 ] && break
   if [ "$miss" = "$last" ]; then same=$((same + 1)); else same=0; fi
-  ((same >= 15)) && break
+  ((same >= 90)) && break # longer than resend_after plus a repair round
   last=$miss
   sleep 1
 done
 echo "soak: sink: missing $miss"
+stop answering
 stop sink
 "$PY" soak/check.py report "$WORK"

@@ -45,7 +45,7 @@ def inspect(store):
         files = sorted(os.path.relpath(p, d) for sub in ("sheets", "labels")
                        for p in glob.glob(os.path.join(d, sub, "*", "*.jpg")))
         out[m["id"]] = {"closed": m["closed"], "segments": [s["index"] for s in one.get("segments") or []],
-                        "files": files, "dir": d}
+                        "files": files, "dir": d, "complete": m.get("complete", False)}
     return out
 
 
@@ -76,6 +76,8 @@ def compare(work, robot):
             miss["manifests"].append(ep)
         elif e["closed"] and not got["closed"]:
             miss["manifests"].append(ep + " (end manifest)")
+        elif e["closed"] and not got["complete"] and not ep.endswith("-session"):
+            miss["manifests"].append(ep + " (not complete at the sink)")
         held = set(got["segments"]) if got else set()
         for i in e["segments"]:
             tot["segments"] += 1
