@@ -5,9 +5,10 @@
 // bytes only (outbox, MQTT, the receiver) and knows no domain package.
 //
 // What it owns:
-//   - the mapping of episode.Manifest, episode.Segment and sheet.Sheet to
-//     their wire forms (ManifestBody, SegmentBody, SheetBody), the one
-//     place that mapping lives (bench/cost uses it too);
+//   - the mapping of sheet.Sheet to its wire form (SheetBody, the one
+//     place it lives; bench/cost uses it too); manifests and segments
+//     map both ways in episode (ManifestToWire, SegmentToWire), which
+//     the receiver uses too;
 //   - the joint-state Recorder and the sampling of joints at a sheet's
 //     ticks (ForSheet): domain logic, so it lives here, not in uplink;
 //   - each message's outbox priority (segments and manifests are never

@@ -79,7 +79,7 @@ func (s *Shipper) EpisodeEnded(m episode.Manifest) error {
 }
 
 func (s *Shipper) manifest(kind string, seq uint64, m episode.Manifest) error {
-	b, err := ManifestBody(m).MarshalMsg(nil)
+	b, err := episode.ManifestToWire(m).MarshalMsg(nil)
 	if err != nil {
 		return fmt.Errorf("ship: %s: %w", kind, err)
 	}
@@ -88,7 +88,7 @@ func (s *Shipper) manifest(kind string, seq uint64, m episode.Manifest) error {
 
 // Segment enqueues a closed segment of episode m.
 func (s *Shipper) Segment(m episode.Manifest, seg episode.Segment) error {
-	b, err := SegmentBody(seg).MarshalMsg(nil)
+	b, err := episode.SegmentToWire(seg).MarshalMsg(nil)
 	if err != nil {
 		return fmt.Errorf("ship: segment: %w", err)
 	}

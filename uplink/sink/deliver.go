@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/fsutil"
@@ -48,13 +47,13 @@ func (s *Sink) receive(e *wire.Envelope, body []byte) (bool, error) {
 			return false, fmt.Errorf("%w: %s manifest of %.140q (closed %v) in a message of episode %s",
 				episode.ErrRefused, e.Kind, m.ID, m.Closed, e.Episode)
 		}
-		return r.Manifest(e.Robot, ManifestOf(&m))
+		return r.Manifest(e.Robot, episode.ManifestFromWire(&m))
 	case wire.KindSegment:
 		var sg wire.Segment
 		if err := unmarshalAll(&sg, body); err != nil {
 			return false, fmt.Errorf("%w: segment: %w", episode.ErrRefused, err)
 		}
-		return r.Segment(e.Robot, e.Episode, SegmentOf(&sg))
+		return r.Segment(e.Robot, e.Episode, episode.SegmentFromWire(&sg))
 	case wire.KindSnippet:
 		sn, err := wire.DecodeSnippet(body)
 		if err != nil {
@@ -105,36 +104,3 @@ func writeFile(path string, b []byte) error {
 // Stats.Conflicts, logged): nothing once written is replaced, so a
 // forged message cannot overwrite a robot's data.
 var errConflict = errors.New("sink: different content is held already; not replaced")
-
-func tm(ns int64) time.Time {
-	if ns == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, ns).UTC()
-}
-
-// ManifestOf converts a wire manifest to the episode manifest it
-// describes (the inverse of uplink.ManifestBody).
-func ManifestOf(m *wire.Manifest) episode.Manifest {
-	out := episode.Manifest{Format: episode.ManifestFormat, ID: m.ID, Robot: m.Robot, Name: m.Name,
-		Instruction: m.Instruction, Start: tm(m.Start), End: tm(m.End), Closed: m.Closed, Outcome: m.Outcome,
-		EndReason: m.EndReason, Segments: int(m.Segments), Transitions: int(m.Transitions), Created: tm(m.Created)}
-	for _, c := range m.Produced {
-		if out.Produced == nil {
-			out.Produced = map[string]episode.CameraCounts{}
-		}
-		out.Produced[episode.CameraDir(c.Camera)] = episode.CameraCounts{Sheets: int(c.Sheets),
-			LabelSheets: int(c.LabelSheets), Snippets: int(c.Snippets),
-			SheetTokens: int(c.SheetTokens), LabelTokens: int(c.LabelTokens)}
-	}
-	for _, v := range m.Verdicts {
-		out.Verdicts = append(out.Verdicts, episode.Verdict{Check: v.Check, Sat: v.Sat, Witness: v.Witness})
-	}
-	return out
-}
-
-// SegmentOf converts a wire segment to the episode segment.
-func SegmentOf(s *wire.Segment) episode.Segment {
-	return episode.Segment{Index: int(s.Index), Start: tm(s.Start), End: tm(s.End), StartSec: s.StartSec,
-		EndSec: s.EndSec, Label: s.Label, Path: s.Path, Source: s.Source, Kind: s.Kind, Outcome: s.Outcome, GoalID: s.GoalID, Args: s.Args}
-}
