@@ -24,7 +24,7 @@ import (
 	"github.com/edged-robotics/edged/ros/rostest"
 	"github.com/edged-robotics/edged/score"
 	"github.com/edged-robotics/edged/sheet"
-	"github.com/edged-robotics/edged/uplink/sink"
+	"github.com/edged-robotics/edged/sink"
 )
 
 // simBag writes the project's generated pick-and-place episode and its

@@ -8,7 +8,7 @@
 // the receiver acknowledges the episode complete, so that what a broker
 // took and lost is sent again (repair.go: the receiver's repair requests,
 // and the end manifest sent again after Config.ResendAfter).
-// uplink/sink is the reference receiver (`edged sink`).
+// The reference receiver (`edged sink`) is package sink.
 //
 // Layering: uplink imports no domain package (no episode, sheet,
 // capture, config): its edged dependencies are uplink/wire,

@@ -26,7 +26,7 @@ import (
 	"github.com/edged-robotics/edged/ship"
 	"github.com/edged-robotics/edged/uplink"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
-	"github.com/edged-robotics/edged/uplink/sink"
+	"github.com/edged-robotics/edged/sink"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 

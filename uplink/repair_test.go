@@ -18,7 +18,7 @@ import (
 	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/uplink"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
-	"github.com/edged-robotics/edged/uplink/sink"
+	"github.com/edged-robotics/edged/sink"
 )
 
 // Repair tests: a broker that acknowledges a robot's message and then

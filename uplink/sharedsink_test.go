@@ -18,7 +18,7 @@ import (
 	"github.com/edged-robotics/edged/internal/s3test"
 	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/uplink"
-	"github.com/edged-robotics/edged/uplink/sink"
+	"github.com/edged-robotics/edged/sink"
 )
 
 // tlog writes a sink's warnings into the test's log.

@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/edged-robotics/edged/internal/httpserve"
-	"github.com/edged-robotics/edged/uplink/sink"
+	"github.com/edged-robotics/edged/sink"
 )
 
 func init() { register(newSinkCmd) }
