@@ -294,6 +294,9 @@ func (d *Daemon) replayMessages(ctx context.Context, readers []recording, rp *ca
 		// The runner sees the clock reach each step before the messages
 		// after it, as the live loop's ticker would.
 		for !m.Time.Before(next) {
+			if err := ctx.Err(); err != nil { // a long stretch within max_gap
+				return n, err
+			}
 			if err := d.advanceMachine(ctx, next, runner); err != nil {
 				return n, err
 			}

@@ -1,10 +1,15 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"image"
+	"image/jpeg"
 	"io"
 	"log/slog"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,5 +79,68 @@ func TestReplayGap(t *testing.T) {
 				t.Errorf("gap reads %q", sum.Gaps[0])
 			}
 		})
+	}
+}
+
+// cameraBag writes a .db3 of one camera's 64x48 JPEG frames at the given
+// times (ns) and returns its path.
+func cameraBag(t *testing.T, times ...int64) string {
+	t.Helper()
+	var jpg bytes.Buffer
+	if err := jpeg.Encode(&jpg, image.NewGray(image.Rect(0, 0, 64, 48)), nil); err != nil {
+		t.Fatal(err)
+	}
+	var msgs []rosbag2test.Message
+	for _, at := range times {
+		msgs = append(msgs, rosbag2test.Message{Topic: "/cam/compressed", Time: at, Data: rosbag2test.CompressedImage(at, "cam", "jpeg", jpg.Bytes())})
+	}
+	path := filepath.Join(t.TempDir(), "cam.db3")
+	rosbag2test.WriteDB3(t, path, []rosbag2test.Topic{{Name: "/cam/compressed", Type: "sensor_msgs/msg/CompressedImage"}}, msgs).Close()
+	return path
+}
+
+// TestReplayGapSessions: without an FSM, a camera's recording with a
+// gap of a day longer than replay.max_gap gives one session before the
+// gap and one after (it gave a session per max_duration of the gap,
+// and took minutes).
+func TestReplayGapSessions(t *testing.T) {
+	const t0, day, s = int64(1_700_000_000_000_000_000), int64(24 * time.Hour), int64(time.Second)
+	path := cameraBag(t, t0, t0+s, t0+day, t0+day+s)
+	d := replayDaemon(t, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sum, err := d.Replay(ctx, []string{path}, nil)
+	if err != nil {
+		t.Fatalf("replay: %v (%+v)", err, sum)
+	}
+	ids, err := os.ReadDir(filepath.Join(d.cfg.DataDir, "episodes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sessions []string
+	for _, e := range ids {
+		if strings.HasSuffix(e.Name(), "-session") {
+			sessions = append(sessions, e.Name())
+		}
+	}
+	if len(sum.Gaps) != 1 || len(sessions) != 2 {
+		t.Fatalf("gaps %v, sessions %v; want one gap and two sessions", sum.Gaps, sessions)
+	}
+}
+
+// TestReplayStopsInALongStretch: a stretch within replay.max_gap is
+// walked through tick by tick (sheets of a camera that sent nothing);
+// a stop during it returns within a second.
+func TestReplayStopsInALongStretch(t *testing.T) {
+	const t0, s = int64(1_700_000_000_000_000_000), int64(time.Second)
+	path := cameraBag(t, t0, t0+s, t0+23*int64(time.Hour))
+	d := replayDaemon(t, "replay: {max_gap: 24h}\n")
+	const stopAfter = 300 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), stopAfter)
+	defer cancel()
+	start := time.Now()
+	_, err := d.Replay(ctx, []string{path}, nil)
+	if took := time.Since(start); !errors.Is(err, context.DeadlineExceeded) || took > stopAfter+time.Second {
+		t.Fatalf("replay: %v after %s; want the stop's error within a second of it", err, took)
 	}
 }

@@ -99,3 +99,31 @@ func Exec(t testing.TB, db *sql.DB, q string, args ...any) {
 		t.Fatalf("%s: %v", q, err)
 	}
 }
+
+// CompressedImage is a sensor_msgs/msg/CompressedImage in CDR stamped
+// at t (ns), with the given format (jpeg) and data.
+func CompressedImage(t int64, frameID, format string, data []byte) []byte {
+	b := []byte{0, 1, 0, 0}
+	b = binary.LittleEndian.AppendUint32(b, uint32(t/1e9))
+	b = binary.LittleEndian.AppendUint32(b, uint32(t%1e9))
+	b = appendString(b, frameID)
+	b = appendString(b, format)
+	b = align4(b)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(data)))
+	return append(b, data...)
+}
+
+// appendString appends a CDR string (aligned length, text, NUL).
+func appendString(b []byte, s string) []byte {
+	b = align4(b)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(s)+1))
+	return append(append(b, s...), 0)
+}
+
+// align4 pads b to 4 bytes past the encapsulation header.
+func align4(b []byte) []byte {
+	for (len(b)-4)%4 != 0 {
+		b = append(b, 0)
+	}
+	return b
+}
