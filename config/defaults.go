@@ -23,16 +23,15 @@ const (
 	DefaultMinFree      = Size(256 << 20)
 	DefaultRingBytes    = Size(256 << 20)
 	DefaultRingAge      = Duration(30 * time.Second)
-	DefaultInterval     = Duration(500 * time.Millisecond)
-	DefaultTileWidth    = 224
+	// The sheet section's defaults are the recipe's (sheet/recipe owns
+	// them; `edged sheet` uses the same).
+	DefaultInterval     = Duration(recipe.DefaultInterval)
+	DefaultTileWidth    = recipe.DefaultTileWidth
 	DefaultPreset       = PresetPublished
 	PresetPublished     = recipe.PresetPublished
 	PresetLowCost       = recipe.PresetLowCost
 	LowCostTileWidth    = recipe.LowCostTileWidth // sheet.preset low-cost
-	DefaultColumns      = 5
-	DefaultRows         = 4
-	DefaultQuality      = 84
-	DefaultGrace        = Duration(time.Second)
+	DefaultGrace        = Duration(recipe.DefaultGrace)
 	DefaultTopicPrefix  = "edged"
 	DefaultMaxPayload   = Size(128 << 10)
 	DefaultOutboxBytes  = Size(2 << 30)
@@ -54,9 +53,8 @@ func Default() Config {
 			StateQueueBytes: DefaultStateBytes},
 		Episode: Episode{MaxDuration: DefaultMaxEpisode, KeepBytes: DefaultKeepBytes, KeepEpisodes: DefaultKeepEpisodes,
 			MinFreeBytes: DefaultMinFree},
-		Ring: Ring{MaxBytes: DefaultRingBytes, MaxAge: DefaultRingAge},
-		Sheet: Sheet{Preset: DefaultPreset, Interval: DefaultInterval, TileWidth: DefaultTileWidth, Columns: DefaultColumns,
-			Rows: DefaultRows, Quality: DefaultQuality, Grace: DefaultGrace},
+		Ring:  Ring{MaxBytes: DefaultRingBytes, MaxAge: DefaultRingAge},
+		Sheet: defaultSheet(),
 		Uplink: Uplink{TopicPrefix: DefaultTopicPrefix, MaxPayload: DefaultMaxPayload, OutboxBytes: DefaultOutboxBytes,
 			ResendAfter: DefaultResendAfter},
 		HTTP:      HTTP{Listen: DefaultListen},
@@ -64,6 +62,14 @@ func Default() Config {
 		Discovery: defaultDiscovery(),
 		Replay:    Replay{MaxGap: DefaultMaxGap},
 	}
+}
+
+// defaultSheet is the sheet section of the recipe's defaults
+// (recipe.Default), so that Sheet.Recipe of the defaults is that recipe.
+func defaultSheet() Sheet {
+	r := recipe.Default()
+	return Sheet{Preset: DefaultPreset, Interval: Duration(r.Interval), TileWidth: r.TileWidth, Columns: r.Columns,
+		Rows: r.Rows, Quality: r.Quality, Grace: Duration(r.Grace), WaitGrace: r.WaitGrace}
 }
 
 // applyDerivedDefaults fills defaults that depend on other fields or live

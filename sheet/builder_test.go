@@ -429,7 +429,7 @@ func TestSettledTicksFinalizeEarly(t *testing.T) {
 		by        time.Duration // first sheet out by lastTick + by
 	}{
 		{"settled", false, 60 * time.Millisecond},
-		{"wait grace", true, 250*time.Millisecond + 500*time.Millisecond + 40*time.Millisecond},
+		{"wait grace", true, DefaultRecipe().Interval/2 + DefaultRecipe().Grace + 40*time.Millisecond},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -38,7 +38,7 @@ type Recipe struct {
 	// Quality of the sheet JPEG, 1..100 (default 84).
 	Quality int `json:"quality"`
 	// Grace is how long after a tick's window closes (tick + Interval/2)
-	// late frames may still arrive (default 0.5 s).
+	// late frames may still arrive (default 1 s, DefaultGrace).
 	Grace time.Duration `json:"grace"`
 	// LabelTiles is the most tiles of a segment's labeling sheet
 	// (default 5, at most MaxTiles).
@@ -55,12 +55,14 @@ type Recipe struct {
 
 // Defaults of Recipe.
 const (
-	DefaultInterval   = 500 * time.Millisecond
-	DefaultTileWidth  = 224
-	DefaultColumns    = 5
-	DefaultRows       = 4
-	DefaultQuality    = 84
-	DefaultGrace      = 500 * time.Millisecond
+	DefaultInterval  = 500 * time.Millisecond
+	DefaultTileWidth = 224
+	DefaultColumns   = 5
+	DefaultRows      = 4
+	DefaultQuality   = 84
+	// DefaultGrace is what edged run has always used (config's
+	// sheet.grace); `edged sheet` and the builders take it from here.
+	DefaultGrace      = time.Second
 	DefaultLabelTiles = 5
 )
 
