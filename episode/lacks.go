@@ -2,8 +2,8 @@ package episode
 
 import (
 	"maps"
+	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/edged-robotics/edged/uplink/wire"
@@ -25,16 +25,17 @@ type Lack struct {
 
 // lacksOf lists, up to limit, the pieces the closed manifest m announced
 // that are not held: segment indexes below m.Segments (hasSegment), and
-// per camera the contact sheets 1..Sheets, their snippets 1..Snippets
-// and the labeling sheets of the segments (a robot makes one per
-// segment and camera) as long as fewer are held than announced (has:
-// the files, relative to the episode). more reports that there are
-// others besides.
+// per camera, where fewer are held than announced, the contact sheets
+// and their snippets 1..max(Sheets, LastSheet) and the labeling sheets
+// of the segments (a robot makes one per segment and camera) that are
+// not among files (relative to the episode). An index the robot skipped
+// or never made is asked for too: the robot answers that it has none.
+// more reports that there are others besides.
 //
-// Every loop ends after at most as many steps as files held plus limit,
-// whatever the counts a robot announced.
+// The files are counted once; then every loop step either finds a held
+// file or adds a piece, so the work is files + limit whatever counts a
+// robot announced.
 func lacksOf(m *Manifest, hasSegment func(int) bool, files map[string]bool, limit int) (pieces []wire.Piece, more bool) {
-	has := func(rel string) bool { return files[rel] }
 	add := func(p wire.Piece) bool {
 		if len(pieces) == limit {
 			more = true
@@ -48,32 +49,34 @@ func lacksOf(m *Manifest, hasSegment func(int) bool, files map[string]bool, limi
 			return pieces, more
 		}
 	}
+	names := make([]string, 0, len(files))
+	for rel := range files {
+		names = append(names, rel)
+	}
+	held := heldOf(names, 0).Cameras
 	for _, cam := range slices.Sorted(maps.Keys(m.Produced)) {
-		c := m.Produced[cam]
-		for i := 1; i <= c.Sheets; i++ {
-			if !has(SheetsDir+"/"+cam+"/"+SheetName(i)+".json") && !add(wire.Piece{Kind: wire.KindSheet, Camera: cam, Index: int64(i)}) {
-				return pieces, more
-			}
-		}
-		for i := 1; i <= c.Snippets; i++ {
-			if !has(SnippetsDir+"/"+cam+"/"+SheetName(i)+SnippetExt) && !add(wire.Piece{Kind: wire.KindSnippet, Camera: cam, Index: int64(i)}) {
-				return pieces, more
-			}
-		}
-		dir := LabelsDir + "/" + cam + "/"
-		held := 0
-		for rel := range files {
-			if strings.HasPrefix(rel, dir+"label-") && strings.HasSuffix(rel, ".json") {
-				held++
-			}
-		}
-		for i := 0; held < c.LabelSheets && i < max(m.Segments, c.LabelSheets); i++ {
-			if has(dir + LabelName(i) + ".json") {
-				continue
-			}
-			held++ // counted as lacking
-			if !add(wire.Piece{Kind: wire.KindLabelSheet, Camera: cam, Index: int64(i)}) {
-				return pieces, more
+		want, got := m.Produced[cam], held[cam]
+		for _, k := range []struct {
+			short      bool
+			kind, path string
+			first      int
+			last       int
+		}{
+			{got.Sheets < want.Sheets, wire.KindSheet, SheetsDir + "/" + cam + "/%s.json", 1, max(want.Sheets, want.LastSheet)},
+			{got.Snippets < want.Snippets, wire.KindSnippet, SnippetsDir + "/" + cam + "/%s" + SnippetExt, 1, max(want.Snippets, want.LastSheet)},
+			{got.LabelSheets < want.LabelSheets, wire.KindLabelSheet, LabelsDir + "/" + cam + "/%s.json", 0, max(m.Segments, want.LabelSheets) - 1},
+		} {
+			for i := k.first; k.short && i <= k.last; i++ {
+				name := SheetName(i)
+				if k.kind == wire.KindLabelSheet {
+					name = LabelName(i)
+				}
+				if files[fmt.Sprintf(k.path, name)] {
+					continue
+				}
+				if !add(wire.Piece{Kind: k.kind, Camera: cam, Index: int64(i)}) {
+					return pieces, more
+				}
 			}
 		}
 	}

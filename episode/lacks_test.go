@@ -2,12 +2,13 @@ package episode
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
 func TestLacksOf(t *testing.T) {
 	m := &Manifest{Closed: true, Segments: 3, Produced: map[string]CameraCounts{
-		"top": {Sheets: 2, Snippets: 2, LabelSheets: 3}, "wrist": {Sheets: 1, Snippets: 1, LabelSheets: 2}}}
+		"top": {Sheets: 2, Snippets: 2, LabelSheets: 3}, "wrist": {Sheets: 2, Snippets: 2, LabelSheets: 2}}}
 	all := map[string]bool{}
 	for _, cam := range []string{"top", "wrist"} {
 		for i := 1; i <= 2; i++ {
@@ -53,6 +54,29 @@ func TestLacksOf(t *testing.T) {
 	}
 }
 
+// Indexes a robot skipped or never made do not hide the ones lost: a
+// labeling sheet never made (segment 0) beside one lost (segment 4), and
+// contact sheets numbered 1, 2, 3, 61 (the clock jumped ahead).
+func TestLacksOfGaps(t *testing.T) {
+	m := &Manifest{Closed: true, Segments: 5, Produced: map[string]CameraCounts{"c": {LabelSheets: 4, Sheets: 4, Snippets: 4, LastSheet: 61}}}
+	files := map[string]bool{}
+	for i := 1; i <= 3; i++ {
+		files[LabelsDir+"/c/"+LabelName(i)+".json"] = true
+		files[SheetsDir+"/c/"+SheetName(i)+".json"] = true
+		files[SnippetsDir+"/c/"+SheetName(i)+SnippetExt] = true
+	}
+	got, _ := lacksOf(m, func(int) bool { return true }, files, 1000)
+	var names []string
+	for _, p := range got {
+		names = append(names, p.String())
+	}
+	for _, want := range []string{"label_sheet/c/0", "label_sheet/c/4", "sheet/c/61", "snippet/c/61"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("%s not asked for: %v", want, names)
+		}
+	}
+}
+
 // A robot's announced counts bound nothing: the walk ends after the
 // files held plus the limit.
 func TestLacksOfHugeCounts(t *testing.T) {
@@ -60,5 +84,23 @@ func TestLacksOfHugeCounts(t *testing.T) {
 	got, more := lacksOf(m, func(i int) bool { return i < 3 }, map[string]bool{}, 10)
 	if len(got) != 10 || !more {
 		t.Fatalf("got %d more %v", len(got), more)
+	}
+}
+
+// BenchmarkLacksOfManyCameras: 1024 cameras (the wire's cap) over 50,000
+// files is one pass over the files (it was one per camera).
+func BenchmarkLacksOfManyCameras(b *testing.B) {
+	m := &Manifest{Closed: true, Produced: map[string]CameraCounts{}}
+	for i := range 1024 {
+		m.Produced[fmt.Sprint("cam", i)] = CameraCounts{}
+	}
+	files := map[string]bool{}
+	for i := range 50000 {
+		files[fmt.Sprintf("%s/cam%d/%s.json", LabelsDir, i%1024, LabelName(i))] = true
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(files)))
+	for b.Loop() {
+		lacksOf(m, func(int) bool { return true }, files, 0)
 	}
 }

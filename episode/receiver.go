@@ -485,8 +485,14 @@ func (r *Receiver) Lacking(robot, id string, limit int) (l Lack, completed bool,
 		return l, false, nil
 	}
 	completed, err = r.update(robot, id, func(*received) error { return nil })
-	l.Complete = err == nil
-	return l, completed, err
+	if err != nil {
+		return l, false, err
+	}
+	if e, err = r.load(robot, id); err != nil {
+		return l, completed, err
+	}
+	l.Complete = e.m.Complete // what the manifest says now, not what lacksOf guessed
+	return l, completed, nil
 }
 
 // held counts what e holds.

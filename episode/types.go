@@ -93,6 +93,10 @@ type CameraCounts struct {
 	// older robot).
 	SheetTokens int `json:"sheet_tokens,omitempty"`
 	LabelTokens int `json:"label_tokens,omitempty"`
+	// LastSheet is the highest contact sheet index made (Manifest.Produced
+	// only; indexes skip when the clock jumps ahead): what a receiver may
+	// ask for. 0: not said (then 1..Sheets).
+	LastSheet int `json:"last_sheet,omitempty"`
 }
 
 // Lacking is what a receiver asked a robot for (wire.Piece names).

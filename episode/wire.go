@@ -23,7 +23,7 @@ func ManifestToWire(m Manifest) *wire.Manifest {
 	for _, cam := range slices.Sorted(maps.Keys(m.Produced)) {
 		c := m.Produced[cam]
 		w.Produced = append(w.Produced, wire.CameraCount{Camera: cam, Sheets: int64(c.Sheets), LabelSheets: int64(c.LabelSheets),
-			Snippets: int64(c.Snippets), SheetTokens: int64(c.SheetTokens), LabelTokens: int64(c.LabelTokens)})
+			Snippets: int64(c.Snippets), SheetTokens: int64(c.SheetTokens), LabelTokens: int64(c.LabelTokens), LastSheet: int64(c.LastSheet)})
 	}
 	for _, v := range m.Verdicts {
 		w.Verdicts = append(w.Verdicts, wire.Verdict{Check: v.Check, Sat: v.Sat, Witness: v.Witness})
@@ -42,7 +42,7 @@ func ManifestFromWire(w *wire.Manifest) Manifest {
 			m.Produced = map[string]CameraCounts{}
 		}
 		m.Produced[CameraDir(c.Camera)] = CameraCounts{Sheets: int(c.Sheets), LabelSheets: int(c.LabelSheets),
-			Snippets: int(c.Snippets), SheetTokens: int(c.SheetTokens), LabelTokens: int(c.LabelTokens)}
+			Snippets: int(c.Snippets), SheetTokens: int(c.SheetTokens), LabelTokens: int(c.LabelTokens), LastSheet: int(c.LastSheet)}
 	}
 	for _, v := range w.Verdicts {
 		m.Verdicts = append(m.Verdicts, Verdict{Check: v.Check, Sat: v.Sat, Witness: v.Witness})

@@ -21,8 +21,8 @@ func TestWireRoundTrip(t *testing.T) {
 	at := time.Date(2026, 11, 27, 10, 0, 0, 123456789, time.UTC)
 	m := Manifest{Format: ManifestFormat, ID: "arm-20261127T100000.123Z", Robot: "arm", Name: "pick", Instruction: "pick the cup",
 		Start: at, End: at.Add(time.Minute), Closed: true, Outcome: Completed, EndReason: EndIdle, Segments: 3, Transitions: 9,
-		Created: at.Add(time.Second), Produced: map[string]CameraCounts{"top": {Sheets: 6, LabelSheets: 3, Snippets: 6, SheetTokens: 3096, LabelTokens: 774},
-			"wrist": {Sheets: 1, LabelSheets: 2, Snippets: 3, SheetTokens: 4, LabelTokens: 5}},
+		Created: at.Add(time.Second), Produced: map[string]CameraCounts{"top": {Sheets: 6, LabelSheets: 3, Snippets: 6, SheetTokens: 3096, LabelTokens: 774, LastSheet: 9},
+			"wrist": {Sheets: 1, LabelSheets: 2, Snippets: 3, SheetTokens: 4, LabelTokens: 5, LastSheet: 1}},
 		Verdicts: []Verdict{{Check: "grasp-first", Sat: true, Witness: "found grasp"}, {Check: "no-drop", Witness: "drop at 3"}}}
 	mustFilled(t, reflect.ValueOf(m), notOnTheWire)
 	w := ManifestToWire(m)

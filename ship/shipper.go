@@ -113,6 +113,7 @@ func (s *Shipper) Sheet(episodeID string, sh *sheet.Sheet) error {
 		c.Sheets++
 		c.Snippets++
 		c.SheetTokens += sh.Meta.Tokens
+		c.LastSheet = max(c.LastSheet, sh.Meta.Index)
 	})
 	s.mu.Lock()
 	s.snippets++

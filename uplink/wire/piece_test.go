@@ -51,3 +51,12 @@ func TestDecodeRepair(t *testing.T) {
 		t.Error("an oversized request accepted")
 	}
 }
+
+// A repair request is not an acknowledgement to a robot that reads it as
+// one (a robot from before repair: it would mark the episode uploaded).
+func TestRepairIsNoAck(t *testing.T) {
+	b, _ := (&Repair{Robot: "arm-01", Episode: "arm-01-20260101T000000.000Z", Time: 1, Missing: []string{"segment/1"}}).MarshalMsg(nil)
+	if a, err := DecodeAck(b); err == nil {
+		t.Fatalf("a repair request decodes as an acknowledgement: %+v", a)
+	}
+}

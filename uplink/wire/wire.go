@@ -84,6 +84,10 @@ type CameraCount struct {
 	// (the sum of their metadata's vlm_tokens); 0 from older robots.
 	SheetTokens int64 `msg:"sheet_tokens"`
 	LabelTokens int64 `msg:"label_tokens"`
+	// LastSheet is the highest contact sheet index (indexes skip when the
+	// clock jumps ahead), so a receiver knows which to ask for; 0 from
+	// older robots (then 1..Sheets).
+	LastSheet int64 `msg:"last_sheet"`
 }
 
 // Segment is the body of a segment message: one closed subtask.
@@ -211,11 +215,14 @@ func RepairTopic(prefix, robot string) string { return prefix + "/" + robot + "/
 // Repair is the payload of a repair request: the receiver holds the end
 // manifest of this episode of this robot but not the pieces in Missing
 // (Piece.String). More: it lacks more than MaxRepairPieces, and asks for
-// the rest once these arrived.
+// the rest once these arrived. Its keys are not an Ack's: a robot of a
+// version before repair that still gets one (rolled back, its session
+// subscribed) refuses it as an acknowledgement without a robot, rather
+// than mark an incomplete episode uploaded.
 type Repair struct {
-	Robot   string   `msg:"robot"`
-	Episode string   `msg:"episode"`
-	Time    int64    `msg:"time"` // receiver wall clock, unix ns
+	Robot   string   `msg:"lacking_robot"`
+	Episode string   `msg:"lacking_episode"`
+	Time    int64    `msg:"asked"` // receiver wall clock, unix ns
 	Missing []string `msg:"missing,limit=1024"`
 	More    bool     `msg:"more"`
 }

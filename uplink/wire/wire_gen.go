@@ -231,6 +231,12 @@ func (z *CameraCount) DecodeMsg(dc *msgp.Reader) (err error) {
 				err = msgp.WrapError(err, "LabelTokens")
 				return
 			}
+		case "last_sheet":
+			z.LastSheet, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "LastSheet")
+				return
+			}
 		default:
 			err = dc.Skip()
 			if err != nil {
@@ -244,9 +250,9 @@ func (z *CameraCount) DecodeMsg(dc *msgp.Reader) (err error) {
 
 // EncodeMsg implements msgp.Encodable
 func (z *CameraCount) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 6
+	// map header, size 7
 	// write "camera"
-	err = en.Append(0x86, 0xa6, 0x63, 0x61, 0x6d, 0x65, 0x72, 0x61)
+	err = en.Append(0x87, 0xa6, 0x63, 0x61, 0x6d, 0x65, 0x72, 0x61)
 	if err != nil {
 		return
 	}
@@ -305,15 +311,25 @@ func (z *CameraCount) EncodeMsg(en *msgp.Writer) (err error) {
 		err = msgp.WrapError(err, "LabelTokens")
 		return
 	}
+	// write "last_sheet"
+	err = en.Append(0xaa, 0x6c, 0x61, 0x73, 0x74, 0x5f, 0x73, 0x68, 0x65, 0x65, 0x74)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.LastSheet)
+	if err != nil {
+		err = msgp.WrapError(err, "LastSheet")
+		return
+	}
 	return
 }
 
 // MarshalMsg implements msgp.Marshaler
 func (z *CameraCount) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
-	// map header, size 6
+	// map header, size 7
 	// string "camera"
-	o = append(o, 0x86, 0xa6, 0x63, 0x61, 0x6d, 0x65, 0x72, 0x61)
+	o = append(o, 0x87, 0xa6, 0x63, 0x61, 0x6d, 0x65, 0x72, 0x61)
 	o = msgp.AppendString(o, z.Camera)
 	// string "sheets"
 	o = append(o, 0xa6, 0x73, 0x68, 0x65, 0x65, 0x74, 0x73)
@@ -330,6 +346,9 @@ func (z *CameraCount) MarshalMsg(b []byte) (o []byte, err error) {
 	// string "label_tokens"
 	o = append(o, 0xac, 0x6c, 0x61, 0x62, 0x65, 0x6c, 0x5f, 0x74, 0x6f, 0x6b, 0x65, 0x6e, 0x73)
 	o = msgp.AppendInt64(o, z.LabelTokens)
+	// string "last_sheet"
+	o = append(o, 0xaa, 0x6c, 0x61, 0x73, 0x74, 0x5f, 0x73, 0x68, 0x65, 0x65, 0x74)
+	o = msgp.AppendInt64(o, z.LastSheet)
 	return
 }
 
@@ -391,6 +410,12 @@ func (z *CameraCount) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = msgp.WrapError(err, "LabelTokens")
 				return
 			}
+		case "last_sheet":
+			z.LastSheet, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "LastSheet")
+				return
+			}
 		default:
 			bts, err = msgp.Skip(bts)
 			if err != nil {
@@ -405,7 +430,7 @@ func (z *CameraCount) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *CameraCount) Msgsize() (s int) {
-	s = 1 + 7 + msgp.StringPrefixSize + len(z.Camera) + 7 + msgp.Int64Size + 13 + msgp.Int64Size + 9 + msgp.Int64Size + 13 + msgp.Int64Size + 13 + msgp.Int64Size
+	s = 1 + 7 + msgp.StringPrefixSize + len(z.Camera) + 7 + msgp.Int64Size + 13 + msgp.Int64Size + 9 + msgp.Int64Size + 13 + msgp.Int64Size + 13 + msgp.Int64Size + 11 + msgp.Int64Size
 	return
 }
 
@@ -1852,19 +1877,19 @@ func (z *Repair) DecodeMsg(dc *msgp.Reader) (err error) {
 			return
 		}
 		switch msgp.UnsafeString(field) {
-		case "robot":
+		case "lacking_robot":
 			z.Robot, err = dc.ReadString()
 			if err != nil {
 				err = msgp.WrapError(err, "Robot")
 				return
 			}
-		case "episode":
+		case "lacking_episode":
 			z.Episode, err = dc.ReadString()
 			if err != nil {
 				err = msgp.WrapError(err, "Episode")
 				return
 			}
-		case "time":
+		case "asked":
 			z.Time, err = dc.ReadInt64()
 			if err != nil {
 				err = msgp.WrapError(err, "Time")
@@ -1913,8 +1938,8 @@ func (z *Repair) DecodeMsg(dc *msgp.Reader) (err error) {
 // EncodeMsg implements msgp.Encodable
 func (z *Repair) EncodeMsg(en *msgp.Writer) (err error) {
 	// map header, size 5
-	// write "robot"
-	err = en.Append(0x85, 0xa5, 0x72, 0x6f, 0x62, 0x6f, 0x74)
+	// write "lacking_robot"
+	err = en.Append(0x85, 0xad, 0x6c, 0x61, 0x63, 0x6b, 0x69, 0x6e, 0x67, 0x5f, 0x72, 0x6f, 0x62, 0x6f, 0x74)
 	if err != nil {
 		return
 	}
@@ -1923,8 +1948,8 @@ func (z *Repair) EncodeMsg(en *msgp.Writer) (err error) {
 		err = msgp.WrapError(err, "Robot")
 		return
 	}
-	// write "episode"
-	err = en.Append(0xa7, 0x65, 0x70, 0x69, 0x73, 0x6f, 0x64, 0x65)
+	// write "lacking_episode"
+	err = en.Append(0xaf, 0x6c, 0x61, 0x63, 0x6b, 0x69, 0x6e, 0x67, 0x5f, 0x65, 0x70, 0x69, 0x73, 0x6f, 0x64, 0x65)
 	if err != nil {
 		return
 	}
@@ -1933,8 +1958,8 @@ func (z *Repair) EncodeMsg(en *msgp.Writer) (err error) {
 		err = msgp.WrapError(err, "Episode")
 		return
 	}
-	// write "time"
-	err = en.Append(0xa4, 0x74, 0x69, 0x6d, 0x65)
+	// write "asked"
+	err = en.Append(0xa5, 0x61, 0x73, 0x6b, 0x65, 0x64)
 	if err != nil {
 		return
 	}
@@ -1977,14 +2002,14 @@ func (z *Repair) EncodeMsg(en *msgp.Writer) (err error) {
 func (z *Repair) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
 	// map header, size 5
-	// string "robot"
-	o = append(o, 0x85, 0xa5, 0x72, 0x6f, 0x62, 0x6f, 0x74)
+	// string "lacking_robot"
+	o = append(o, 0x85, 0xad, 0x6c, 0x61, 0x63, 0x6b, 0x69, 0x6e, 0x67, 0x5f, 0x72, 0x6f, 0x62, 0x6f, 0x74)
 	o = msgp.AppendString(o, z.Robot)
-	// string "episode"
-	o = append(o, 0xa7, 0x65, 0x70, 0x69, 0x73, 0x6f, 0x64, 0x65)
+	// string "lacking_episode"
+	o = append(o, 0xaf, 0x6c, 0x61, 0x63, 0x6b, 0x69, 0x6e, 0x67, 0x5f, 0x65, 0x70, 0x69, 0x73, 0x6f, 0x64, 0x65)
 	o = msgp.AppendString(o, z.Episode)
-	// string "time"
-	o = append(o, 0xa4, 0x74, 0x69, 0x6d, 0x65)
+	// string "asked"
+	o = append(o, 0xa5, 0x61, 0x73, 0x6b, 0x65, 0x64)
 	o = msgp.AppendInt64(o, z.Time)
 	// string "missing"
 	o = append(o, 0xa7, 0x6d, 0x69, 0x73, 0x73, 0x69, 0x6e, 0x67)
@@ -2020,19 +2045,19 @@ func (z *Repair) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			return
 		}
 		switch msgp.UnsafeString(field) {
-		case "robot":
+		case "lacking_robot":
 			z.Robot, bts, err = msgp.ReadStringBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Robot")
 				return
 			}
-		case "episode":
+		case "lacking_episode":
 			z.Episode, bts, err = msgp.ReadStringBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Episode")
 				return
 			}
-		case "time":
+		case "asked":
 			z.Time, bts, err = msgp.ReadInt64Bytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Time")
@@ -2081,7 +2106,7 @@ func (z *Repair) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Repair) Msgsize() (s int) {
-	s = 1 + 6 + msgp.StringPrefixSize + len(z.Robot) + 8 + msgp.StringPrefixSize + len(z.Episode) + 5 + msgp.Int64Size + 8 + msgp.ArrayHeaderSize
+	s = 1 + 14 + msgp.StringPrefixSize + len(z.Robot) + 16 + msgp.StringPrefixSize + len(z.Episode) + 6 + msgp.Int64Size + 8 + msgp.ArrayHeaderSize
 	for za0001 := range z.Missing {
 		s += msgp.StringPrefixSize + len(z.Missing[za0001])
 	}
