@@ -3,6 +3,7 @@ package config
 import (
 	"time"
 
+	"github.com/edged-robotics/edged/ringbuf"
 	"github.com/edged-robotics/edged/sheet/recipe"
 )
 
@@ -21,8 +22,8 @@ const (
 	DefaultKeepBytes    = Size(4 << 30)
 	DefaultKeepEpisodes = 10000
 	DefaultMinFree      = Size(256 << 20)
-	DefaultRingBytes    = Size(256 << 20)
-	DefaultRingAge      = Duration(30 * time.Second)
+	DefaultRingBytes    = Size(ringbuf.DefaultMaxBytes) // ringbuf owns the ring's defaults
+	DefaultRingAge      = Duration(ringbuf.DefaultMaxAge)
 	// The sheet section's defaults are the recipe's (sheet/recipe owns
 	// them; `edged sheet` uses the same).
 	DefaultInterval     = Duration(recipe.DefaultInterval)

@@ -3,6 +3,7 @@ package config
 import (
 	"testing"
 
+	"github.com/edged-robotics/edged/ringbuf"
 	"github.com/edged-robotics/edged/sheet/recipe"
 )
 
@@ -17,6 +18,9 @@ func TestDefaultsAreTheComponents(t *testing.T) {
 	}{
 		// sheet.grace was 1s here and 500ms in the recipe (issue 22)
 		{"sheet", d.Sheet.Recipe(), recipe.Default()},
+		// ring was 256MiB/30s here and 64MiB/10s in ringbuf (issue 22)
+		{"ring", ringbuf.Config{MaxBytes: int(d.Ring.MaxBytes), MaxAge: d.Ring.MaxAge.D()}, ringbuf.Config{
+			MaxBytes: ringbuf.DefaultMaxBytes, MaxAge: ringbuf.DefaultMaxAge}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.got != tc.want {

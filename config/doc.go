@@ -32,13 +32,17 @@
 //     RenameFields renames a flag's field in daemon.Check's errors as
 //     well. TestConfigCheckAgreesWithRun (daemon) keeps the check and
 //     run from drifting apart.
-//   - This package imports no other edged package except sheet/recipe,
-//     the cgo-free rule set of the sheet recipe, which Validate applies
-//     (Sheet.Recipe) so that config and the sheet builder share one rule
-//     (field ranges, at most 400 tiles, the sheet's pixel budget), ros
-//     for ros.CheckName, and internal/fielderr.
-//     cmd/edged and daemon map the other sections onto each component's
-//     own config struct.
+//   - One owner per default: a setting a component reads has that
+//     component's default, which Default takes from it (ringbuf's ring,
+//     sheet/recipe's sheet); config owns only the defaults of what no
+//     component reads (data_dir, http, replay). So config imports the
+//     components it configures (it sits above them in
+//     internal/layers, and none of them imports config); it applies
+//     sheet/recipe's rule set itself (Sheet.Recipe), so that config and
+//     the sheet builder share one rule (field ranges, at most 400
+//     tiles, the sheet's pixel budget), and ros.CheckName. cmd/edged
+//     and daemon map the other sections onto each component's own
+//     config struct.
 //
 // A Config is a plain value: safe to copy, not safe to mutate
 // concurrently.

@@ -9,13 +9,15 @@ import (
 	"github.com/edged-robotics/edged/capture"
 )
 
-// Defaults of Config (used for zero fields).
+// Defaults of Config (used for zero fields), and of the config file's
+// ring section (package config takes them from here).
 const (
-	// DefaultMaxBytes holds about 10 s of 720p JPEG at 30 fps (~100 KB
-	// frames) or 2 s of raw rgb8 720p.
-	DefaultMaxBytes = 64 << 20
-	// DefaultMaxAge is long enough for a sheet tick's window plus grace.
-	DefaultMaxAge = 10 * time.Second
+	// DefaultMaxBytes holds about 40 s of 720p JPEG at 30 fps (~100 KB
+	// frames) or 9 s of raw rgb8 720p.
+	DefaultMaxBytes = 256 << 20
+	// DefaultMaxAge is long enough for a sheet tick's window plus grace
+	// many times over (a busy moment, a late frame of a slow camera).
+	DefaultMaxAge = 30 * time.Second
 	// DefaultMaxFrames bounds the index: 10 s at 100 fps.
 	DefaultMaxFrames = 1024
 )
@@ -35,8 +37,8 @@ const MinBytes = 1 << 20
 // that section's keys (ring.max_bytes): this package owns those rules,
 // `edged config check` and `edged run` both apply them (daemon.Check).
 type Config struct {
-	MaxBytes  int           // arena size in bytes (default 64 MiB, at least MinBytes)
-	MaxAge    time.Duration // keep frames at most this much older than the newest (default 10 s)
+	MaxBytes  int           // arena size in bytes (default 256 MiB, at least MinBytes)
+	MaxAge    time.Duration // keep frames at most this much older than the newest (default 30 s)
 	MaxFrames int           // index size: most frames held at once (default 1024)
 }
 

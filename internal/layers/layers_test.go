@@ -20,10 +20,14 @@ var layer = map[string]int{
 	"ros/xmlrpc": 0, "ros/tcpros": 0, "ros/msg": 0, "ros/rosout": 1, "ros/master": 1, "ros": 2, "ros/rostest": 2,
 	"score": 0, "rtl": 0, "sheet/recipe": 0, "sheet/turbojpeg": 0,
 	"uplink/wire": 0, "uplink/mqttconn": 0, "uplink/outbox": 1, "uplink/publish": 2, "uplink": 3,
-	"capture": 3, "bag": 3, "config": 3, "bag/mcap": 0, "bag/rosbag2": 4, "bag/rosbag2/rosbag2test": 0, "ros2/cdr": 1, "ros2/dds": 3, "ros2/ddstest": 4,
+	"capture": 3, "bag": 3, "bag/mcap": 0, "bag/rosbag2": 4, "bag/rosbag2/rosbag2test": 0, "ros2/cdr": 1, "ros2/dds": 3, "ros2/ddstest": 4,
 	"ringbuf": 4, "episode": 4,
 	"sheet": 5, "fsm": 5, "sink": 5, "episode/view": 5, "tracecheck": 5, "episode/s3store": 5, "episode/blobtest": 5,
 	"ship": 6, "report": 6, "dataset": 6,
+	// config composes the components' own defaults and rules (each
+	// component owns its section's), so it sits above every component
+	// it configures and below the daemon that maps it onto them.
+	"config":    6,
 	"daemon":    7,
 	"cmd/edged": 8, "systemd": 8, "packaging": 8,
 }
