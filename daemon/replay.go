@@ -446,8 +446,16 @@ func (m *bagMerge) next() bool {
 }
 
 func (m *bagMerge) message() bag.Message { return m.cur }
+
+// close closes the iterators, reporting what each passed over (a
+// rosbag2 .db3's messages too large to load) as damage.
 func (m *bagMerge) close() {
-	for _, it := range m.its {
+	for i, it := range m.its {
+		if s, ok := it.(interface{ Skipped() []string }); ok {
+			for _, p := range s.Skipped() {
+				m.damaged(fmt.Errorf("bag %s: %s", m.paths[i], p))
+			}
+		}
 		it.Close()
 	}
 }

@@ -45,9 +45,10 @@
 // compression, file names that stay in the directory, each file listed
 // once: by name or as the same file under another); metadata.yaml and
 // the storage files must be regular files (a FIFO would block the open);
-// a .db3's topics are capped (10,000); every length is
-// capped by the mcap reader or, for sqlite3, by a query that loads a
-// blob only when it is within MaxMessageBytes. Damage found at Open is
+// a .db3's topics are capped (10,000); every length is capped by the
+// mcap reader or, for sqlite3, by a query that loads a blob only when it
+// is within MaxMessageBytes (a larger message is passed over, named in
+// Iterator.Skipped, and the Iterator reads on). Damage found at Open is
 // in Info.Problems; damage found while iterating ends the Iterator with
 // an error (Err) naming the file and offset, after the messages before.
 package rosbag2

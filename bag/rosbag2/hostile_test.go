@@ -3,6 +3,7 @@ package rosbag2
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,5 +59,31 @@ func TestOpenFilesBounded(t *testing.T) {
 				t.Fatalf("%d messages, %v; want an error %q naming Options.MaxOpenFiles", n, err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestOversizeMessageSkipped: a .db3 message over MaxMessageBytes is
+// never loaded, and is passed over and named in Skipped; the messages
+// after it are read (it ended the Iterator, losing the rest of the file).
+func TestOversizeMessageSkipped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.db3")
+	msgs := rosbag2test.Strings("/topic", map[int64]string{10: "a", 20: strings.Repeat("b", 4096), 30: "c"})
+	rosbag2test.WriteDB3(t, path, []rosbag2test.Topic{rosbag2test.StringTopic("/topic")}, msgs).Close()
+	r, err := Open(path, Options{MaxMessageBytes: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	it := r.Messages()
+	defer it.Close()
+	var times []int64
+	for it.Next() {
+		times = append(times, it.Message().Time.UnixNano())
+	}
+	if err := it.Err(); err != nil || !slices.Equal(times, []int64{10, 30}) {
+		t.Fatalf("messages at %v, %v; want 10 and 30", times, err)
+	}
+	if s := it.Skipped(); len(s) != 1 || !strings.Contains(s[0], "the message at 20") || !strings.Contains(s[0], "more than the cap of 1024") {
+		t.Fatalf("skipped %q", s)
 	}
 }

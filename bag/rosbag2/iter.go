@@ -27,6 +27,7 @@ type Iterator struct {
 	last   *head   // the file whose head was returned last: advanced by the next Next
 	msg    bag.Message
 	err    error
+	skips  []string // of the files closed so far
 	done   bool
 	zr     *zstd.Decoder
 	buf    []byte
@@ -145,7 +146,7 @@ func (it *Iterator) advance(h *head) bool {
 		return true
 	}
 	err := h.it.err()
-	h.close()
+	it.closeHead(h)
 	for i, a := range it.active {
 		if a == h {
 			it.active = append(it.active[:i], it.active[i+1:]...)
@@ -179,9 +180,27 @@ func (it *Iterator) fail(err error) {
 	it.done = true
 }
 
-func (h *head) close() {
+// close closes h's file, keeping what it skipped.
+func (it *Iterator) closeHead(h *head) {
+	if len(it.skips) < maxSkips {
+		it.skips = append(it.skips, h.it.skips()...)
+	}
 	h.it.close()
 	h.s.close()
+}
+
+// maxSkips bounds the skipped messages an Iterator names.
+const maxSkips = 1000
+
+// Skipped names the messages passed over so far (each too large to
+// load: over MaxMessageBytes), at most 1000 of them; the Iterator read
+// on after each.
+func (it *Iterator) Skipped() []string {
+	out := it.skips
+	for _, h := range it.active {
+		out = append(out, h.it.skips()...)
+	}
+	return out[:min(len(out), maxSkips)]
 }
 
 // decompress undoes rosbag2's message compression (one zstd frame per
@@ -219,7 +238,7 @@ func (it *Iterator) Err() error {
 // Close releases the Iterator.
 func (it *Iterator) Close() {
 	for _, h := range it.active {
-		h.close()
+		it.closeHead(h)
 	}
 	it.active, it.last = nil, nil
 	if it.zr != nil {

@@ -128,27 +128,43 @@ type sqliteIter struct {
 	t     int64
 	data  sql.RawBytes
 	e     error
+	// skipped names the messages not yielded (over the cap), the first
+	// maxSkips; skippedMore counts the rest
+	skipped     []string
+	skippedMore int
 }
 
 func (it *sqliteIter) next() bool {
 	if it.rows == nil || it.e != nil {
 		return false
 	}
-	if !it.rows.Next() {
-		it.e = it.rows.Err()
-		return false
+	for it.rows.Next() {
+		var id, n int64
+		if err := it.rows.Scan(&id, &it.t, &n, &it.data); err != nil {
+			it.e = fmt.Errorf("sqlite3 storage %s: %w", it.s.path, err)
+			return false
+		}
+		if n <= int64(it.s.maxBytes) {
+			it.topic = it.index[id]
+			return true
+		}
+		// its blob was never loaded: skip it, name it, read on
+		if len(it.skipped) == maxSkips {
+			it.skippedMore++
+			continue
+		}
+		it.skipped = append(it.skipped, fmt.Sprintf("%s: the message at %d (topic id %d) is %d bytes, more than the cap of %d: skipped (raise MaxMessageBytes)",
+			it.s.path, it.t, id, n, it.s.maxBytes))
 	}
-	var id, n int64
-	if err := it.rows.Scan(&id, &it.t, &n, &it.data); err != nil {
-		it.e = fmt.Errorf("sqlite3 storage %s: %w", it.s.path, err)
-		return false
+	it.e = it.rows.Err()
+	return false
+}
+
+func (it *sqliteIter) skips() []string {
+	if it.skippedMore == 0 {
+		return it.skipped
 	}
-	if n > int64(it.s.maxBytes) {
-		it.e = fmt.Errorf("sqlite3 storage %s: a message of %d bytes at %d, more than the cap of %d (raise MaxMessageBytes)", it.s.path, n, it.t, it.s.maxBytes)
-		return false
-	}
-	it.topic = it.index[id]
-	return true
+	return append(it.skipped, fmt.Sprintf("%s: %d more messages over the cap of %d skipped", it.s.path, it.skippedMore, it.s.maxBytes))
 }
 
 func (it *sqliteIter) message() (int, int64, []byte) { return it.topic, it.t, it.data }

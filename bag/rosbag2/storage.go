@@ -28,6 +28,9 @@ type storageIter interface {
 	next() bool
 	message() (topic int, t int64, data []byte)
 	err() error
+	// skips names the messages passed over (too large to load), each
+	// once; the iteration went on after them.
+	skips() []string
 	close()
 }
 
@@ -87,9 +90,10 @@ type mcapIter struct {
 	it *mcap.Iterator
 }
 
-func (m *mcapIter) next() bool { return m.it.Next() }
-func (m *mcapIter) err() error { return m.it.Err() }
-func (m *mcapIter) close()     { m.it.Close() }
+func (m *mcapIter) next() bool      { return m.it.Next() }
+func (m *mcapIter) err() error      { return m.it.Err() }
+func (m *mcapIter) close()          { m.it.Close() }
+func (m *mcapIter) skips() []string { return nil } // mcap ends the iteration at damage
 
 func (m *mcapIter) message() (int, int64, []byte) {
 	msg := m.it.Message()
