@@ -3,6 +3,7 @@ package rosbag2
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -196,7 +197,7 @@ const maxSkips = 1000
 // load: over MaxMessageBytes), at most 1000 of them; the Iterator read
 // on after each.
 func (it *Iterator) Skipped() []string {
-	out := it.skips
+	out := slices.Clone(it.skips)
 	for _, h := range it.active {
 		out = append(out, h.it.skips()...)
 	}
