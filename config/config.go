@@ -118,9 +118,11 @@ type ROS2 struct {
 	// default for every topic: adopt the publishers' reliability and
 	// durability, so a best-effort camera and a transient-local latched
 	// topic both match; a latched topic gives its last sample on
-	// joining, as in ROS1), default (reliable, volatile, depth 10),
-	// sensor_data (best effort, volatile, depth 5) or latched (reliable,
-	// transient-local, depth 1). Keys are topic names, values profiles.
+	// joining, as in ROS1), default or reliable (reliable, volatile,
+	// depth 10), sensor_data or best_effort (best effort, volatile,
+	// depth 5), latched or transient_local (reliable, transient-local,
+	// depth 1). Keys are topic names, values profiles; the profiles are
+	// ros2/dds's (dds.ParseProfile).
 	QoS map[string]string `yaml:"qos"`
 	// UseSimTime takes the capture clock from /clock
 	// (rosgraph_msgs/Clock), as a ROS 2 node's use_sim_time parameter

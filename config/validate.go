@@ -11,6 +11,7 @@ import (
 
 	"github.com/edged-robotics/edged/internal/fielderr"
 	"github.com/edged-robotics/edged/ros"
+	"github.com/edged-robotics/edged/ros2/dds"
 	"github.com/edged-robotics/edged/sheet/recipe"
 )
 
@@ -173,10 +174,9 @@ func (c *Config) validateROS(p *problems) {
 	}
 	for _, topic := range slices.Sorted(maps.Keys(c.ROS2.QoS)) { // sorted: the same errors every time
 		checkTopic(p, "ros2.qos", topic, false)
-		switch profile := c.ROS2.QoS[topic]; profile {
-		case "auto", "default", "sensor_data", "latched":
-		default:
-			p.add("ros2.qos", "topic %s: unknown profile %q (want auto, default, sensor_data or latched)", topic, profile)
+		// the profiles are the DDS layer's (one table: dds.ParseProfile)
+		if _, err := dds.ParseProfile(c.ROS2.QoS[topic]); err != nil {
+			p.add("ros2.qos", "topic %s: %v", topic, err)
 		}
 	}
 }

@@ -59,20 +59,56 @@ const DefaultDepth = 10
 // to MaxMessageBytes each.
 const MaxDepth = 1000
 
-// ParseProfile returns the QoS named by a profile: "auto" (or ""),
-// "default", "sensor_data", "latched" (alias "transient_local").
-func ParseProfile(name string) (QoS, error) {
-	switch strings.ToLower(name) {
-	case "", "auto":
-		return QoS{}, nil
-	case "default", "reliable":
-		return ProfileDefault, nil
-	case "sensor_data", "best_effort":
-		return ProfileSensorData, nil
-	case "latched", "transient_local":
-		return ProfileLatched, nil
+// profiles is the one table of the reader QoS profiles a user names
+// (config's ros2.qos values): each profile's name, its aliases and its
+// QoS. ParseProfile reads it; config applies ParseProfile, so the
+// config check accepts exactly what a subscription does.
+var profiles = []struct {
+	name, alias string
+	qos         QoS
+}{
+	{"auto", "", QoS{}},
+	{"default", "reliable", ProfileDefault},
+	{"sensor_data", "best_effort", ProfileSensorData},
+	{"latched", "transient_local", ProfileLatched},
+}
+
+// ProfileNames lists every name ParseProfile accepts (aliases
+// included), in the table's order.
+func ProfileNames() []string {
+	var out []string
+	for _, p := range profiles {
+		out = append(out, p.name)
+		if p.alias != "" {
+			out = append(out, p.alias)
+		}
 	}
-	return QoS{}, fmt.Errorf("unknown QoS profile %q: want auto, default, sensor_data or latched", name)
+	return out
+}
+
+// ParseProfile returns the QoS named by a profile, in any case: "auto"
+// (or ""), "default" (alias "reliable"), "sensor_data" (alias
+// "best_effort"), "latched" (alias "transient_local").
+func ParseProfile(name string) (QoS, error) {
+	n := strings.ToLower(name)
+	if n == "" {
+		return QoS{}, nil
+	}
+	var want []string
+	for _, p := range profiles {
+		if n == p.name || (p.alias != "" && n == p.alias) {
+			return p.qos, nil
+		}
+		want = append(want, p.name+aliasNote(p.alias))
+	}
+	return QoS{}, fmt.Errorf("unknown QoS profile %q: want one of %s", name, strings.Join(want, ", "))
+}
+
+func aliasNote(alias string) string {
+	if alias == "" {
+		return ""
+	}
+	return " (or " + alias + ")"
 }
 
 // Validate checks q without I/O.
