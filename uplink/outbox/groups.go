@@ -82,6 +82,7 @@ func (o *Outbox) unindex(e *entry) {
 		delete(g.members, e.seq)
 		if g.pieces[e.name] == e {
 			delete(g.pieces, e.name)
+			g.nameAgain(e.name) // an older message of that name (shipped twice) answers for it
 		}
 		if g.held+g.queued == 0 {
 			delete(o.groups, e.group)
@@ -109,7 +110,10 @@ func (o *Outbox) markHeld(e *entry, sent time.Time) {
 	e.held = true
 	o.heldN++
 	o.heldBytes += e.size
-	o.held[e.prio] = append(o.held[e.prio], e)
+	if !e.inHeld { // resent and held again: listed already
+		e.inHeld = true
+		o.held[e.prio] = append(o.held[e.prio], e)
+	}
 	if g := o.groups[e.group]; g != nil {
 		g.queued--
 		g.held++
@@ -144,6 +148,7 @@ func (o *Outbox) evictHeld(buf []byte) ([]byte, bool) {
 	for _, p := range []Priority{PrioritySheet, PrioritySnippet, PriorityControl} {
 		q := o.held[p]
 		for len(q) > 0 && (q[0].dead || !q[0].held) {
+			q[0].inHeld = false
 			q = q[1:]
 		}
 		o.held[p] = q
@@ -151,14 +156,38 @@ func (o *Outbox) evictHeld(buf []byte) ([]byte, bool) {
 			continue
 		}
 		e := q[0]
+		e.inHeld = false
 		o.held[p] = q[1:]
 		o.stats.Evicted++
 		o.stats.EvictedHeld++
-		o.log.Warn("outbox: a message shipped but not yet acknowledged by the receiver was evicted to make room; "+
-			"the receiver cannot get it again from this robot (raise uplink.outbox_bytes)", "group", e.group, "name", e.name)
+		if !slices.Contains(o.evictedGroups, e.group) && len(o.evictedGroups) < 8 {
+			o.evictedGroups = append(o.evictedGroups, e.group)
+		}
 		return o.remove(buf, e, recEvict), true
 	}
 	return buf, false
+}
+
+// nameAgain points name at the newest other live message of that name,
+// if any.
+func (g *group) nameAgain(name string) {
+	for _, e := range g.members {
+		if e.name == name && (g.pieces[name] == nil || g.pieces[name].seq < e.seq) {
+			g.pieces[name] = e
+		}
+	}
+}
+
+// logEvictedHeld says, once a Put, which groups lost held messages to
+// make room. Called with o.mu held.
+func (o *Outbox) logEvictedHeld(n uint64) {
+	if n == 0 {
+		return
+	}
+	o.log.Warn("outbox: messages shipped but not yet acknowledged by the receiver were evicted to make room; "+
+		"the receiver cannot get them again from this robot (raise uplink.outbox_bytes)", "messages", n,
+		"episodes", strings.Join(o.evictedGroups, " "))
+	o.evictedGroups = o.evictedGroups[:0]
 }
 
 // Done forgets every message of group (the receiver holds it all),
@@ -173,12 +202,13 @@ func (o *Outbox) Done(group string) int {
 	gone := make([]*entry, 0, len(g.members))
 	for _, e := range g.members {
 		gone = append(gone, e)
-	}
-	var tomb []byte
-	for _, e := range gone {
 		if e.held {
 			o.stats.Done++
 		}
+	}
+	delete(o.groups, group) // first: unindex then skips the group's own counts and names
+	var tomb []byte
+	for _, e := range gone {
 		tomb = o.remove(tomb, e, recDone)
 	}
 	o.appendTombstones(tomb)
@@ -191,7 +221,11 @@ func (o *Outbox) Done(group string) int {
 func (o *Outbox) compactHeld() {
 	for p, q := range o.held {
 		if len(q) > 64 && len(q) > 2*o.heldN {
-			o.held[p] = slices.DeleteFunc(q, func(e *entry) bool { return e.dead || !e.held })
+			o.held[p] = slices.DeleteFunc(q, func(e *entry) bool {
+				gone := e.dead || !e.held
+				e.inHeld = e.inHeld && !gone
+				return gone
+			})
 		}
 	}
 }

@@ -165,3 +165,89 @@ func TestGroupNamesBounded(t *testing.T) {
 		}
 	}
 }
+
+// A group's Done, and the acknowledgements that hold its messages, are
+// tombstones in later files than the messages: when those later files
+// drain and are deleted, the tombstones must not go with them, or a
+// reopen brings a Done group back (sent again) and held messages back
+// as queued.
+func TestTombstonesOutliveTheirFile(t *testing.T) {
+	dir := t.TempDir()
+	o := open(t, dir, 1<<20) // 4 KiB files
+	pad := string(bytes.Repeat([]byte("p"), 900))
+	for i := range 3 {
+		if _, err := o.Put(gmsg(PrioritySnippet, "ep1", fmt.Sprint("snippet/c/", i), pad), gmsg(PrioritySnippet, "ep2", fmt.Sprint("snippet/c/", i), pad)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	drain(t, o, true) // all six held; their acks in the files after
+	poll.Until(t, 10*time.Second, "rotation", func() bool { return o.Stats().Files >= 2 })
+	o.Done("ep1")
+	for i := range 40 { // later files fill with loose messages, drain and are deleted
+		if _, err := o.Put(msg(PriorityControl, fmt.Sprint(i, pad))); err != nil {
+			t.Fatal(err)
+		}
+		drain(t, o, true)
+	}
+	poll.Until(t, 10*time.Second, "drained files deleted", func() bool { return o.Stats().Files <= 4 })
+	if err := o.Close(); err != nil {
+		t.Fatal(err)
+	}
+	o = open(t, dir, 1<<20)
+	defer o.Close()
+	g := o.Groups()
+	if len(g) != 1 || g[0].Group != "ep2" || g[0].Held != 3 || g[0].Queued != 0 {
+		t.Fatalf("after reopen: groups %+v, want ep2 alone with 3 held (ep1 was Done)", g)
+	}
+	if got := drain(t, o, false); len(got) != 0 {
+		t.Fatalf("%d messages would be sent again: %.20q", len(got), got)
+	}
+}
+
+// A sheet that would not fit even with every evictable message gone is
+// refused before anything is evicted for it: held messages stay.
+func TestRefusedSheetEvictsNothing(t *testing.T) {
+	o := open(t, t.TempDir(), 10_000)
+	defer o.Close()
+	for i := range 5 {
+		if _, err := o.Put(gmsg(PriorityControl, "ep", fmt.Sprint("segment/", i), string(bytes.Repeat([]byte("c"), 1000)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	drain(t, o, true) // 5 held
+	if _, err := o.Put(msg(PriorityControl, string(bytes.Repeat([]byte("w"), 4000)))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Put(msg(PrioritySheet, string(bytes.Repeat([]byte("s"), 6000)))); err != ErrFull {
+		t.Fatalf("a sheet larger than what can be freed: %v, want ErrFull", err)
+	}
+	if st := o.Stats(); st.EvictedHeld != 0 || st.Held != 5 {
+		t.Fatalf("held messages evicted for a sheet that was refused anyway: %+v", st)
+	}
+}
+
+// Resending and holding again does not grow the held list.
+func TestHeldListBounded(t *testing.T) {
+	o := open(t, t.TempDir(), 1<<20)
+	defer o.Close()
+	for i := range 10 {
+		if _, err := o.Put(gmsg(PrioritySheet, "ep", fmt.Sprint("sheet/c/", i), "x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	drain(t, o, true)
+	names := make([]string, 10)
+	for i := range names {
+		names[i] = fmt.Sprint("sheet/c/", i)
+	}
+	for range 1000 {
+		o.Resend("ep", names)
+		drain(t, o, true)
+	}
+	o.mu.Lock()
+	n := len(o.held[PrioritySheet])
+	o.mu.Unlock()
+	if n > 200 {
+		t.Fatalf("held list of %d entries for 10 held messages", n)
+	}
+}

@@ -90,8 +90,7 @@ func (o *Outbox) step() bool {
 	o.mu.Unlock()
 	switch {
 	case drained != nil:
-		o.deleteFile(drained)
-		return true
+		return o.deleteFile(drained)
 	case compact != nil:
 		return o.compact(compact)
 	}
@@ -197,13 +196,17 @@ func (o *Outbox) move(e *entry, nf *segFile, off int64) {
 	nf.live += e.size
 }
 
-// deleteFile removes a drained, unpinned file: unlisted under the lock,
+// deleteFile removes a drained, unpinned file (after carrying its
+// tombstones that still matter forward) and reports whether it did: unlisted under the lock,
 // closed and removed outside it.
-func (o *Outbox) deleteFile(f *segFile) {
+func (o *Outbox) deleteFile(f *segFile) bool {
+	if !o.carryTombs(f) {
+		return false
+	}
 	o.mu.Lock()
 	if f.deleted || len(f.entries) > 0 || f.pins > 0 || o.closed {
 		o.mu.Unlock()
-		return
+		return false
 	}
 	f.deleted = true
 	o.files = slices.DeleteFunc(o.files, func(g *segFile) bool { return g == f })
@@ -218,6 +221,7 @@ func (o *Outbox) deleteFile(f *segFile) {
 	// Without this fsync a power cut may bring the file back: its
 	// messages would be sent again, which the receiver tolerates.
 	_ = fsutil.SyncDir(o.opts.Dir)
+	return true
 }
 
 // appendCopy appends the record of a copy of e with data: as put, or,

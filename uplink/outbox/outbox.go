@@ -118,8 +118,9 @@ type segFile struct {
 	entries map[uint64]*entry
 	sealed  bool
 	deleted bool
-	dirty   bool // written since its last fsync
-	pins    int  // users outside the lock (a read, an fsync): not deleted meanwhile
+	dirty   bool      // written since its last fsync
+	pins    int       // users outside the lock (a read, an fsync): not deleted meanwhile
+	tombs   []tombRef // its tombstones for records of other files (tombs.go)
 }
 
 type entry struct {
@@ -138,6 +139,7 @@ type entry struct {
 	// until Done (group only).
 	group, name string
 	held        bool
+	inHeld      bool // in held[prio] (a slot compactHeld or evictHeld has not dropped yet)
 }
 
 // Outbox is the durable queue. Create it with Open.
@@ -161,10 +163,13 @@ type Outbox struct {
 	held      [numPriorities][]*entry
 	heldN     int
 	heldBytes int64
-	writeGen  uint64
-	stats     Stats
-	recovered []string
-	notify    chan struct{}
+	tombQ     []tombRef // tombstones in the buffer the next append writes (tombs.go)
+	// evictedGroups: groups that lost held messages in this Put (logged once).
+	evictedGroups []string
+	writeGen      uint64
+	stats         Stats
+	recovered     []string
+	notify        chan struct{}
 
 	syncMu    sync.Mutex // one fsync round at a time (group commit)
 	syncedGen uint64
@@ -309,6 +314,8 @@ func (o *Outbox) write(msgs []Msg) (seqs []uint64, added []*entry, gen uint64, f
 	}
 	seqs = make([]uint64, len(msgs))
 	var buf []byte
+	evictedHeld := o.stats.EvictedHeld
+	defer func() { o.logEvictedHeld(o.stats.EvictedHeld - evictedHeld) }()
 	for i, m := range msgs {
 		size := int64(headerLen + bodyPrefix + len(m.Data))
 		typ, data := byte(recPut), m.Data
@@ -373,8 +380,13 @@ func (o *Outbox) enqueue(e *entry) {
 
 // makeRoom evicts the oldest evictable messages not in flight until size
 // more bytes fit under MaxBytes, appending their tombstones to buf. It
-// reports whether a message of prio may be stored.
+// reports whether a message of prio may be stored. An evictable message
+// that would not fit even with everything evictable gone is refused
+// before anything is evicted for it.
 func (o *Outbox) makeRoom(buf []byte, size int64, prio Priority) ([]byte, bool) {
+	if prio == PrioritySheet && o.liveBytes+size > o.opts.MaxBytes && o.liveBytes-o.evictableBytes()+size > o.opts.MaxBytes {
+		return buf, false
+	}
 	for o.liveBytes+size > o.opts.MaxBytes {
 		var ok bool
 		if buf, ok = o.evictOldest(buf); !ok {
@@ -389,6 +401,19 @@ func (o *Outbox) makeRoom(buf []byte, size int64, prio Priority) ([]byte, bool) 
 	}
 	o.stats.OverBound++
 	return buf, true
+}
+
+// evictableBytes is what evictOldest could free: the held messages and
+// the queued sheets not in flight. Called with o.mu held, only when a
+// sheet does not fit.
+func (o *Outbox) evictableBytes() int64 {
+	n := o.heldBytes
+	for _, e := range o.queues[PrioritySheet] {
+		if !e.dead && !e.inflight && !e.held {
+			n += e.size
+		}
+	}
+	return n
 }
 
 func (o *Outbox) evictOldest(buf []byte) ([]byte, bool) {
@@ -414,10 +439,12 @@ func (o *Outbox) append(buf []byte) (*segFile, int64, error) {
 	if _, err := f.f.WriteAt(buf, base); err != nil {
 		// Do not leave a half record for the next append to follow.
 		_ = f.f.Truncate(base)
+		o.tombQ = o.tombQ[:0]
 		return nil, 0, fmt.Errorf("outbox: write %s: %w (is the disk full?)", f.f.Name(), err)
 	}
 	f.size += int64(len(buf))
 	f.dirty = true
+	o.noteTombs(f)
 	o.writeGen++
 	o.stats.DiskBytes += int64(len(buf))
 	if f.size >= o.opts.SegmentBytes {
@@ -639,7 +666,7 @@ func (o *Outbox) forget(seq uint64, typ byte, counter *uint64) {
 	*counter++
 	if typ == recAck && e.group != "" {
 		o.hold(e)
-		o.appendTombstones(appendRecord(nil, recAck, e.prio, e.seq, nil))
+		o.appendTombstones(o.tomb(nil, e, recAck))
 		return
 	}
 	o.appendTombstones(o.remove(nil, e, typ))
@@ -674,7 +701,7 @@ func (o *Outbox) remove(buf []byte, e *entry, typ byte) []byte {
 	if f.sealed && o.wantsWork(f) {
 		o.wakeMaintenance()
 	}
-	return appendRecord(buf, typ, e.prio, e.seq, nil)
+	return o.tomb(buf, e, typ)
 }
 
 // Stats returns a snapshot.

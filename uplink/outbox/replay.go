@@ -105,6 +105,9 @@ func (o *Outbox) apply(f *segFile, r record, off int64) {
 		o.nextSeq = r.seq + 1
 	}
 	old := o.entries[r.seq]
+	if old != nil && !isPut(r.typ) && old.file != f {
+		f.tombs = append(f.tombs, tombRef{seq: r.seq, typ: r.typ, prio: r.prio, target: old.file})
+	}
 	if r.typ == recAck && old != nil && old.group != "" {
 		// Acknowledged by the broker: a group's message is kept until
 		// its group is Done. (Counted as held once the replay is over.)
