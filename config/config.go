@@ -155,18 +155,11 @@ type JointTopic struct {
 	Topic string `yaml:"topic"`
 }
 
-// FSM source types.
-const (
-	FSMString    = "string"
-	FSMSmach     = "smach"
-	FSMActionlib = "actionlib"
-	FSMField     = "field"
-)
-
 // FSMSource is one topic the task state machine is read from.
 type FSMSource struct {
 	Topic string `yaml:"topic"`
-	// Type is string | smach | actionlib | field. Default string.
+	// Type is string | smach | actionlib | field (fsmkind.All, fsm's
+	// rule). Default string (fsmkind.Default).
 	Type string `yaml:"type"`
 	// Field is the path of the state inside the message for type field,
 	// e.g. status.phase. Required for field, refused otherwise.

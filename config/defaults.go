@@ -3,6 +3,7 @@ package config
 import (
 	"time"
 
+	"github.com/edged-robotics/edged/fsm/fsmkind"
 	"github.com/edged-robotics/edged/ringbuf"
 	"github.com/edged-robotics/edged/sheet/recipe"
 )
@@ -17,7 +18,7 @@ const (
 	DefaultQueueBytes   = Size(128 << 20)
 	DefaultMaxStateMsg  = Size(1 << 20)
 	DefaultStateBytes   = Size(16 << 20)
-	DefaultFSMType      = FSMString
+	DefaultFSMType      = fsmkind.Default
 	DefaultMaxEpisode   = Duration(time.Hour)
 	DefaultKeepBytes    = Size(4 << 30)
 	DefaultKeepEpisodes = 10000

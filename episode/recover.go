@@ -3,11 +3,13 @@ package episode
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/edged-robotics/edged/internal/fsutil"
 	"os"
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/edged-robotics/edged/fsm/fsmkind"
+	"github.com/edged-robotics/edged/internal/fsutil"
 )
 
 // recoverAll closes every episode left open (also one whose manifest was
@@ -200,7 +202,7 @@ func rebuild(start, last time.Time, trans []Transition, closed map[string]bool) 
 		if t.Kind == TransitionHeartbeat {
 			continue
 		}
-		if sequential(t.SrcTyp) {
+		if fsmkind.Sequential(t.SrcTyp) {
 			if o := openSeq[t.Source]; o != nil {
 				add(*o, t.Stamp, Completed)
 				delete(openSeq, t.Source)
@@ -237,12 +239,6 @@ func rebuild(start, last time.Time, trans []Transition, closed map[string]bool) 
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
 	return out
-}
-
-// sequential says whether a source kind has one state at a time (string
-// and field; "" is a record of an older edged, which only had those).
-func sequential(kind string) bool {
-	return kind == "string" || kind == "field" || kind == ""
 }
 
 // opened is when the segment a transition opens started.

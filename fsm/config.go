@@ -4,20 +4,22 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/fsm/fsmkind"
 	"github.com/edged-robotics/edged/internal/fielderr"
 	"github.com/edged-robotics/edged/ros/msg"
 )
 
-// Source kinds, spelled as the config file's fsm[].type (cmd/edged
-// and daemon map the file onto Config; fsm does not read it).
+// Source kinds, the config file's fsm[].type (fsmkind owns the names;
+// cmd/edged and daemon map the file onto Config, fsm does not read it).
 const (
-	KindString    = "string"
-	KindSmach     = "smach"
-	KindActionlib = "actionlib"
-	KindField     = "field"
+	KindString    = fsmkind.String
+	KindSmach     = fsmkind.Smach
+	KindActionlib = fsmkind.Actionlib
+	KindField     = fsmkind.Field
 )
 
 // Source is one FSM topic.
@@ -134,7 +136,7 @@ func (c *Config) defaults() {
 	}
 	for i := range c.Sources {
 		if c.Sources[i].Kind == "" {
-			c.Sources[i].Kind = KindString
+			c.Sources[i].Kind = fsmkind.Default
 		}
 	}
 }
@@ -186,7 +188,7 @@ func (s Source) validate(f string) error {
 	}
 	kind := s.Kind
 	if kind == "" {
-		kind = KindString
+		kind = fsmkind.Default
 	}
 	switch kind {
 	case KindString, KindSmach, KindActionlib:
@@ -201,7 +203,7 @@ func (s Source) validate(f string) error {
 			return fielderr.New(f+".field", "%w", err)
 		}
 	default:
-		return fielderr.New(f+".type", "must be string, smach, actionlib or field, got %q", s.Kind)
+		return fielderr.New(f+".type", "must be one of %s, got %q", strings.Join(fsmkind.All, ", "), s.Kind)
 	}
 	return nil
 }

@@ -86,7 +86,7 @@ func newReplayCmd() *cobra.Command {
 	f.StringVarP(&out, "out", "o", "", "output directory (overrides data_dir; default ./replay-out without --config)")
 	f.StringVar(&broker, "broker", "", "also ship to this MQTT broker (overrides uplink.broker)")
 	f.StringVar(&fsmTopic, "fsm", "", "FSM topic (overrides the config's fsm sources)")
-	f.StringVar(&fsmType, "fsm-type", config.FSMString, "FSM source type: string, smach, actionlib")
+	f.StringVar(&fsmType, "fsm-type", config.DefaultFSMType, "FSM source type: string, smach, actionlib")
 	f.StringSliceVar(&idle, "idle", nil, "idle states of the --fsm topic (between episodes)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	f.BoolVar(&keepGoing, "keep-going", false, "exit 0 on a damaged bag (its problems are still reported) once everything readable is replayed")
