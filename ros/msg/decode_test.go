@@ -60,7 +60,7 @@ func TestDecodeImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	if img.Width != 4 || img.Height != 2 || img.Encoding != "rgb8" || img.Step != 12 || len(img.Data) != 24 ||
-		img.Header.Seq != 7 || img.Header.Stamp != (Time{100, 200}) || img.Header.FrameID != "cam" || !img.CheckLayout() {
+		img.Header.Seq != 7 || img.Header.Stamp != (Time{Sec: 100, NSec: 200}) || img.Header.FrameID != "cam" || !img.CheckLayout() {
 		t.Fatalf("decoded %+v", img)
 	}
 	if &img.Data[0] != &b[len(b)-24] {
@@ -93,7 +93,7 @@ func TestDecodeCompressedImageAndClock(t *testing.T) {
 		t.Fatalf("decoded %+v", c)
 	}
 	var clk Clock
-	if err := DecodeClock((&enc{}).time(12, 34).b, &clk); err != nil || clk.Clock != (Time{12, 34}) {
+	if err := DecodeClock((&enc{}).time(12, 34).b, &clk); err != nil || clk.Clock != (Time{Sec: 12, NSec: 34}) {
 		t.Fatalf("clock %+v %v", clk, err)
 	}
 	var h Header
@@ -116,7 +116,7 @@ func TestDecodeGoalStatusArray(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(a.StatusList) != 2 || a.StatusList[0].GoalID.ID != "goal-a" || a.StatusList[0].Status != GoalActive ||
-		a.StatusList[0].Text != "moving" || a.StatusList[1].GoalID.Stamp != (Time{9, 2}) ||
+		a.StatusList[0].Text != "moving" || a.StatusList[1].GoalID.Stamp != (Time{Sec: 9, NSec: 2}) ||
 		GoalStatusName(a.StatusList[1].Status) != "SUCCEEDED" || GoalStatusName(200) != "UNKNOWN" {
 		t.Fatalf("decoded %+v", a)
 	}
@@ -205,9 +205,9 @@ func TestDecodeEverything(t *testing.T) {
 		"header.frame_id": "frame", "b": true, "i8": int8(-128), "u8": uint8(200), "by": int8(-1), "ch": uint8('A'),
 		"i16": int16(-32768), "u16": uint16(65535), "i32": int32(math.MinInt32), "u32": uint32(4000000000),
 		"i64": int64(math.MinInt64), "u64": uint64(math.MaxUint64), "f32": float32(1.5), "f64": math.Inf(-1),
-		"s": "hello", "t": Time{5, 6}, "d": Duration{-1, 7}, "tag[3]": uint8('!'), "signed_blob[0]": int8(-1),
-		"vec[2]": float32(3), "names[1]": "y", "times[1]": Time{2, 2}, "inner.values[0]": int32(42),
-		"inner.leaf.x": 0.25, "inner.leaf.ds[0]": Duration{1, 2}, "inners[0].name": "i0", "pair[1].name": "p1",
+		"s": "hello", "t": Time{Sec: 5, NSec: 6}, "d": Duration{Sec: -1, NSec: 7}, "tag[3]": uint8('!'), "signed_blob[0]": int8(-1),
+		"vec[2]": float32(3), "names[1]": "y", "times[1]": Time{Sec: 2, NSec: 2}, "inner.values[0]": int32(42),
+		"inner.leaf.x": 0.25, "inner.leaf.ds[0]": Duration{Sec: 1, NSec: 2}, "inners[0].name": "i0", "pair[1].name": "p1",
 		"label.data": "lbl",
 	}
 	for path, w := range want {
@@ -216,7 +216,7 @@ func TestDecodeEverything(t *testing.T) {
 			t.Errorf("%s = %#v (%v), want %#v", path, got, err, w)
 		}
 	}
-	if got := (Duration{-1, 7}).Duration(); got != -999999993 {
+	if got := (Duration{Sec: -1, NSec: 7}).Duration(); got != -999999993 {
 		t.Errorf("Duration() = %v", got)
 	}
 	j, err := json.Marshal(v)

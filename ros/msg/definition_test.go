@@ -175,6 +175,25 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestParseRepeatedBlock: a nested block repeated with the same text (as
+// rosbag2 writes them) counts once; before the one rule of rosmsg, ROS1
+// refused it ("defined twice") while ROS 2 took it. Other text is still
+// refused (TestParseErrors' "dup block").
+func TestParseRepeatedBlock(t *testing.T) {
+	sep := strings.Repeat("=", 80) + "\n"
+	once, err := Parse("p/T", "Leaf a\nLeaf b\n"+sep+"MSG: p/Leaf\nint32 x\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice, err := Parse("p/T", "Leaf a\nLeaf b\n"+sep+"MSG: p/Leaf\nint32 x\n"+sep+"MSG: p/Leaf\nint32 x")
+	if err != nil {
+		t.Fatalf("a block repeated with the same text: %v", err)
+	}
+	if twice.MD5() != once.MD5() || twice.Fields[1].Msg != twice.Fields[0].Msg {
+		t.Errorf("md5 %s, want %s; the two fields' types differ: %p %p", twice.MD5(), once.MD5(), twice.Fields[0].Msg, twice.Fields[1].Msg)
+	}
+}
+
 func TestParseRoslibHeader(t *testing.T) {
 	sep := strings.Repeat("=", 80) + "\n"
 	text := "Header header\nint32 x\n" + sep + "MSG: roslib/Header\nuint32 seq\ntime stamp\nstring frame_id\n"

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/edged-robotics/edged/rosmsg"
 )
 
 // ErrPath is wrapped by Get errors: the path does not exist in the value.
@@ -78,7 +80,7 @@ func parsePath(path string) ([]step, error) {
 			if end < 0 {
 				end = len(rest)
 			}
-			if !validName(rest[:end]) {
+			if !rosmsg.ValidName(rest[:end]) {
 				return nil, fmt.Errorf("field path %q: bad field name %q", path, rest[:end])
 			}
 			steps = append(steps, step{field: rest[:end]})

@@ -1,10 +1,6 @@
 package msg
 
-import (
-	"encoding/binary"
-	"fmt"
-	"math"
-)
+import "github.com/edged-robotics/edged/rosmsg"
 
 // Value is a dynamically decoded message: Fields[i] is the value of
 // Def.Fields[i], in definition order. The Go type of a field value is:
@@ -21,11 +17,21 @@ type Value struct {
 	Fields []any
 }
 
-// MaxDecodeAmplification and minDecodeBudget make DecodeBudget.
-const (
-	MaxDecodeAmplification = 16
-	minDecodeBudget        = 64 << 10
+// Errors wrapped by decode errors (rosmsg's, the same for ROS 2).
+var (
+	// ErrShort: the message ended early or a length in it is larger than
+	// the bytes that remain.
+	ErrShort = rosmsg.ErrShort
+	// ErrTrailing: bytes remain after the last field.
+	ErrTrailing = rosmsg.ErrTrailing
+	// ErrBudget: decoding a message dynamically would take more memory
+	// than DecodeBudget allows for its size.
+	ErrBudget = rosmsg.ErrBudget
 )
+
+// MaxDecodeAmplification is how many times its size a message may take
+// once decoded dynamically (see DecodeBudget).
+const MaxDecodeAmplification = rosmsg.MaxDecodeAmplification
 
 // DecodeBudget is the memory Decode may materialize for a message of
 // size bytes: 64 KiB plus 16x its size. Typical messages take 1-8x (a
@@ -33,16 +39,17 @@ const (
 // more (an array of millions of empty or one-byte messages, 40-56x) is
 // refused with ErrBudget before the array is allocated, so a hostile
 // message costs at most this, never its ~40x.
-func DecodeBudget(size int) int { return minDecodeBudget + MaxDecodeAmplification*size }
+func DecodeBudget(size int) int { return rosmsg.DecodeBudget(size) }
 
 // Decode decodes one serialized message of type d. Every length is
 // checked against the bytes that remain before allocating, and every
 // element it materializes is charged against DecodeBudget(len(b)) before
 // it is allocated (ErrBudget); the whole buffer must be consumed.
 func (d *Definition) Decode(b []byte) (*Value, error) {
-	r := dec{b: b, budget: DecodeBudget(len(b)), limited: true}
+	r := dec{rosmsg.NewROS1(b)}
+	r.LimitMemory()
 	v := r.value(d)
-	if err := r.end(d.Type); err != nil {
+	if err := r.End(d.Type); err != nil {
 		return nil, err
 	}
 	return v, nil
@@ -57,8 +64,11 @@ func (v *Value) Field(name string) (any, bool) {
 	return v.Fields[i], true
 }
 
+// dec decodes ROS1 serialization dynamically, over rosmsg's Cursor.
+type dec struct{ rosmsg.Cursor }
+
 func (r *dec) value(d *Definition) *Value {
-	if !r.charge(valueBytes+anyBytes*len(d.Fields), d.Type) {
+	if !r.Charge(rosmsg.ValueBytes+rosmsg.AnyBytes*len(d.Fields), d.Type) {
 		return nil
 	}
 	v := &Value{Def: d, Fields: make([]any, len(d.Fields))}
@@ -67,18 +77,20 @@ func (r *dec) value(d *Definition) *Value {
 		switch {
 		case !f.IsArray && f.Kind == KindMessage:
 			v.Fields[i] = r.value(f.Msg)
+		case !f.IsArray && f.Kind == KindString:
+			v.Fields[i] = r.String(0, true, "string")
 		case !f.IsArray:
-			v.Fields[i] = r.scalar(f.Kind)
+			v.Fields[i] = r.Scalar(f.Kind, "number")
 		default:
 			n := f.ArrayLen
 			if n < 0 {
-				n = r.count(elemMinSize(f), f.Name)
-			} else if uint64(n)*uint64(max(elemMinSize(f), 1)) > uint64(r.remaining()) {
-				r.fail(f.Name, n*max(elemMinSize(f), 1))
+				n = r.Count(elemMinSize(f), 0, f.Name)
+			} else if uint64(n)*uint64(max(elemMinSize(f), 1)) > uint64(r.Remaining()) {
+				r.Fail(f.Name, n*max(elemMinSize(f), 1))
 			}
 			v.Fields[i] = r.array(f, n)
 		}
-		if r.err != nil {
+		if r.Err() != nil {
 			return v
 		}
 	}
@@ -86,155 +98,42 @@ func (r *dec) value(d *Definition) *Value {
 }
 
 func elemMinSize(f *Field) int {
-	switch f.Kind {
-	case KindString:
-		return 4
-	case KindMessage:
+	if f.Kind == KindMessage {
 		return f.Msg.minSize
 	}
-	return f.Kind.size()
-}
-
-func (r *dec) scalar(k Kind) any {
-	if k.size() > 1 && !r.charge(8, "number") { // boxed in its Fields entry
-		return nil
-	}
-	switch k {
-	case KindBool:
-		return r.u8() != 0
-	case KindInt8:
-		return int8(r.u8())
-	case KindUint8:
-		return r.u8()
-	case KindInt16:
-		return int16(r.u16())
-	case KindUint16:
-		return r.u16()
-	case KindInt32:
-		return int32(r.u32())
-	case KindUint32:
-		return r.u32()
-	case KindInt64:
-		return int64(r.u64())
-	case KindUint64:
-		return r.u64()
-	case KindFloat32:
-		return math.Float32frombits(r.u32())
-	case KindFloat64:
-		return r.f64()
-	case KindString:
-		return r.string()
-	case KindTime:
-		return r.time()
-	case KindDuration:
-		return Duration{Sec: int32(r.u32()), NSec: int32(r.u32())}
-	}
-	r.err = fmt.Errorf("field of invalid kind %d", k)
-	return nil
+	return f.Kind.MinWire(0)
 }
 
 // array decodes n elements; the caller checked n against the remaining
 // bytes, so the allocations here are bounded by the message size.
 func (r *dec) array(f *Field, n int) any {
-	if r.err != nil {
+	if r.Err() != nil {
 		return nil
 	}
-	elem := f.Kind.size() // Go size of a number, Time or Duration
+	elem := f.Kind.Size() // Go size of a number, Time or Duration
 	switch f.Kind {
 	case KindString:
-		elem = anyBytes // a string header
+		elem = rosmsg.AnyBytes // a string header
 	case KindMessage:
-		elem = ptrBytes
+		elem = rosmsg.PtrBytes
 		// refuse before allocating: every element takes at least minMem
-		if r.limited && uint64(n)*uint64(ptrBytes+f.Msg.minMem) > uint64(max(r.budget, 0)) {
-			r.charge(int(min(uint64(n)*uint64(ptrBytes+f.Msg.minMem), maxMem)), f.Name)
+		if need := uint64(n) * uint64(rosmsg.PtrBytes+f.Msg.minMem); !r.Affords(need) {
+			r.Charge(int(min(need, rosmsg.MaxMem)), f.Name)
 			return nil
 		}
 	}
-	if !r.charge(sliceBytes+n*elem, f.Name) {
+	if !r.Charge(rosmsg.SliceBytes+n*elem, f.Name) {
 		return nil
-	}
-	if sz := f.Kind.size(); sz > 0 && f.Kind != KindTime && f.Kind != KindDuration {
-		return r.numbers(f.Kind, r.take(n*sz, f.Name), n)
 	}
 	switch f.Kind {
 	case KindString:
-		return fill(n, r.arrayString)
-	case KindTime:
-		return fill(n, r.time)
-	case KindDuration:
-		return fill(n, func() Duration { return Duration{Sec: int32(r.u32()), NSec: int32(r.u32())} })
-	default:
+		return rosmsg.Fill(n, func() string { return r.String(0, false, "string") })
+	case KindMessage:
 		out := make([]*Value, 0, n)
-		for i := 0; i < n && r.err == nil; i++ {
+		for i := 0; i < n && r.Err() == nil; i++ {
 			out = append(out, r.value(f.Msg))
 		}
 		return out
 	}
-}
-
-// string reads a string field, charging its bytes before copying them.
-func (r *dec) string() string {
-	p := r.bytes("string")
-	if !r.charge(anyBytes+len(p), "string") {
-		return ""
-	}
-	return string(p)
-}
-
-// arrayString reads one element of a string array, whose header the
-// array's charge already covered.
-func (r *dec) arrayString() string {
-	p := r.bytes("string")
-	if !r.charge(len(p), "string") {
-		return ""
-	}
-	return string(p)
-}
-
-func fill[T any](n int, next func() T) []T {
-	out := make([]T, n)
-	for i := range out {
-		out[i] = next()
-	}
-	return out
-}
-
-func (r *dec) numbers(k Kind, p []byte, n int) any {
-	if p == nil && n > 0 {
-		return nil
-	}
-	le := binary.LittleEndian
-	switch k {
-	case KindUint8:
-		return append([]byte(nil), p...)
-	case KindInt8:
-		return conv(n, func(i int) int8 { return int8(p[i]) })
-	case KindBool:
-		return conv(n, func(i int) bool { return p[i] != 0 })
-	case KindInt16:
-		return conv(n, func(i int) int16 { return int16(le.Uint16(p[2*i:])) })
-	case KindUint16:
-		return conv(n, func(i int) uint16 { return le.Uint16(p[2*i:]) })
-	case KindInt32:
-		return conv(n, func(i int) int32 { return int32(le.Uint32(p[4*i:])) })
-	case KindUint32:
-		return conv(n, func(i int) uint32 { return le.Uint32(p[4*i:]) })
-	case KindFloat32:
-		return conv(n, func(i int) float32 { return math.Float32frombits(le.Uint32(p[4*i:])) })
-	case KindInt64:
-		return conv(n, func(i int) int64 { return int64(le.Uint64(p[8*i:])) })
-	case KindUint64:
-		return conv(n, func(i int) uint64 { return le.Uint64(p[8*i:]) })
-	default: // KindFloat64
-		return conv(n, func(i int) float64 { return math.Float64frombits(le.Uint64(p[8*i:])) })
-	}
-}
-
-func conv[T any](n int, at func(i int) T) []T {
-	out := make([]T, n)
-	for i := range out {
-		out[i] = at(i)
-	}
-	return out
+	return r.Numbers(f.Kind, n, f.Name)
 }

@@ -1,21 +1,18 @@
 package cdr
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/edged-robotics/edged/ros/msg"
+	"github.com/edged-robotics/edged/rosmsg"
 )
 
-// Limits of the parser: a definition is small text written by people.
+// Limits of the parser (rosmsg's).
 const (
 	// MaxDefinitionBytes caps the text Parse accepts.
-	MaxDefinitionBytes = 1 << 20
+	MaxDefinitionBytes = rosmsg.MaxDefinitionBytes
 	// MaxNesting caps how deep message types may nest.
-	MaxNesting = 32
-	// maxFixedArray caps a fixed array length or a bound in a definition.
-	maxFixedArray = 1 << 24
+	MaxNesting = rosmsg.MaxNesting
 )
 
 // Definition is one parsed, resolved ROS 2 message type. It is immutable
@@ -49,14 +46,14 @@ type Field struct {
 }
 
 // ArrayKind says whether and how a field is an array.
-type ArrayKind uint8
+type ArrayKind = rosmsg.ArrayKind
 
 // The array kinds of a field.
 const (
-	ArrayNone ArrayKind = iota
-	ArrayFixed
-	ArrayUnbounded
-	ArrayBounded
+	ArrayNone      = rosmsg.ArrayNone
+	ArrayFixed     = rosmsg.ArrayFixed
+	ArrayUnbounded = rosmsg.ArrayUnbounded
+	ArrayBounded   = rosmsg.ArrayBounded
 )
 
 // IsArray reports whether the field holds several elements.
@@ -86,26 +83,13 @@ func (d *Definition) HasHeader() bool {
 }
 
 // ErrDefinition is wrapped by every error Parse returns.
-var ErrDefinition = errors.New("invalid ROS 2 message definition")
-
-func defErrorf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrDefinition, fmt.Sprintf(format, args...))
-}
+var ErrDefinition = rosmsg.ErrROS2Definition
 
 // Normalize returns the canonical pkg/msg/Name of a ROS 2 type name
 // written pkg/msg/Name or pkg/Name (as rosbag2 names nested blocks);
 // ok is false for anything else. Services and actions keep their
 // infix (test_msgs/srv/BasicTypes_Event).
-func Normalize(typeName string) (string, bool) {
-	parts := strings.Split(typeName, "/")
-	switch {
-	case len(parts) == 2 && validName(parts[0]) && validName(parts[1]):
-		return parts[0] + "/msg/" + parts[1], true
-	case len(parts) == 3 && validName(parts[0]) && validName(parts[1]) && validName(parts[2]):
-		return typeName, true
-	}
-	return "", false
-}
+func Normalize(typeName string) (string, bool) { return rosmsg.Normalize(typeName) }
 
 // ROS1Name returns pkg/Name for pkg/msg/Name (sensor_msgs/Image for
 // sensor_msgs/msg/Image): the name the ROS1 path and the typed decoders
@@ -116,23 +100,4 @@ func ROS1Name(typeName string) string {
 		return typeName
 	}
 	return pkg + "/" + rest
-}
-
-func splitPkg(typeName string) string {
-	pkg, _, _ := strings.Cut(typeName, "/")
-	return pkg
-}
-
-// validName: a letter, then letters, digits and underscores.
-func validName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, c := range s {
-		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		if !letter && (i == 0 || c != '_' && (c < '0' || c > '9')) {
-			return false
-		}
-	}
-	return true
 }

@@ -11,7 +11,7 @@ type enc struct{ b []byte }
 func newEnc() *enc { return &enc{b: []byte{0, 1, 0, 0}} }
 
 func (e *enc) align(n int) *enc {
-	for (len(e.b)-headerSize)%n != 0 {
+	for (len(e.b)-4)%n != 0 { // alignment counts from after the 4-byte encapsulation header
 		e.b = append(e.b, 0)
 	}
 	return e

@@ -12,6 +12,7 @@ import (
 
 	"github.com/edged-robotics/edged/internal/fsutil"
 	"github.com/edged-robotics/edged/ros/msg"
+	"github.com/edged-robotics/edged/rosmsg"
 )
 
 //go:embed msgs
@@ -93,12 +94,12 @@ func typeOfPath(path string) string {
 func (r *Registry) Add(typeName, text string) error {
 	t, ok := Normalize(typeName)
 	if !ok {
-		return defErrorf("type %q: want pkg/msg/Name", typeName)
+		return rosmsg.ROS2.Errorf("type %q: want pkg/msg/Name", typeName)
 	}
 	if len(text) > MaxDefinitionBytes {
-		return defErrorf("%s: %d bytes, more than the %d allowed", t, len(text), MaxDefinitionBytes)
+		return rosmsg.ROS2.Errorf("%s: %d bytes, more than the %d allowed", t, len(text), MaxDefinitionBytes)
 	}
-	if _, err := parseText(t, text); err != nil {
+	if _, err := rosmsg.ROS2.ParseText(t, text); err != nil {
 		return err
 	}
 	r.texts[t] = text
@@ -147,18 +148,20 @@ func (r *Registry) Has(typeName string) bool {
 }
 
 // Parse parses the definition of typeName from text (the type's own
-// text, then nested "MSG:" blocks, as rosbag2 stores them); a type that
-// text does not define is taken from the registry. An empty text takes
-// everything from the registry.
+// text, then nested "MSG:" blocks, as rosbag2 stores them: a block
+// repeated with the same text counts once, see
+// rosmsg.Dialect.SplitBlocks); a type that text does not define is taken
+// from the registry. An empty text takes everything from the registry.
 func (r *Registry) Parse(typeName, text string) (*Definition, error) {
+	ros2 := rosmsg.ROS2
 	if len(text) > MaxDefinitionBytes {
-		return nil, defErrorf("%d bytes, more than the %d allowed", len(text), MaxDefinitionBytes)
+		return nil, ros2.Errorf("%d bytes, more than the %d allowed", len(text), MaxDefinitionBytes)
 	}
 	t, ok := Normalize(typeName)
 	if !ok {
-		return nil, defErrorf("type %q: want pkg/msg/Name", typeName)
+		return nil, ros2.Errorf("type %q: want pkg/msg/Name", typeName)
 	}
-	main, blocks, err := splitBlocks(text)
+	main, blocks, err := ros2.SplitBlocks(text)
 	if err != nil {
 		return nil, err
 	}
@@ -168,8 +171,7 @@ func (r *Registry) Parse(typeName, text string) (*Definition, error) {
 	if strings.TrimSpace(main) != "" {
 		blocks[t] = main
 	}
-	p := &resolver{blocks: blocks, reg: r, done: map[string]*Definition{}, busy: map[string]bool{}}
-	return p.resolve(t, 0)
+	return rosmsg.Resolve(ros2, t, r.text(blocks), build)
 }
 
 // Parse parses a definition with the bundled registry as the fallback.
@@ -187,80 +189,40 @@ func defaultRegistry() *Registry {
 	return defaultReg
 }
 
-type resolver struct {
-	blocks map[string]string
-	reg    *Registry
-	done   map[string]*Definition
-	busy   map[string]bool // types being resolved: a cycle is an error
+// text looks a type's text up in the blocks of one definition, then in
+// the registry; a type the user gave wins over the blocks.
+func (r *Registry) text(blocks map[string]string) func(string) (string, error) {
+	return func(typeName string) (string, error) {
+		text, ok := blocks[typeName]
+		if r != nil && (!ok || r.user[typeName]) {
+			if t, found := r.texts[typeName]; found {
+				text, ok = t, true
+			}
+		}
+		if !ok {
+			return "", rosmsg.ROS2.Errorf("no definition of %s: not in the message's text nor among the known .msg files (add its package's .msg files to the ROS 2 definitions directory)", typeName)
+		}
+		return text, nil
+	}
 }
 
-func (p *resolver) resolve(typeName string, depth int) (*Definition, error) {
-	if d, ok := p.done[typeName]; ok {
-		return d, nil
-	}
-	if depth > MaxNesting {
-		return nil, defErrorf("types nest deeper than %d at %s", MaxNesting, typeName)
-	}
-	if p.busy[typeName] {
-		return nil, defErrorf("type %s contains itself", typeName)
-	}
-	text, ok := p.blocks[typeName]
-	if p.reg != nil && (!ok || p.reg.user[typeName]) {
-		if t, found := p.reg.texts[typeName]; found {
-			text, ok = t, true
-		}
-	}
-	if !ok {
-		return nil, defErrorf("no definition of %s: not in the message's text nor among the known .msg files (add its package's .msg files to the ROS 2 definitions directory)", typeName)
-	}
-	p.busy[typeName] = true
-	defer delete(p.busy, typeName)
-	d, err := parseText(typeName, text)
-	if err != nil {
-		return nil, err
-	}
-	if len(d.Fields) == 0 {
+// build makes the Definition of a parsed type whose nested types are
+// resolved, with its size bound and its ros/msg mirror.
+func build(p *rosmsg.Parsed, nested []*Definition) (*Definition, error) {
+	fields := p.Fields
+	if len(fields) == 0 {
 		// rosidl gives an empty struct one member, so it is on the wire
-		d.Fields = []Field{{Name: "structure_needs_at_least_one_member", Type: "uint8", Kind: KindUint8}}
+		fields = []rosmsg.Field{{Name: "structure_needs_at_least_one_member", Type: "uint8", Raw: "uint8", Kind: KindUint8}}
+		nested = make([]*Definition, 1)
 	}
-	for i := range d.Fields {
-		f := &d.Fields[i]
-		if f.Kind != KindMessage {
-			continue
-		}
-		if f.Msg, err = p.resolve(f.Type, depth+1); err != nil {
-			return nil, err
-		}
+	d := &Definition{Type: p.Type, Text: p.Text, Constants: p.Constants, Fields: make([]Field, len(fields))}
+	for i, f := range fields {
+		d.Fields[i] = Field{Name: f.Name, Type: f.Type, Kind: f.Kind, Array: f.Array, Len: f.Len,
+			StringBound: f.StringBound, Default: f.Default, Msg: nested[i]}
 	}
-	d.minSize = minSize(d)
+	d.minSize = rosmsg.MinSize(fields, func(i int) int { return nested[i].minSize })
 	d.value = mirror(d)
-	p.done[typeName] = d
 	return d, nil
-}
-
-// minSize is the least a message of d takes on the wire (no padding):
-// it caps array counts before anything is allocated.
-func minSize(d *Definition) int {
-	n := 0
-	for _, f := range d.Fields {
-		elem := f.Kind.size()
-		switch f.Kind {
-		case KindString, KindWString:
-			elem = 4
-		case KindMessage:
-			elem = f.Msg.minSize
-		}
-		switch f.Array {
-		case ArrayNone:
-			n += elem
-		case ArrayFixed:
-			n += elem * f.Len
-		default:
-			n += 4
-		}
-		n = min(n, maxFixedArray*8) // no overflow; such a message fails to decode anyway
-	}
-	return n
 }
 
 // mirror builds the ros/msg view of d that decoded Values point to.
@@ -268,7 +230,7 @@ func mirror(d *Definition) *msg.Definition {
 	m := &msg.Definition{Type: ROS1Name(d.Type), Constants: d.Constants, Text: d.Text,
 		Fields: make([]msg.Field, len(d.Fields))}
 	for i, f := range d.Fields {
-		mf := msg.Field{Name: f.Name, Type: f.Type, Kind: f.Kind.msgKind(), IsArray: f.IsArray(), ArrayLen: -1}
+		mf := msg.Field{Name: f.Name, Type: f.Type, Kind: msgKind(f.Kind), IsArray: f.IsArray(), ArrayLen: -1}
 		if f.Array == ArrayFixed {
 			mf.ArrayLen = f.Len
 		}

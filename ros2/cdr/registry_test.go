@@ -1,10 +1,14 @@
 package cdr
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/edged-robotics/edged/bag/rosbag2"
+	"github.com/edged-robotics/edged/internal/sampledata"
 )
 
 // writeMsgs writes files (path under dir -> text) and returns dir.
@@ -93,5 +97,68 @@ func TestUserTypeWinsOverRecordingText(t *testing.T) {
 		if len(d.Fields) != tc.fields {
 			t.Errorf("%s %q: %d fields, want %d", tc.typ, tc.text, len(d.Fields), tc.fields)
 		}
+	}
+}
+
+// TestParseRepeatedBlock: a nested block repeated with other text is an
+// error naming the type (before rosmsg's one rule the first block won
+// silently, so a message could decode with the wrong layout); one
+// repeated with the same text counts once, as rosbag2 writes them.
+func TestParseRepeatedBlock(t *testing.T) {
+	sep := strings.Repeat("=", 80) + "\n"
+	for _, tc := range []struct {
+		name, text string
+		wantErr    string
+	}{
+		{"same text", "Leaf a\nLeaf b\n" + sep + "MSG: test_msgs/Leaf\nint32 x\n" + sep + "MSG: test_msgs/Leaf\nint32 x", ""},
+		{"other text", "Leaf a\n" + sep + "MSG: test_msgs/Leaf\nint32 x\n" + sep + "MSG: test_msgs/Leaf\nfloat64 x\n",
+			"test_msgs/msg/Leaf defined twice with different text"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Parse("test_msgs/msg/T", tc.text)
+			if tc.wantErr == "" {
+				if err != nil || d.Fields[0].Msg.Fields[0].Kind != KindInt32 {
+					t.Fatalf("err %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrDefinition) || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err %v, want ErrDefinition with %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestParseRecordedDefinitions: every definition the ROS 2 sample MCAP
+// bags hold parses, among them the talker's
+// rcl_interfaces/msg/ParameterEvent, whose rosbag2 writer repeats the
+// Parameter and ParameterValue blocks. (The .db3 samples hold one-line
+// placeholders, not definitions: see Registry.)
+func TestParseRecordedDefinitions(t *testing.T) {
+	dir := sampledata.Path(t, "ros2")
+	bags, _ := filepath.Glob(filepath.Join(dir, "*", "*.mcap"))
+	more, _ := filepath.Glob(filepath.Join(dir, "*", "*", "*.mcap"))
+	bags = append(bags, more...)
+	if len(bags) == 0 {
+		t.Skipf("no rosbag2 bags under %s", dir)
+	}
+	repeated := 0 // definitions with a repeated block
+	for _, m := range bags {
+		r, err := rosbag2.Open(filepath.Dir(m), rosbag2.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", filepath.Dir(m), err)
+		}
+		for _, c := range r.Connections() {
+			if _, err := Parse(c.Type, c.MessageDefinition); err != nil {
+				t.Errorf("%s %s: %v", filepath.Base(filepath.Dir(m)), c.Type, err)
+			}
+			if strings.Count(c.MessageDefinition, "MSG: rcl_interfaces/Parameter\n") > 1 {
+				repeated++
+			}
+		}
+		r.Close()
+	}
+	if repeated == 0 {
+		t.Error("no sample definition repeats a block: the talker's ParameterEvent should")
 	}
 }

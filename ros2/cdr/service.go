@@ -1,6 +1,10 @@
 package cdr
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/edged-robotics/edged/rosmsg"
+)
 
 // serviceEvent rewrites the text of a service event type
 // (pkg/srv/Name_Event) that rosbag2 stores as the service's .srv text,
@@ -16,7 +20,7 @@ func serviceEvent(typeName, main string, blocks map[string]string) (string, bool
 	var req, resp strings.Builder
 	cur, split := &req, false
 	for _, line := range strings.Split(main, "\n") {
-		if strings.TrimSpace(stripComment(line)) == "---" && !split {
+		if strings.TrimSpace(rosmsg.StripComment(line)) == "---" && !split {
 			cur, split = &resp, true
 			continue
 		}

@@ -1,6 +1,9 @@
 package cdr
 
-import "github.com/edged-robotics/edged/ros/msg"
+import (
+	"github.com/edged-robotics/edged/ros/msg"
+	"github.com/edged-robotics/edged/rosmsg"
+)
 
 const hexDigits = "0123456789abcdef"
 
@@ -16,89 +19,52 @@ const (
 	TypeGoalStatusArray = "action_msgs/msg/GoalStatusArray"
 )
 
-// time reads a builtin_interfaces/Time (int32 sec, uint32 nanosec) as a
-// msg.Time; a negative sec, which a ROS1 time cannot hold, is zero
-// (unset): the caller then stamps with the receive time.
-func (d *dec) time() msg.Time {
-	sec := int32(d.u32())
-	nsec := d.u32()
-	if sec < 0 {
-		return msg.Time{}
-	}
-	return msg.Time{Sec: uint32(sec), NSec: nsec}
-}
-
-// header reads a ROS 2 std_msgs/Header (stamp, frame_id) into the ROS1
-// struct; Seq, which ROS 2 dropped, is 0.
-func (d *dec) header(h *msg.Header) {
-	h.Seq = 0
-	h.Stamp = d.time()
-	h.FrameID = d.str(h.FrameID)
-}
-
-// DecodeHeader decodes a std_msgs/msg/Header message into h.
+// DecodeHeader decodes a std_msgs/msg/Header message into h (Seq, which
+// ROS 2 dropped, is 0; a negative stamp second is the zero time).
 func DecodeHeader(b []byte, h *msg.Header) error {
-	var d dec
-	d.start(b)
-	d.header(h)
-	return d.end(TypeHeader)
+	c := rosmsg.NewCDR(b)
+	c.Header(h)
+	return c.End(TypeHeader)
 }
 
 // DecodeImage decodes a sensor_msgs/msg/Image into img without copying
 // the pixels: img.Data aliases b. Strings equal to img's previous ones
 // are reused, so a stream decoded into one Image allocates nothing.
 func DecodeImage(b []byte, img *msg.Image) error {
-	var d dec
-	d.start(b)
-	d.header(&img.Header)
-	img.Height = d.u32()
-	img.Width = d.u32()
-	img.Encoding = d.str(img.Encoding)
-	img.IsBigEndian = d.u8() != 0
-	img.Step = d.u32()
-	img.Data = d.octets("image data")
-	return d.end(TypeImage)
+	c := rosmsg.NewCDR(b)
+	c.Image(img)
+	return c.End(TypeImage)
 }
 
 // DecodeCompressedImage decodes a sensor_msgs/msg/CompressedImage into
 // img without copying: img.Data aliases b.
 func DecodeCompressedImage(b []byte, img *msg.CompressedImage) error {
-	var d dec
-	d.start(b)
-	d.header(&img.Header)
-	img.Format = d.str(img.Format)
-	img.Data = d.octets("compressed data")
-	return d.end(TypeCompressedImage)
+	c := rosmsg.NewCDR(b)
+	c.CompressedImage(img)
+	return c.End(TypeCompressedImage)
 }
 
 // DecodeJointState decodes a sensor_msgs/msg/JointState into js. As in
 // ros/msg, the slices are newly allocated (the caller may keep them) and
 // names equal to js's previous names are reused.
 func DecodeJointState(b []byte, js *msg.JointState) error {
-	var d dec
-	d.start(b)
-	d.header(&js.Header)
-	js.Name = d.strs(js.Name)
-	js.Position = d.f64s()
-	js.Velocity = d.f64s()
-	js.Effort = d.f64s()
-	return d.end(TypeJointState)
+	c := rosmsg.NewCDR(b)
+	c.JointState(js)
+	return c.End(TypeJointState)
 }
 
 // DecodeString decodes a std_msgs/msg/String into s.
 func DecodeString(b []byte, s *msg.String) error {
-	var d dec
-	d.start(b)
-	s.Data = d.str(s.Data)
-	return d.end(TypeString)
+	c := rosmsg.NewCDR(b)
+	s.Data = c.Str(s.Data)
+	return c.End(TypeString)
 }
 
-// DecodeClock decodes a rosgraph_msgs/msg/Clock into c.
-func DecodeClock(b []byte, c *msg.Clock) error {
-	var d dec
-	d.start(b)
-	c.Clock = d.time()
-	return d.end(TypeClock)
+// DecodeClock decodes a rosgraph_msgs/msg/Clock into clock.
+func DecodeClock(b []byte, clock *msg.Clock) error {
+	c := rosmsg.NewCDR(b)
+	clock.Clock = c.Time()
+	return c.End(TypeClock)
 }
 
 // The values of ROS 2 action_msgs/GoalStatus.status.
@@ -141,26 +107,20 @@ const goalStatusMinSize = 25
 // GoalStatusToROS1, Text empty (ROS 2 has none); Header is zero. The
 // list is newly allocated; unchanged ids are reused.
 func DecodeGoalStatusArray(b []byte, a *msg.GoalStatusArray) error {
-	var d dec
-	d.start(b)
+	c := rosmsg.NewCDR(b)
 	a.Header = msg.Header{}
-	prev := a.StatusList
-	n := d.count(goalStatusMinSize, 0, "status_list")
-	a.StatusList = nil
-	if n > 0 {
-		a.StatusList = make([]msg.GoalStatus, n)
-	}
+	prev := c.GoalStatusList(a, goalStatusMinSize)
 	for i := range a.StatusList {
 		var p msg.GoalStatus
 		if i < len(prev) {
 			p = prev[i]
 		}
 		s := &a.StatusList[i]
-		s.GoalID.ID = uuidString(d.take(16, "uuid"), p.GoalID.ID)
-		s.GoalID.Stamp = d.time()
-		s.Status = GoalStatusToROS1(int8(d.u8()))
+		s.GoalID.ID = uuidString(c.Take(16, "uuid"), p.GoalID.ID)
+		s.GoalID.Stamp = c.Time()
+		s.Status = GoalStatusToROS1(int8(c.U8()))
 	}
-	return d.end(TypeGoalStatusArray)
+	return c.End(TypeGoalStatusArray)
 }
 
 // uuidString formats a 16-byte UUID as 8-4-4-4-12 hex, reusing prev
@@ -183,40 +143,4 @@ func uuidString(u []byte, prev string) string {
 		return prev
 	}
 	return string(buf[:])
-}
-
-// strs reads a string sequence; a string equal to prev[i] reuses it.
-func (d *dec) strs(prev []string) []string {
-	n := d.count(4, 0, "string[]")
-	if n == 0 {
-		return nil
-	}
-	out := make([]string, n)
-	for i := range out {
-		var p string
-		if i < len(prev) {
-			p = prev[i]
-		}
-		out[i] = d.str(p)
-	}
-	if d.err != nil {
-		return nil
-	}
-	return out
-}
-
-// f64s reads a float64 sequence into a new slice.
-func (d *dec) f64s() []float64 {
-	n := d.count(8, 0, "float64[]")
-	if n == 0 {
-		return nil
-	}
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = d.f64()
-	}
-	if d.err != nil {
-		return nil
-	}
-	return out
 }

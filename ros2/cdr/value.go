@@ -1,27 +1,32 @@
 package cdr
 
 import (
-	"fmt"
-	"math"
-	"unicode/utf16"
-
 	"github.com/edged-robotics/edged/ros/msg"
+	"github.com/edged-robotics/edged/rosmsg"
+)
+
+// Errors wrapped by decode errors (rosmsg's, the same for ROS1).
+var (
+	// ErrShort: the message ended early, or a length in it is larger
+	// than the bytes that remain.
+	ErrShort = rosmsg.ErrShort
+	// ErrTrailing: more than alignment padding remains after the last field.
+	ErrTrailing = rosmsg.ErrTrailing
+	// ErrEncapsulation: the 4-byte encapsulation header is not plain
+	// XCDR1 (CDR_LE 00 01 or CDR_BE 00 00).
+	ErrEncapsulation = rosmsg.ErrEncapsulation
+	// ErrBound: a sequence or string is longer than its declared bound.
+	ErrBound = rosmsg.ErrBound
+	// ErrBudget: decoding dynamically would take more memory than
+	// DecodeBudget allows for the message's size.
+	ErrBudget = rosmsg.ErrBudget
 )
 
 // DecodeBudget is the memory Decode may materialize for a message of
 // size bytes: the same rule as ros/msg (64 KiB plus 16x its size), so a
 // hostile message (millions of one-byte nested messages) is refused with
 // ErrBudget before its array exists.
-func DecodeBudget(size int) int { return msg.DecodeBudget(size) }
-
-// Memory a decoded Value takes on a 64-bit machine, charged against the
-// budget before it is allocated.
-const (
-	valueBytes = 32 // the Value struct
-	anyBytes   = 16 // one Fields entry, or a string header
-	sliceBytes = 24
-	ptrBytes   = 8
-)
+func DecodeBudget(size int) int { return rosmsg.DecodeBudget(size) }
 
 // Decode decodes one serialized message (encapsulation header included)
 // of type d into a *msg.Value whose Def is d.Value(): field values have
@@ -30,32 +35,20 @@ const (
 // nanosec). Every length is checked against the bytes that remain and
 // every allocation against DecodeBudget(len(b)) first.
 func (d *Definition) Decode(b []byte) (*msg.Value, error) {
-	var r dec
-	r.start(b)
-	r.budget, r.limited = DecodeBudget(len(b)), true
+	r := dec{rosmsg.NewCDR(b)}
+	r.LimitMemory()
 	v := r.value(d)
-	if err := r.end(d.Type); err != nil {
+	if err := r.End(d.Type); err != nil {
 		return nil, err
 	}
 	return v, nil
 }
 
-// charge takes n bytes of memory from the budget before they are
-// allocated; false (and ErrBudget) when they do not fit.
-func (r *dec) charge(n int, what string) bool {
-	if r.err != nil {
-		return false
-	}
-	if r.limited && n > r.budget {
-		r.err = fmt.Errorf("%w: %s needs %d more bytes at offset %d, %d of the budget left", ErrBudget, what, n, r.off, r.budget)
-		return false
-	}
-	r.budget -= n
-	return true
-}
+// dec decodes XCDR1 dynamically, over rosmsg's Cursor.
+type dec struct{ rosmsg.Cursor }
 
 func (r *dec) value(d *Definition) *msg.Value {
-	if !r.charge(valueBytes+anyBytes*len(d.Fields), d.Type) {
+	if !r.Charge(rosmsg.ValueBytes+rosmsg.AnyBytes*len(d.Fields), d.Type) {
 		return nil
 	}
 	v := &msg.Value{Def: d.value, Fields: make([]any, len(d.Fields))}
@@ -65,8 +58,8 @@ func (r *dec) value(d *Definition) *msg.Value {
 		case ArrayNone:
 			v.Fields[i] = r.single(f)
 		case ArrayFixed:
-			if uint64(f.Len)*uint64(max(elemMinSize(f), 1)) > uint64(r.remaining()) {
-				r.fail(f.Name, f.Len*max(elemMinSize(f), 1))
+			if uint64(f.Len)*uint64(max(elemMinSize(f), 1)) > uint64(r.Remaining()) {
+				r.Fail(f.Name, f.Len*max(elemMinSize(f), 1))
 			}
 			v.Fields[i] = r.array(f, f.Len)
 		default:
@@ -74,9 +67,9 @@ func (r *dec) value(d *Definition) *msg.Value {
 			if f.Array == ArrayBounded {
 				bound = f.Len
 			}
-			v.Fields[i] = r.array(f, r.count(elemMinSize(f), bound, f.Name))
+			v.Fields[i] = r.array(f, r.Count(elemMinSize(f), bound, f.Name))
 		}
-		if r.err != nil {
+		if r.Err() != nil {
 			return v
 		}
 	}
@@ -84,13 +77,10 @@ func (r *dec) value(d *Definition) *msg.Value {
 }
 
 func elemMinSize(f *Field) int {
-	switch f.Kind {
-	case KindString, KindWString:
-		return 4
-	case KindMessage:
+	if f.Kind == KindMessage {
 		return f.Msg.minSize
 	}
-	return f.Kind.size()
+	return f.Kind.MinWire(0)
 }
 
 func (r *dec) single(f *Field) any {
@@ -98,133 +88,42 @@ func (r *dec) single(f *Field) any {
 	case KindMessage:
 		return r.value(f.Msg)
 	case KindString:
-		p := r.strBytes(f.StringBound)
-		if !r.charge(anyBytes+len(p), f.Name) {
-			return nil
-		}
-		return string(p)
+		return r.String(f.StringBound, true, f.Name)
 	case KindWString:
-		return r.wstring(f.StringBound, f.Name)
+		return r.WString(f.StringBound, f.Name)
 	}
-	if f.Kind.size() > 1 && !r.charge(8, f.Name) { // boxed in its Fields entry
-		return nil
-	}
-	return r.scalar(f.Kind)
-}
-
-func (r *dec) scalar(k Kind) any {
-	switch k {
-	case KindBool:
-		return r.u8() != 0
-	case KindByte, KindUint8:
-		return r.u8()
-	case KindInt8:
-		return int8(r.u8())
-	case KindInt16:
-		return int16(r.u16())
-	case KindUint16:
-		return r.u16()
-	case KindInt32:
-		return int32(r.u32())
-	case KindUint32:
-		return r.u32()
-	case KindInt64:
-		return int64(r.u64())
-	case KindUint64:
-		return r.u64()
-	case KindFloat32:
-		return math.Float32frombits(r.u32())
-	case KindFloat64:
-		return r.f64()
-	}
-	r.err = fmt.Errorf("field of invalid kind %d", k)
-	return nil
-}
-
-// wstring reads a wide string as ROS 2's typesupport writes it: a uint32
-// count of UTF-16 code units, then the units (no terminator counted).
-func (r *dec) wstring(bound int, what string) string {
-	n := r.count(2, bound, what)
-	if !r.charge(anyBytes+3*n, what) {
-		return ""
-	}
-	units := make([]uint16, n)
-	for i := range units {
-		units[i] = r.u16()
-	}
-	return string(utf16.Decode(units))
+	return r.Scalar(f.Kind, f.Name)
 }
 
 // array decodes n elements; the caller checked n against the remaining
 // bytes, so the allocations are bounded by the message size and budget.
 func (r *dec) array(f *Field, n int) any {
-	if r.err != nil {
+	if r.Err() != nil {
 		return nil
 	}
-	elem := f.Kind.size()
+	elem := f.Kind.Size()
 	switch f.Kind {
 	case KindString, KindWString:
-		elem = anyBytes
+		elem = rosmsg.AnyBytes
 	case KindMessage:
-		elem = ptrBytes + valueBytes // each element is at least a Value
+		elem = rosmsg.PtrBytes + rosmsg.ValueBytes // each element is at least a Value
 	}
-	if !r.charge(sliceBytes+n*elem, f.Name) {
+	if !r.Charge(rosmsg.SliceBytes+n*elem, f.Name) {
 		return nil
 	}
 	switch f.Kind {
 	case KindString:
-		return fill(n, func() string {
-			p := r.strBytes(f.StringBound)
-			if !r.charge(len(p), f.Name) {
-				return ""
-			}
-			return string(p)
-		})
+		return rosmsg.Fill(n, func() string { return r.String(f.StringBound, false, f.Name) })
 	case KindWString:
-		return fill(n, func() string { return r.wstring(f.StringBound, f.Name) })
+		return rosmsg.Fill(n, func() string { return r.WString(f.StringBound, f.Name) })
 	case KindMessage:
 		out := make([]*msg.Value, 0, n)
-		for i := 0; i < n && r.err == nil; i++ {
+		for i := 0; i < n && r.Err() == nil; i++ {
 			out = append(out, r.value(f.Msg))
 		}
 		return out
 	}
-	return r.numbers(f.Kind, n)
-}
-
-func fill[T any](n int, next func() T) []T {
-	out := make([]T, n)
-	for i := range out {
-		out[i] = next()
-	}
-	return out
-}
-
-func (r *dec) numbers(k Kind, n int) any {
-	switch k {
-	case KindByte, KindUint8:
-		return append([]byte(nil), r.take(n, "uint8[]")...)
-	case KindBool:
-		return fill(n, func() bool { return r.u8() != 0 })
-	case KindInt8:
-		return fill(n, func() int8 { return int8(r.u8()) })
-	case KindInt16:
-		return fill(n, func() int16 { return int16(r.u16()) })
-	case KindUint16:
-		return fill(n, r.u16)
-	case KindInt32:
-		return fill(n, func() int32 { return int32(r.u32()) })
-	case KindUint32:
-		return fill(n, r.u32)
-	case KindFloat32:
-		return fill(n, func() float32 { return math.Float32frombits(r.u32()) })
-	case KindInt64:
-		return fill(n, func() int64 { return int64(r.u64()) })
-	case KindUint64:
-		return fill(n, r.u64)
-	default: // KindFloat64
-		return fill(n, r.f64)
-	}
+	return r.Numbers(f.Kind, n, f.Name)
 }
 
 // Stamp returns the header stamp of a decoded message whose definition
