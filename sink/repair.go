@@ -36,6 +36,10 @@ const (
 	// maxAsksPerTick bounds the store reads of one tick of the session
 	// loop.
 	maxAsksPerTick = 16
+	// endQuiet: an end manifest of an episode that is not followed is
+	// looked at (a store read) at most once this long; more are the same
+	// end repeated (duplicates cost a robot nothing to send).
+	endQuiet = 10 * time.Second
 )
 
 // followed is an incomplete episode whose end manifest arrived.
@@ -50,6 +54,9 @@ type followed struct {
 // a duplicate) and did not complete it: one held complete is
 // acknowledged again, an incomplete one is asked for after RepairAfter.
 func (s *Sink) endArrived(robot, episodeID string) {
+	if !s.endToLookAt(robot, episodeID) {
+		return
+	}
 	l, completed, err := s.recv.Lacking(robot, episodeID, 0)
 	switch {
 	case err != nil:
@@ -67,6 +74,45 @@ func (s *Sink) endArrived(robot, episodeID string) {
 		return
 	}
 	s.follow(robot, episodeID)
+}
+
+// endToLookAt reports whether an end manifest that arrived needs a look
+// at the store: not when the episode is followed (the robot repeated its
+// end: it is asked again soon, RepairAfter from now) nor when one was
+// looked at under endQuiet ago.
+func (s *Sink) endToLookAt(robot, episodeID string) bool {
+	now, key := s.now(), robot+"/"+episodeID
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f := s.followed[key]; f != nil {
+		f.asks, f.next = 0, now.Add(s.cfg.RepairAfter)
+		return false
+	}
+	if t, ok := s.endLooked[key]; ok && now.Sub(t) < endQuiet {
+		return false
+	}
+	if len(s.endLooked) >= maxFollowed {
+		for k, t := range s.endLooked {
+			if now.Sub(t) >= endQuiet {
+				delete(s.endLooked, k)
+			}
+		}
+		if len(s.endLooked) >= maxFollowed {
+			return false // a flood of ends: the robots send theirs again later
+		}
+	}
+	s.endLooked[key] = now
+	return true
+}
+
+// following reports whether the sink follows the episode: a message of
+// it that the id log has seen is delivered again all the same (the
+// robot sent it because the store lacks it: a store lost while the id
+// log was kept); the store's writes are idempotent.
+func (s *Sink) following(robot, episodeID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.followed[robot+"/"+episodeID] != nil
 }
 
 // follow starts (or restarts, when the robot sent its end again) following

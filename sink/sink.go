@@ -287,6 +287,7 @@ type Sink struct {
 	robots     map[string]*robotUse
 	pbytes     int64
 	followed   map[string]*followed // ROBOT/EPISODE -> incomplete episode (repair.go)
+	endLooked  map[string]time.Time // ROBOT/EPISODE -> when an end of it was last looked at (repair.go)
 
 	received, delivered, duplicates, rejected, chunks, expired, statuses, connects atomic.Uint64
 	retried, conflicts, completes, acked, staleStatuses                            atomic.Uint64
@@ -335,7 +336,7 @@ func New(cfg Config, log *slog.Logger) (*Sink, error) {
 	}
 	s := &Sink{cfg: cfg, log: log, ids: ids, stateLock: lock, partials: map[partKey]*partial{}, staged: map[string]time.Time{}, ackSent: map[wire.Ack]sentAck{},
 		lanes:  make([]sync.Mutex, cfg.Lanes),
-		robots: map[string]*robotUse{}, followed: map[string]*followed{}, now: time.Now, writeFn: writeFile,
+		robots: map[string]*robotUse{}, followed: map[string]*followed{}, endLooked: map[string]time.Time{}, now: time.Now, writeFn: writeFile,
 		ackNotify: make(chan struct{}, 1), ackWait: 10 * time.Second}
 	s.store = cfg.Store
 	opts := episode.ReceiverOptions{Shared: cfg.Group != ""}
@@ -545,7 +546,7 @@ func (s *Sink) handle(topic string, payload []byte) error {
 	if env.Kind == wire.KindStatus {
 		return s.writeStatus(env)
 	}
-	if s.ids.has(env.ID) {
+	if s.ids.has(env.ID) && (env.Kind == wire.KindEpisodeEnd || !s.following(env.Robot, env.Episode)) {
 		s.duplicates.Add(1)
 		if env.Kind == wire.KindEpisodeEnd {
 			s.endArrived(env.Robot, env.Episode) // the robot repeats its end while it waits for the ack

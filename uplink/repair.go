@@ -36,8 +36,15 @@ type RepairStats struct {
 	Waiting     uint64 // pieces asked for while still on their way (queued, in flight)
 	Unavailable uint64 // pieces asked for that the robot does not hold (evicted, never made)
 	EndResends  uint64 // end manifests sent again after ResendAfter
+	Throttled   uint64 // repair requests ignored: one for the episode was answered under minAnswerGap before
 	Awaiting    int    // ended episodes waiting for the receiver's acknowledgement
 }
+
+// minAnswerGap bounds how often the robot answers repair requests for
+// one episode: a sink asks 30 s after an end and then less often, so
+// more is a sink gone wrong (or hostile) making the robot send an
+// episode again and again.
+const minAnswerGap = 2 * time.Second
 
 // Awaiting is an ended episode (its end manifest reached the broker)
 // that the receiver has not acknowledged complete.
@@ -70,9 +77,10 @@ type repairer struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 
-	mu     sync.Mutex
-	eps    map[string]*Awaiting
-	counts RepairStats
+	mu       sync.Mutex
+	eps      map[string]*Awaiting
+	answered map[string]time.Time // episode -> when a repair request for it was last answered
+	counts   RepairStats
 }
 
 var endName = wire.EndPiece.String()
@@ -80,7 +88,7 @@ var endName = wire.EndPiece.String()
 func startRepairer(cfg Config, ob *outbox.Outbox, onRepair func(string, []string, bool), log *slog.Logger) *repairer {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &repairer{cfg: cfg, ob: ob, log: log, onRepair: onRepair, cancel: cancel, done: make(chan struct{}),
-		eps: map[string]*Awaiting{}}
+		eps: map[string]*Awaiting{}, answered: map[string]time.Time{}}
 	go r.run(ctx)
 	return r
 }
@@ -158,6 +166,11 @@ func (r *repairer) tick() {
 			delete(r.eps, id)
 		}
 	}
+	for id, t := range r.answered {
+		if now.Sub(t) >= minAnswerGap {
+			delete(r.answered, id)
+		}
+	}
 	r.counts.Awaiting = len(r.eps)
 	r.mu.Unlock()
 }
@@ -165,15 +178,24 @@ func (r *repairer) tick() {
 // request answers a repair request: the pieces the receiver lacks that
 // the robot holds are queued again.
 func (r *repairer) request(req *wire.Repair) {
-	res := r.ob.Resend(req.Episode, req.Missing)
+	now := r.cfg.Now()
 	r.mu.Lock()
 	r.counts.Requests++
+	if last, ok := r.answered[req.Episode]; ok && now.Sub(last) < minAnswerGap {
+		r.counts.Throttled++
+		r.mu.Unlock()
+		return
+	}
+	r.answered[req.Episode] = now
+	r.mu.Unlock()
+	res := r.ob.Resend(req.Episode, req.Missing)
+	r.mu.Lock()
 	r.counts.Resent += uint64(len(res.Queued))
 	r.counts.Waiting += uint64(len(res.Waiting))
 	r.counts.Unavailable += uint64(len(res.Missing))
 	if a := r.eps[req.Episode]; a != nil {
 		a.Requests++
-		a.Asked = r.cfg.Now()
+		a.Asked = now
 		a.Lacks, a.More, a.Unavailable = slices.Clone(req.Missing), req.More, res.Missing
 	}
 	r.mu.Unlock()

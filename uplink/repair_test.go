@@ -279,3 +279,22 @@ func testRepairWithSinkGroup(t *testing.T, out string, store episode.Blobs, loca
 		t.Error("no sink of the group asked for the dropped part")
 	}
 }
+
+// The sink loses its store but keeps its state (its id log): what the
+// robot sends again carries ids the sink has seen, and must be taken all
+// the same.
+func TestRepairAfterSinkLostItsStore(t *testing.T) {
+	b := brokertest.Start(t, brokertest.Options{})
+	out := t.TempDir()
+	r := repairSink(t, b.URL, mqttconn.Auth{}, out, nil)
+	u, up := repairRobot(t, b.URL, mqttconn.Auth{})
+	ep := repairEpisode{t, u, epID("store-lost")}
+	ep.ship(0, 1)
+	poll.Until(t, 20*time.Second, "start and part 1 at the sink", func() bool { return r.count() == 1+4 })
+	r.stop()
+	mustNil(t, os.RemoveAll(episode.StoreDir(out)))
+	ep.ship(2, 3, 4)
+	published(t, u)
+	repairSink(t, b.URL, mqttconn.Auth{}, out, nil)
+	checkRepaired(t, u, up, out, ep.id)
+}
