@@ -5,8 +5,9 @@
 // acknowledged it; Release puts an unacknowledged message back, Drop
 // gives up on one that cannot be sent (counted apart from Acked).
 //
-// Layout: DIR/seg-NNNNNNNNNNNNNNNN.log files, appended to in order. A
-// record is
+// Layout: DIR/obx-NNNNNNNNNNNNNNNN.log files, appended to in order
+// (DIR/seg-*.log files of an edged before groups are read and drained,
+// never written: record.go says why). A record is
 //
 //	magic "EDOB" | uint32 LE body length | uint32 LE CRC-32C of body | body
 //	body = type (1 byte) | priority (1) | uint64 LE sequence | data

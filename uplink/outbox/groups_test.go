@@ -3,6 +3,8 @@ package outbox
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -249,5 +251,33 @@ func TestHeldListBounded(t *testing.T) {
 	o.mu.Unlock()
 	if n > 200 {
 		t.Fatalf("held list of %d entries for 10 held messages", n)
+	}
+}
+
+// Files of an edged before groups (seg-*.log) are read and drained;
+// new records go to obx-*.log only, which such an edged does not read
+// (it would cut the records it does not know off as a torn tail).
+func TestOlderFilesReadNewerApart(t *testing.T) {
+	dir := t.TempDir()
+	old := appendRecord(nil, recPut, PriorityControl, 1, []byte("from before"))
+	if err := os.WriteFile(filepath.Join(dir, oldFilePrefix+"0000000000000000.log"), old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := open(t, dir, 1<<20)
+	if _, err := o.Put(gmsg(PriorityControl, "ep", "segment/0", "grouped")); err != nil {
+		t.Fatal(err)
+	}
+	if got := drain(t, o, true); fmt.Sprint(got) != "[from before grouped]" {
+		t.Fatalf("sent %v", got)
+	}
+	poll.Until(t, 10*time.Second, "the older file drained and deleted", func() bool {
+		n, _ := filepath.Glob(filepath.Join(dir, oldFilePrefix+"*.log"))
+		return len(n) == 0
+	})
+	if err := o.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := filepath.Glob(filepath.Join(dir, filePrefix+"*.log")); len(n) == 0 {
+		t.Fatal("no obx-*.log file written")
 	}
 }

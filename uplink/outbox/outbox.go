@@ -767,7 +767,7 @@ func (o *Outbox) closeFiles() {
 func (o *Outbox) createFile() (*segFile, error) {
 	id := o.nextFile
 	o.nextFile++
-	name := filepath.Join(o.opts.Dir, fmt.Sprintf("seg-%016x.log", id))
+	name := filepath.Join(o.opts.Dir, fmt.Sprintf(filePrefix+"%016x.log", id))
 	fh, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("outbox: create %s: %w (check data_dir's permissions and free space)", name, err)

@@ -120,7 +120,7 @@ func TestTornTailAndCorruptRecord(t *testing.T) {
 		o.Put(msg(PriorityControl, fmt.Sprint("m", i)))
 	}
 	o.Close()
-	files, _ := filepath.Glob(filepath.Join(dir, "seg-*.log"))
+	files, _ := filepath.Glob(filepath.Join(dir, filePrefix+"*.log"))
 	name := files[len(files)-1]
 	b, _ := os.ReadFile(name)
 	rec := len(b) / 5

@@ -6,6 +6,17 @@ import (
 	"hash/crc32"
 )
 
+// The outbox's files: filePrefix + 16 hex digits + ".log". Files of an
+// edged before groups (oldFilePrefix: only 'P', 'A' and 'E' records)
+// are read and drained, never written: an edged before groups reads only
+// those, so after a downgrade it leaves the newer files alone (their
+// messages wait for a newer edged) instead of cutting their records,
+// unknown to it, off as a torn tail.
+const (
+	filePrefix    = "obx-"
+	oldFilePrefix = "seg-"
+)
+
 const (
 	magic      = "EDOB"
 	headerLen  = 12 // magic, length, crc

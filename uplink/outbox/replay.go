@@ -13,9 +13,13 @@ import (
 
 // replay reads every file in order and rebuilds the index.
 func (o *Outbox) replay() error {
-	names, err := filepath.Glob(filepath.Join(o.opts.Dir, "seg-*.log"))
-	if err != nil {
-		return fmt.Errorf("outbox: %w", err)
+	var names []string
+	for _, prefix := range []string{oldFilePrefix, filePrefix} {
+		n, err := filepath.Glob(filepath.Join(o.opts.Dir, prefix+"*.log"))
+		if err != nil {
+			return fmt.Errorf("outbox: %w", err)
+		}
+		names = append(names, n...)
 	}
 	type named struct {
 		id   uint64
@@ -23,7 +27,8 @@ func (o *Outbox) replay() error {
 	}
 	var files []named
 	for _, n := range names {
-		id, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(n), "seg-"), ".log"), 16, 64)
+		base := strings.TrimPrefix(strings.TrimPrefix(filepath.Base(n), oldFilePrefix), filePrefix)
+		id, err := strconv.ParseUint(strings.TrimSuffix(base, ".log"), 16, 64)
 		if err != nil {
 			continue // not ours
 		}
