@@ -18,6 +18,7 @@ import (
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/fsm/fsmkind"
 	"github.com/edged-robotics/edged/ros/msg"
 	"github.com/edged-robotics/edged/ros/rostest"
 	"github.com/edged-robotics/edged/ros/tcpros"
@@ -281,7 +282,7 @@ func TestRunActionlibGoalArgumentsInTraceChecks(t *testing.T) {
 		t.Fatalf("manifest %+v: not closed", e.Manifest)
 	}
 	for i, want := range [][]string{{"cup", "table", "0.5"}, {"bottle", "shelf", "1"}} {
-		if s := e.Segments[i]; s.Kind != config.FSMActionlib || s.Outcome != episode.Completed || !slices.Equal(s.Args, want) {
+		if s := e.Segments[i]; s.Kind != fsmkind.Actionlib || s.Outcome != episode.Completed || !slices.Equal(s.Args, want) {
 			t.Errorf("segment %d %+v, want a completed actionlib goal with args %q", i, s, want)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
@@ -203,7 +202,7 @@ func (s Source) validate(f string) error {
 			return fielderr.New(f+".field", "%w", err)
 		}
 	default:
-		return fielderr.New(f+".type", "must be one of %s, got %q", strings.Join(fsmkind.All, ", "), s.Kind)
+		return fielderr.New(f+".type", "must be %s, got %q", fsmkind.Names(), s.Kind)
 	}
 	return nil
 }

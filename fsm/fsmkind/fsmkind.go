@@ -2,9 +2,11 @@
 // fsm[].type, and the kind each segment and transition records
 // (source_kind). It is the one list of them: fsm reads sources by kind,
 // config defaults fsm[].type from it, and the episode store's recovery
-// rebuilds segments by Sequential. It imports nothing, so that all of
-// them may use it.
+// rebuilds segments by Sequential. It imports no edged package, so that
+// all of them may use it.
 package fsmkind
+
+import "strings"
 
 // The kinds.
 const (
@@ -18,6 +20,12 @@ const (
 
 // All lists the kinds, the default first.
 var All = []string{String, Smach, Actionlib, Field}
+
+// Names lists the kinds for a message: "string, smach, actionlib or
+// field".
+func Names() string {
+	return strings.Join(All[:len(All)-1], ", ") + " or " + All[len(All)-1]
+}
 
 // Valid reports whether k is a kind ("" is not: it takes Default
 // before it is checked).

@@ -20,6 +20,9 @@ func TestKinds(t *testing.T) {
 			}
 		})
 	}
+	if got, want := Names(), "string, smach, actionlib or field"; got != want {
+		t.Errorf("Names() = %q, want %q", got, want)
+	}
 	if All[0] != Default {
 		t.Errorf("All starts with %s, not the default %s", All[0], Default)
 	}
