@@ -241,7 +241,9 @@ func (d *Daemon) damaged(sum *ReplaySummary, what string) {
 }
 
 // bagTopics are the configured cameras and joints; a role with none
-// configured takes every matching topic of the bags.
+// configured takes the matching topics of the bags as discovery allows
+// (discovery.max_cameras and max_joints, as edged run: a bag's topics
+// are input too).
 func (d *Daemon) bagTopics(readers []recording) (cams, joints []string) {
 	var tt []capture.TopicType
 	for _, r := range readers {
@@ -250,7 +252,7 @@ func (d *Daemon) bagTopics(readers []recording) (cams, joints []string) {
 		}
 	}
 	cams, joints = configuredTopics(&d.cfg)
-	return withDiscovered(cams, joints, tt)
+	return d.discovered(&d.cfg, &topology{}, cams, joints, tt)
 }
 
 func (d *Daemon) newReplayCapture(t *topology) (*capture.Replay, error) {

@@ -92,13 +92,6 @@ func configuredTopics(cfg *config.Config) (cams, joints []string) {
 	return cams, joints
 }
 
-// withDiscovered fills a role with no configured topics with those
-// capture.Discover picks from the published (or recorded) topics.
-func withDiscovered(cams, joints []string, published []capture.TopicType) ([]string, []string) {
-	foundCams, foundJoints := capture.Discover(published)
-	return orTopics(cams, slices.Compact(foundCams)), orTopics(joints, slices.Compact(foundJoints))
-}
-
 // orTopics is configured, or else fallback when nothing is configured.
 func orTopics(configured, fallback []string) []string {
 	if len(configured) > 0 {
