@@ -202,17 +202,10 @@ func (c *Config) validateTopics(p *problems) {
 // check refuses exactly the recipes the sheet builder would.
 func (c *Config) validateRecipe(p *problems) {
 	if _, err := recipe.Preset(c.Sheet.Preset); err != nil {
-		p.add("sheet.preset", "must be %s or %s, got %q", recipe.PresetPublished, recipe.PresetLowCost, c.Sheet.Preset)
+		*p = append(*p, err)
 	}
 	if err := c.Sheet.Recipe().Validate(); err != nil {
-		var fe *recipe.FieldError
-		for _, e := range unjoin(err) {
-			if errors.As(e, &fe) {
-				p.add("sheet."+fe.Field, "%s", fe.Msg)
-			} else {
-				*p = append(*p, e)
-			}
-		}
+		*p = append(*p, unjoin(err)...)
 	}
 	// ring.max_bytes is ringbuf's rule (applied by daemon.Check); this
 	// one spans two sections, so it is config's.

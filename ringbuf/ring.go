@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/capture"
+	"github.com/edged-robotics/edged/internal/fielderr"
 )
 
 // Defaults of Config (used for zero fields), and of the config file's
@@ -56,18 +57,19 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// Validate reports the first invalid field, naming its config key. A
+// Validate reports the first invalid field, a *fielderr.Error naming
+// its config key (so a command may rename it to a flag). A
 // zero field is invalid here: New (and the config file's defaults) fill
 // zeros in before validating, so a 0 written in the file is refused
 // rather than silently taking a default.
 func (c Config) Validate() error {
 	switch {
 	case c.MaxBytes < MinBytes:
-		return fmt.Errorf("ring.max_bytes: must be >= 1MiB (%d bytes; default %d), got %d", MinBytes, DefaultMaxBytes, c.MaxBytes)
+		return fielderr.New("ring.max_bytes", "must be >= 1MiB (%d bytes; default %d), got %d", MinBytes, DefaultMaxBytes, c.MaxBytes)
 	case c.MaxAge <= 0:
-		return fmt.Errorf("ring.max_age: must be > 0 (default %s), got %s", DefaultMaxAge, c.MaxAge)
+		return fielderr.New("ring.max_age", "must be > 0 (default %s), got %s", DefaultMaxAge, c.MaxAge)
 	case c.MaxFrames <= 0:
-		return fmt.Errorf("ring.max_frames: must be > 0 (default %d), got %d", DefaultMaxFrames, c.MaxFrames)
+		return fielderr.New("ring.max_frames", "must be > 0 (default %d), got %d", DefaultMaxFrames, c.MaxFrames)
 	}
 	return nil
 }

@@ -2,13 +2,14 @@ package ros
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/url"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/edged-robotics/edged/internal/fielderr"
 )
 
 // Config configures a Node. The zero value is usable: every field has a
@@ -137,29 +138,29 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Validate checks c (after defaults) without I/O; errors name the
-// field. The rules of ros.master_uri (http or https) and ros.node_name
+// Validate checks c (after defaults) without I/O; errors are
+// *fielderr.Error values naming the config key. The rules of ros.master_uri (http or https) and ros.node_name
 // are the node's alone: config does not repeat them, daemon.Check
 // applies these to the node config run builds.
 func (c Config) Validate() error {
 	var errs []error
 	u, err := url.Parse(c.MasterURI)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		errs = append(errs, fmt.Errorf("ros.master_uri: %q is not an http://host:port/ URI", c.MasterURI))
+		errs = append(errs, fielderr.New("ros.master_uri", "%q is not an http://host:port/ URI", c.MasterURI))
 	}
 	if ns := globalNamespace(c.Namespace); ns != "/" {
 		if err := checkName(strings.TrimSuffix(ns, "/")); err != nil {
-			errs = append(errs, fmt.Errorf("ros.namespace: %w", err))
+			errs = append(errs, fielderr.New("ros.namespace", "%w", err))
 		}
 	}
 	if strings.HasPrefix(c.NodeName, "~") {
 		// a private name would put the node under itself
-		errs = append(errs, fmt.Errorf("ros.node_name: must be a global or relative name, got the private name %q", c.NodeName))
+		errs = append(errs, fielderr.New("ros.node_name", "must be a global or relative name, got the private name %q", c.NodeName))
 	} else if _, err := newNames(c.Namespace, c.NodeName, c.Remaps); err != nil {
 		errs = append(errs, err)
 	}
 	if strings.ContainsAny(c.Host, "/ ") {
-		errs = append(errs, fmt.Errorf("ros.host: %q is not a host name or address", c.Host))
+		errs = append(errs, fielderr.New("ros.host", "%q is not a host name or address", c.Host))
 	}
 	for _, d := range []struct {
 		name string
@@ -168,20 +169,20 @@ func (c Config) Validate() error {
 		{"resolve_interval", c.ResolveInterval}, {"reconnect_min", c.ReconnectMin}, {"reconnect_max", c.ReconnectMax},
 		{"unreachable_max", c.UnreachableMax}, {"frame_timeout", c.FrameTimeout}} {
 		if d.v < 0 {
-			errs = append(errs, fmt.Errorf("ros.%s: must be > 0", d.name))
+			errs = append(errs, fielderr.New("ros."+d.name, "must be > 0"))
 		}
 	}
 	if c.ReconnectMax < c.ReconnectMin {
-		errs = append(errs, errors.New("ros.reconnect_max: must be >= ros.reconnect_min"))
+		errs = append(errs, fielderr.New("ros.reconnect_max", "must be >= ros.reconnect_min"))
 	}
 	if c.UnreachableMax < c.ReconnectMax {
-		errs = append(errs, errors.New("ros.unreachable_max: must be >= ros.reconnect_max"))
+		errs = append(errs, fielderr.New("ros.unreachable_max", "must be >= ros.reconnect_max"))
 	}
 	if c.MinFrameRate < 0 {
-		errs = append(errs, errors.New("ros.min_frame_rate: must be > 0"))
+		errs = append(errs, fielderr.New("ros.min_frame_rate", "must be > 0"))
 	}
 	if c.MaxHeaderBytes < 0 {
-		errs = append(errs, errors.New("ros.max_header_bytes: must be > 0"))
+		errs = append(errs, fielderr.New("ros.max_header_bytes", "must be > 0"))
 	}
 	return errors.Join(errs...)
 }

@@ -3,6 +3,8 @@ package ros
 import (
 	"fmt"
 	"strings"
+
+	"github.com/edged-robotics/edged/internal/fielderr"
 )
 
 // names resolves graph resource names as roscpp does: a global name
@@ -23,7 +25,7 @@ func newNames(namespace, nodeName string, remaps map[string]string) (names, erro
 	n := names{namespace: ns}
 	n.node = n.plain(nodeName)
 	if err := checkName(n.node); err != nil {
-		return names{}, fmt.Errorf("ros.node_name: %w", err)
+		return names{}, fielderr.New("ros.node_name", "%w", err)
 	}
 	n.remaps = make(map[string]string, len(remaps))
 	for from, to := range remaps {

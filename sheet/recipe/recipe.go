@@ -3,8 +3,9 @@
 // config check`, `edged run` (through the config package) and the sheet
 // builder all apply, so that they can never disagree.
 //
-// It imports nothing of edged and no cgo: the config package applies it
-// to the sheet section, the sheet package builds what it allows.
+// It imports nothing of edged but internal/fielderr, and no cgo: the
+// config package applies it to the sheet section, the sheet package
+// builds what it allows.
 //
 // The memory budget. A builder holds one RGB canvas per camera, sized
 // columns x rows tiles of tile_width x tile height; the tile height
@@ -18,8 +19,10 @@ package recipe
 
 import (
 	"errors"
-	"fmt"
+	"strings"
 	"time"
+
+	"github.com/edged-robotics/edged/internal/fielderr"
 )
 
 // Recipe is the contact-sheet recipe. Every field has a documented
@@ -90,21 +93,13 @@ func Default() Recipe {
 	}
 }
 
-// FieldError is one invalid field. Field is the key under the config's
-// sheet section (tile_width); Error names it in full (sheet.tile_width)
-// so a caller that took the value from elsewhere (a flag) can rename it.
-type FieldError struct {
-	Field, Msg string
-}
-
-func (e *FieldError) Error() string { return "sheet." + e.Field + ": " + e.Msg }
-
-// Validate reports every invalid field, each error a *FieldError naming
-// it (`sheet.tile_width: must be > 0`). It does no I/O.
+// Validate reports every invalid field, each error a *fielderr.Error
+// naming its config key (`sheet.tile_width: must be > 0`), which a
+// caller that took the value from a flag can rename. It does no I/O.
 func (r Recipe) Validate() error {
 	var errs []error
 	bad := func(field, msg string, args ...any) {
-		errs = append(errs, &FieldError{Field: field, Msg: fmt.Sprintf(msg, args...)})
+		errs = append(errs, fielderr.New("sheet."+field, msg, args...))
 	}
 	if r.Interval < MinInterval {
 		bad("interval", "must be >= %s (default %s)", MinInterval, DefaultInterval)
@@ -221,5 +216,5 @@ func Preset(name string) (Recipe, error) {
 	case PresetLowCost:
 		return LowCost(), nil
 	}
-	return Recipe{}, &FieldError{Field: "preset", Msg: fmt.Sprintf("must be one of %v, got %q", Presets, name)}
+	return Recipe{}, fielderr.New("sheet.preset", "must be %s, got %q", strings.Join(Presets, " or "), name)
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/edged-robotics/edged/internal/fielderr"
 )
 
 // TestRecipeBudget: the recipes of issues 10 and 15 that passed config
@@ -37,8 +39,8 @@ func TestRecipeBudget(t *testing.T) {
 				}
 				return
 			}
-			var fe *FieldError
-			if !errors.As(err, &fe) || fe.Field != tc.wantField || !strings.Contains(err.Error(), tc.want) {
+			var fe *fielderr.Error
+			if !errors.As(err, &fe) || fe.Field != "sheet."+tc.wantField || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want a sheet.%s error containing %q", err, tc.wantField, tc.want)
 			}
 		})
