@@ -1,8 +1,8 @@
 package episode
 
 import (
-	"maps"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 

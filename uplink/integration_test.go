@@ -24,9 +24,9 @@ import (
 	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/ship"
+	"github.com/edged-robotics/edged/sink"
 	"github.com/edged-robotics/edged/uplink"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
-	"github.com/edged-robotics/edged/sink"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 

@@ -16,9 +16,9 @@ import (
 	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/internal/s3test"
 	"github.com/edged-robotics/edged/sheet"
+	"github.com/edged-robotics/edged/sink"
 	"github.com/edged-robotics/edged/uplink"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
-	"github.com/edged-robotics/edged/sink"
 )
 
 // Repair tests: a broker that acknowledges a robot's message and then

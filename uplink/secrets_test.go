@@ -12,9 +12,9 @@ import (
 
 	"github.com/edged-robotics/edged/internal/brokertest"
 	"github.com/edged-robotics/edged/internal/poll"
+	"github.com/edged-robotics/edged/sink"
 	"github.com/edged-robotics/edged/uplink"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
-	"github.com/edged-robotics/edged/sink"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 

@@ -17,8 +17,8 @@ import (
 	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/internal/s3test"
 	"github.com/edged-robotics/edged/sheet"
-	"github.com/edged-robotics/edged/uplink"
 	"github.com/edged-robotics/edged/sink"
+	"github.com/edged-robotics/edged/uplink"
 )
 
 // tlog writes a sink's warnings into the test's log.
