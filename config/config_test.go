@@ -50,7 +50,7 @@ func TestDesignExampleIsValid(t *testing.T) {
 	if c.Sheet.Interval.D() != 500*time.Millisecond || c.Uplink.MaxPayload != 128<<10 || c.Uplink.OutboxBytes != 2<<30 {
 		t.Fatalf("units parsed wrong: %+v %+v", c.Sheet, c.Uplink)
 	}
-	if c.Uplink.ClientID != "edged-arm-01" || c.Ring.MaxAge != DefaultRingAge {
+	if c.Uplink.ClientID != "edged-arm-01" || c.Ring.MaxAge != Default().Ring.MaxAge {
 		t.Fatalf("defaults not applied: %+v", c)
 	}
 }
@@ -60,7 +60,8 @@ func TestMinimalGetsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Sheet{Preset: "published", Interval: DefaultInterval, TileWidth: 224, Columns: 5, Rows: 4, Quality: 84, Grace: DefaultGrace}
+	want := Sheet{Preset: "published", Interval: Duration(500 * time.Millisecond), TileWidth: 224, Columns: 5, Rows: 4, Quality: 84,
+		Grace: Duration(time.Second)}
 	if c.Sheet != want {
 		t.Fatalf("sheet defaults: got %+v want %+v", c.Sheet, want)
 	}

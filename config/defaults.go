@@ -3,46 +3,35 @@ package config
 import (
 	"time"
 
+	"github.com/edged-robotics/edged/capture"
+	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/fsm/fsmkind"
 	"github.com/edged-robotics/edged/ringbuf"
+	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/sheet/recipe"
+	"github.com/edged-robotics/edged/uplink"
 )
 
-// Defaults, named so documentation and code cannot drift apart.
+// Defaults of what config itself owns: the file's layout and the
+// settings no component reads as its own (data_dir, http, replay, the
+// sheet presets' names). Every other default is its component's and
+// Default takes it from there (one owner; TestDefaultsAreTheComponents
+// and daemon's TestDefaultsReachTheComponents check the mapping).
 const (
-	DefaultDataDir      = "/var/lib/edged"
-	DefaultNodeName     = "edged"
-	DefaultMaxMessage   = Size(64 << 20)
-	DefaultQueueSize    = 8
-	DefaultStateQueue   = 1024
-	DefaultQueueBytes   = Size(128 << 20)
-	DefaultMaxStateMsg  = Size(1 << 20)
-	DefaultStateBytes   = Size(16 << 20)
-	DefaultFSMType      = fsmkind.Default
-	DefaultMaxEpisode   = Duration(time.Hour)
-	DefaultKeepBytes    = Size(4 << 30)
-	DefaultKeepEpisodes = 10000
-	DefaultMinFree      = Size(256 << 20)
-	DefaultRingBytes    = Size(ringbuf.DefaultMaxBytes) // ringbuf owns the ring's defaults
-	DefaultRingAge      = Duration(ringbuf.DefaultMaxAge)
-	// The sheet section's defaults are the recipe's (sheet/recipe owns
-	// them; `edged sheet` uses the same).
-	DefaultInterval     = Duration(recipe.DefaultInterval)
-	DefaultTileWidth    = recipe.DefaultTileWidth
-	DefaultPreset       = PresetPublished
-	PresetPublished     = recipe.PresetPublished
-	PresetLowCost       = recipe.PresetLowCost
-	LowCostTileWidth    = recipe.LowCostTileWidth // sheet.preset low-cost
-	DefaultGrace        = Duration(recipe.DefaultGrace)
-	DefaultTopicPrefix  = "edged"
-	DefaultMaxPayload   = Size(128 << 10)
-	DefaultOutboxBytes  = Size(2 << 30)
-	DefaultResendAfter  = Duration(5 * time.Minute)
-	DefaultListen       = "127.0.0.1:9090"
-	DefaultMaxStampSkew = Duration(10 * time.Minute)
-	DefaultMaxGap       = Duration(5 * time.Minute)
-	MinMaxGap           = Duration(time.Second)
-	MaxMaxGap           = Duration(24 * time.Hour)
+	DefaultDataDir = "/var/lib/edged"
+	DefaultFSMType = fsmkind.Default
+	DefaultListen  = "127.0.0.1:9090"
+	DefaultMaxGap  = Duration(5 * time.Minute)
+	MinMaxGap      = Duration(time.Second)
+	MaxMaxGap      = Duration(24 * time.Hour)
+	// The sheet section's names; its defaults are the recipe's
+	// (sheet/recipe owns them; `edged sheet` uses the same).
+	DefaultPreset    = PresetPublished
+	PresetPublished  = recipe.PresetPublished
+	PresetLowCost    = recipe.PresetLowCost
+	LowCostTileWidth = recipe.LowCostTileWidth // sheet.preset low-cost
+	DefaultTileWidth = recipe.DefaultTileWidth
 )
 
 // Default returns a config with every documented default; RobotID is
@@ -50,17 +39,17 @@ const (
 func Default() Config {
 	return Config{
 		DataDir: DefaultDataDir,
-		ROS: ROS{NodeName: DefaultNodeName, MaxMessage: DefaultMaxMessage, QueueSize: DefaultQueueSize,
-			StateQueueSize: DefaultStateQueue, QueueBytes: DefaultQueueBytes, MaxStateMessage: DefaultMaxStateMsg,
-			StateQueueBytes: DefaultStateBytes},
-		Episode: Episode{MaxDuration: DefaultMaxEpisode, KeepBytes: DefaultKeepBytes, KeepEpisodes: DefaultKeepEpisodes,
-			MinFreeBytes: DefaultMinFree},
-		Ring:  Ring{MaxBytes: DefaultRingBytes, MaxAge: DefaultRingAge},
+		ROS: ROS{NodeName: ros.DefaultNodeName, MaxMessage: Size(ros.DefaultMaxMessageBytes), QueueSize: ros.DefaultQueueSize,
+			StateQueueSize: capture.DefaultStateQueueSize, QueueBytes: Size(capture.DefaultQueueBytes),
+			MaxStateMessage: Size(capture.DefaultMaxStateMessageBytes), StateQueueBytes: Size(capture.DefaultStateQueueBytes)},
+		Episode: Episode{MaxDuration: Duration(fsm.DefaultMaxDuration), KeepBytes: Size(episode.DefaultMaxBytes),
+			KeepEpisodes: episode.DefaultMaxEpisodes, MinFreeBytes: Size(episode.DefaultMinFree)},
+		Ring:  Ring{MaxBytes: Size(ringbuf.DefaultMaxBytes), MaxAge: Duration(ringbuf.DefaultMaxAge)},
 		Sheet: defaultSheet(),
-		Uplink: Uplink{TopicPrefix: DefaultTopicPrefix, MaxPayload: DefaultMaxPayload, OutboxBytes: DefaultOutboxBytes,
-			ResendAfter: DefaultResendAfter},
+		Uplink: Uplink{TopicPrefix: uplink.DefaultTopicPrefix, MaxPayload: Size(uplink.DefaultMaxPayload),
+			OutboxBytes: Size(uplink.DefaultOutboxBytes), ResendAfter: Duration(uplink.DefaultResendAfter)},
 		HTTP:      HTTP{Listen: DefaultListen},
-		Capture:   CaptureOptions{MaxStampSkew: DefaultMaxStampSkew},
+		Capture:   CaptureOptions{MaxStampSkew: Duration(capture.DefaultMaxStampSkew)},
 		Discovery: defaultDiscovery(),
 		Replay:    Replay{MaxGap: DefaultMaxGap},
 	}
@@ -84,7 +73,7 @@ func (c *Config) applyDerivedDefaults() {
 		c.Sheet.TileWidth = LowCostTileWidth
 	}
 	if c.Uplink.ClientID == "" && c.RobotID != "" {
-		c.Uplink.ClientID = "edged-" + c.RobotID
+		c.Uplink.ClientID = uplink.DefaultClientID(c.RobotID)
 	}
 }
 

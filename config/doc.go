@@ -20,7 +20,7 @@
 //     -> --out), so errors about a flag name the flag.
 //   - One owner per rule: a setting a component reads is validated by
 //     that component's own rule, which names the config key, and
-//     daemon.Check applies it: ringbuf (ring.max_bytes); uplink
+//     daemon.Check applies it: ringbuf (ring.max_bytes, max_age); uplink
 //     (robot_id, uplink.topic_prefix, max_payload, outbox_bytes,
 //     bandwidth, cert_file/key_file); uplink/mqttconn (uplink.broker);
 //     ros (ros.master_uri, ros.node_name; ros.CheckName, the rule of
@@ -33,16 +33,18 @@
 //     well. TestConfigCheckAgreesWithRun (daemon) keeps the check and
 //     run from drifting apart.
 //   - One owner per default: a setting a component reads has that
-//     component's default, which Default takes from it (ringbuf's ring,
-//     sheet/recipe's sheet); config owns only the defaults of what no
-//     component reads (data_dir, http, replay). So config imports the
-//     components it configures (it sits above them in
+//     component's default, which Default takes from it (ros, capture,
+//     ringbuf, sheet/recipe, fsm and fsmkind, episode, uplink); config
+//     owns only the defaults of what no component reads (data_dir,
+//     discovery, http, replay). TestDefaultsAreTheComponents here and
+//     daemon's TestDefaultsReachTheComponents keep them so. So config
+//     imports the components it configures (it sits above them in
 //     internal/layers, and none of them imports config); it applies
 //     sheet/recipe's rule set itself (Sheet.Recipe), so that config and
 //     the sheet builder share one rule (field ranges, at most 400
-//     tiles, the sheet's pixel budget), and ros.CheckName. cmd/edged
-//     and daemon map the other sections onto each component's own
-//     config struct.
+//     tiles, the sheet's pixel budget), ros2/dds's QoS profiles
+//     (dds.ParseProfile) and ros.CheckName. cmd/edged and daemon map
+//     the other sections onto each component's own config struct.
 //
 // A Config is a plain value: safe to copy, not safe to mutate
 // concurrently.

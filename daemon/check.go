@@ -109,7 +109,7 @@ func checkROS(cfg *config.Config, args ros.Args) error {
 		c.MasterURI = "http://localhost:11311/"
 	}
 	if c.NodeName == "" {
-		c.NodeName = config.DefaultNodeName
+		c.NodeName = ros.DefaultNodeName
 	}
 	if err := c.Validate(); err != nil {
 		return err

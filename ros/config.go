@@ -10,6 +10,20 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/internal/fielderr"
+	"github.com/edged-robotics/edged/ros/tcpros"
+)
+
+// Defaults of a node and its subscriptions, which the config file's ros
+// section documents (package config takes them from here).
+const (
+	// DefaultNodeName is Config.NodeName's default (/edged in the root
+	// namespace).
+	DefaultNodeName = "edged"
+	// DefaultQueueSize is SubscribeOptions.QueueSize's default.
+	DefaultQueueSize = 8
+	// DefaultMaxMessageBytes is SubscribeOptions.MaxMessageBytes's
+	// default: a 4K rgb8 image is 24.9 MB.
+	DefaultMaxMessageBytes = tcpros.DefaultMaxFrameBytes
 )
 
 // Config configures a Node. The zero value is usable: every field has a
@@ -85,7 +99,7 @@ func (c Config) withDefaults() Config {
 	}
 	c.Namespace = globalNamespace(c.Namespace)
 	if c.NodeName == "" {
-		c.NodeName = "edged"
+		c.NodeName = DefaultNodeName
 	}
 	if c.Host == "" {
 		c.Host = os.Getenv("ROS_HOSTNAME")

@@ -36,10 +36,10 @@ var messagePool = sync.Pool{New: func() any { return new(Message) }}
 
 func newSubscription(n *Node, opts SubscribeOptions) *Subscription {
 	if opts.QueueSize == 0 {
-		opts.QueueSize = 8
+		opts.QueueSize = DefaultQueueSize
 	}
 	if opts.MaxMessageBytes == 0 {
-		opts.MaxMessageBytes = 64 << 20
+		opts.MaxMessageBytes = DefaultMaxMessageBytes
 	}
 	if opts.QueueBytes == 0 {
 		opts.QueueBytes = 2 * opts.MaxMessageBytes

@@ -71,6 +71,10 @@ const (
 	MaxResends        = 10
 )
 
+// DefaultClientID is the MQTT client id of a robot that names none
+// (config's uplink.client_id default too).
+func DefaultClientID(robot string) string { return "edged-" + robot }
+
 // Limits of Config. These rules (and Validate's) are the config file's
 // uplink section's: `edged config check` and `edged run` apply them
 // through daemon.Check; package config does not repeat them.
@@ -143,7 +147,7 @@ func (c Config) withDefaults() Config {
 		c.OutboxBytes = DefaultOutboxBytes
 	}
 	if c.ClientID == "" {
-		c.ClientID = "edged-" + c.Robot
+		c.ClientID = DefaultClientID(c.Robot)
 	}
 	if c.Now == nil {
 		c.Now = time.Now
