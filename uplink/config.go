@@ -8,6 +8,7 @@ import (
 
 	"github.com/edged-robotics/edged/internal/fielderr"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
+	"github.com/edged-robotics/edged/uplink/outbox"
 	"github.com/edged-robotics/edged/uplink/publish"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
@@ -62,7 +63,7 @@ type Config struct {
 const (
 	DefaultTopicPrefix = "edged"
 	DefaultMaxPayload  = 128 << 10
-	DefaultOutboxBytes = 2 << 30
+	DefaultOutboxBytes = outbox.DefaultMaxBytes // the outbox's own
 	DefaultResendAfter = 5 * time.Minute
 	// MaxResendInterval caps the backoff between repeats of an end
 	// manifest; MaxResends is how many there are before the robot waits
