@@ -85,8 +85,8 @@ func (r *dec) value(d *Definition) *Value {
 			n := f.ArrayLen
 			if n < 0 {
 				n = r.Count(elemMinSize(f), 0, f.Name)
-			} else if uint64(n)*uint64(max(elemMinSize(f), 1)) > uint64(r.Remaining()) {
-				r.Fail(f.Name, n*max(elemMinSize(f), 1))
+			} else {
+				r.CheckFixed(n, elemMinSize(f), f.Name)
 			}
 			v.Fields[i] = r.array(f, n)
 		}

@@ -42,7 +42,7 @@ type Field struct {
 	// StringBound is the <=N of a bounded string or wstring (0: none).
 	StringBound int
 	Default     string      // the default value's text, "" when none
-	Msg         *Definition // the nested type when Kind is KindMessage
+	Msg         *Definition // the nested type when Kind is rosmsg.KindMessage
 }
 
 // ArrayKind says whether and how a field is an array.
@@ -65,15 +65,9 @@ func (f *Field) IsArray() bool { return f.Array != ArrayNone }
 // ROS1 spells them.
 func (d *Definition) Value() *msg.Definition { return d.value }
 
-// FieldIndex returns the index of the named field, or -1.
-func (d *Definition) FieldIndex(name string) int {
-	for i := range d.Fields {
-		if d.Fields[i].Name == name {
-			return i
-		}
-	}
-	return -1
-}
+// FieldIndex returns the index of the named field, or -1 (its mirror has
+// the same fields in the same order).
+func (d *Definition) FieldIndex(name string) int { return d.value.FieldIndex(name) }
 
 // HasHeader reports whether the first field is a std_msgs/msg/Header
 // named header, the convention for stamped messages.

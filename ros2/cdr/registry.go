@@ -212,7 +212,7 @@ func build(p *rosmsg.Parsed, nested []*Definition) (*Definition, error) {
 	fields := p.Fields
 	if len(fields) == 0 {
 		// rosidl gives an empty struct one member, so it is on the wire
-		fields = []rosmsg.Field{{Name: "structure_needs_at_least_one_member", Type: "uint8", Raw: "uint8", Kind: KindUint8}}
+		fields = []rosmsg.Field{{Name: "structure_needs_at_least_one_member", Type: "uint8", Raw: "uint8", Kind: rosmsg.KindUint8}}
 		nested = make([]*Definition, 1)
 	}
 	d := &Definition{Type: p.Type, Text: p.Text, Constants: p.Constants, Fields: make([]Field, len(fields))}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/edged-robotics/edged/bag/rosbag2"
 	"github.com/edged-robotics/edged/internal/sampledata"
+	"github.com/edged-robotics/edged/rosmsg"
 )
 
 // writeMsgs writes files (path under dir -> text) and returns dir.
@@ -117,7 +118,7 @@ func TestParseRepeatedBlock(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			d, err := Parse("test_msgs/msg/T", tc.text)
 			if tc.wantErr == "" {
-				if err != nil || d.Fields[0].Msg.Fields[0].Kind != KindInt32 {
+				if err != nil || d.Fields[0].Msg.Fields[0].Kind != rosmsg.KindInt32 {
 					t.Fatalf("err %v", err)
 				}
 				return

@@ -58,9 +58,7 @@ func (r *dec) value(d *Definition) *msg.Value {
 		case ArrayNone:
 			v.Fields[i] = r.single(f)
 		case ArrayFixed:
-			if uint64(f.Len)*uint64(max(elemMinSize(f), 1)) > uint64(r.Remaining()) {
-				r.Fail(f.Name, f.Len*max(elemMinSize(f), 1))
-			}
+			r.CheckFixed(f.Len, elemMinSize(f), f.Name)
 			v.Fields[i] = r.array(f, f.Len)
 		default:
 			bound := 0
@@ -77,7 +75,7 @@ func (r *dec) value(d *Definition) *msg.Value {
 }
 
 func elemMinSize(f *Field) int {
-	if f.Kind == KindMessage {
+	if f.Kind == rosmsg.KindMessage {
 		return f.Msg.minSize
 	}
 	return f.Kind.MinWire(0)
@@ -85,11 +83,11 @@ func elemMinSize(f *Field) int {
 
 func (r *dec) single(f *Field) any {
 	switch f.Kind {
-	case KindMessage:
+	case rosmsg.KindMessage:
 		return r.value(f.Msg)
-	case KindString:
+	case rosmsg.KindString:
 		return r.String(f.StringBound, true, f.Name)
-	case KindWString:
+	case rosmsg.KindWString:
 		return r.WString(f.StringBound, f.Name)
 	}
 	return r.Scalar(f.Kind, f.Name)
@@ -103,20 +101,20 @@ func (r *dec) array(f *Field, n int) any {
 	}
 	elem := f.Kind.Size()
 	switch f.Kind {
-	case KindString, KindWString:
+	case rosmsg.KindString, rosmsg.KindWString:
 		elem = rosmsg.AnyBytes
-	case KindMessage:
+	case rosmsg.KindMessage:
 		elem = rosmsg.PtrBytes + rosmsg.ValueBytes // each element is at least a Value
 	}
 	if !r.Charge(rosmsg.SliceBytes+n*elem, f.Name) {
 		return nil
 	}
 	switch f.Kind {
-	case KindString:
+	case rosmsg.KindString:
 		return rosmsg.Fill(n, func() string { return r.String(f.StringBound, false, f.Name) })
-	case KindWString:
+	case rosmsg.KindWString:
 		return rosmsg.Fill(n, func() string { return r.WString(f.StringBound, f.Name) })
-	case KindMessage:
+	case rosmsg.KindMessage:
 		out := make([]*msg.Value, 0, n)
 		for i := 0; i < n && r.Err() == nil; i++ {
 			out = append(out, r.value(f.Msg))
