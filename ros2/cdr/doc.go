@@ -13,7 +13,9 @@
 // byte and char as octets, wstring. builtin_interfaces/Time is a message
 // (int32 sec, uint32 nanosec), not a builtin. Registry.Parse takes a
 // type's text with nested "MSG: pkg/Name" blocks after lines of '=' (as
-// rosbag2 and MCAP ros2msg schemas hold them); a type the text does not
+// rosbag2 and MCAP ros2msg schemas hold them; a block repeated with the
+// same text, as rosbag2 writes them, counts once, with other text is an
+// error naming the type); a type the text does not
 // define comes from the Registry: Bundled (msgs/, written from the ROS 2
 // interface specifications) plus AddDir (a user directory laid out
 // pkg/msg/Name.msg). Load (bundled, then AddDir of each directory) is the
@@ -52,6 +54,11 @@
 // malformed message gets an error wrapping ErrShort, ErrTrailing,
 // ErrEncapsulation, ErrBound or ErrBudget, never a panic.
 //
-// Layering: cdr imports ros/msg (its types) and nothing above; capture
-// and the ROS 2 sources (rosbag2 replay, the DDS binding) call it.
+// Shared with ROS1: the parsing, resolution, kinds, the wire reader and
+// the typed readers are rosmsg's (its ROS2 dialect and XCDR1 Cursor);
+// this package adds the registry, service events, the ros/msg mirror and
+// the ROS 2 only decoders (GoalStatusArray, wstring, bounds).
+//
+// Layering: cdr imports rosmsg, ros/msg (its types) and nothing above;
+// capture and the ROS 2 sources (rosbag2 replay, the DDS binding) call it.
 package cdr
