@@ -104,13 +104,26 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c collector) Collect(ch chan<- prometheus.Metric) {
-	d := c.d
-	counter := func(desc *prometheus.Desc, v uint64, labels ...string) {
-		ch <- prometheus.MustNewConstMetric(desc, prometheus.CounterValue, float64(v), labels...)
-	}
-	gauge := func(desc *prometheus.Desc, v float64, labels ...string) {
-		ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, v, labels...)
-	}
+	m := metricSink{ch}
+	m.capture(c.d)
+	m.pipeline(c.d)
+	m.uplink(c.d)
+}
+
+// metricSink sends metrics of one scrape.
+type metricSink struct{ ch chan<- prometheus.Metric }
+
+func (m metricSink) counter(desc *prometheus.Desc, v uint64, labels ...string) {
+	m.ch <- prometheus.MustNewConstMetric(desc, prometheus.CounterValue, float64(v), labels...)
+}
+
+func (m metricSink) gauge(desc *prometheus.Desc, v float64, labels ...string) {
+	m.ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, v, labels...)
+}
+
+// capture: topics, rings, discovery, trace checks.
+func (m metricSink) capture(d *Daemon) {
+	counter, gauge := m.counter, m.gauge
 	if capt := d.capt.Load(); capt != nil {
 		for _, t := range capt.Stats() {
 			role := t.Role.String()
@@ -138,6 +151,11 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	for _, c := range d.checks.snapshot() {
 		counter(checkViolations, c.Unsat, c.Check)
 	}
+}
+
+// pipeline: sheets, episodes, the FSM, the store, joints, the master.
+func (m metricSink) pipeline(d *Daemon) {
+	counter, gauge := m.counter, m.gauge
 	st := &d.stats
 	counter(sheetsTotal, st.sheets.Load())
 	counter(sheetBytes, st.sheetBytes.Load())
@@ -171,42 +189,48 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	if n := d.node; n != nil {
 		gauge(masterUp, b2f(n.MasterUp()))
 	}
-	if d.up != nil {
-		u := d.up.Stats()
-		gauge(outboxPending, float64(u.Outbox.Pending))
-		gauge(outboxPendingB, float64(u.Outbox.PendingBytes))
-		gauge(outboxDisk, float64(u.Outbox.DiskBytes))
-		counter(outboxEvicted, u.Outbox.Evicted)
-		counter(outboxQuarantined, u.Outbox.Quarantined)
-		counter(outboxAcked, u.Outbox.Acked)
-		counter(outboxDropped, u.Outbox.Dropped)
-		counter(uplinkEnqueued, u.Enqueued)
-		counter(uplinkErrors, u.Errors)
-		gauge(mqttConnected, b2f(u.Publisher.Connected))
-		counter(mqttPublished, u.Publisher.Published)
-		counter(mqttBytes, u.Publisher.Bytes)
-		counter(mqttResent, u.Publisher.Resent)
-		counter(mqttConnectErrors, u.Publisher.ConnectErrors)
-		gauge(outboxOldest, u.Outbox.OldestAge.Seconds())
-		last := 0.0
-		if !u.Publisher.LastAck.IsZero() {
-			last = float64(u.Publisher.LastAck.UnixNano()) / 1e9
-		}
-		gauge(mqttLastAck, last)
-		gauge(outboxHeld, float64(u.Outbox.Held))
-		gauge(outboxHeldB, float64(u.Outbox.HeldBytes))
-		counter(outboxEvictedHeld, u.Outbox.EvictedHeld)
-		gauge(awaitingEpisodes, float64(u.Repair.Awaiting))
-		oldest := 0.0
-		if aw := d.up.Awaiting(); len(aw) > 0 {
-			oldest = time.Since(aw[0].Since).Seconds()
-		}
-		gauge(awaitingOldest, oldest)
-		counter(repairRequests, u.Repair.Requests)
-		counter(repairResent, u.Repair.Resent)
-		counter(repairUnavailable, u.Repair.Unavailable)
-		counter(endResends, u.Repair.EndResends)
+}
+
+// uplink: the outbox, MQTT and repair.
+func (m metricSink) uplink(d *Daemon) {
+	counter, gauge := m.counter, m.gauge
+	if d.up == nil {
+		return
 	}
+	u := d.up.Stats()
+	gauge(outboxPending, float64(u.Outbox.Pending))
+	gauge(outboxPendingB, float64(u.Outbox.PendingBytes))
+	gauge(outboxDisk, float64(u.Outbox.DiskBytes))
+	counter(outboxEvicted, u.Outbox.Evicted)
+	counter(outboxQuarantined, u.Outbox.Quarantined)
+	counter(outboxAcked, u.Outbox.Acked)
+	counter(outboxDropped, u.Outbox.Dropped)
+	counter(uplinkEnqueued, u.Enqueued)
+	counter(uplinkErrors, u.Errors)
+	gauge(mqttConnected, b2f(u.Publisher.Connected))
+	counter(mqttPublished, u.Publisher.Published)
+	counter(mqttBytes, u.Publisher.Bytes)
+	counter(mqttResent, u.Publisher.Resent)
+	counter(mqttConnectErrors, u.Publisher.ConnectErrors)
+	gauge(outboxOldest, u.Outbox.OldestAge.Seconds())
+	last := 0.0
+	if !u.Publisher.LastAck.IsZero() {
+		last = float64(u.Publisher.LastAck.UnixNano()) / 1e9
+	}
+	gauge(mqttLastAck, last)
+	gauge(outboxHeld, float64(u.Outbox.Held))
+	gauge(outboxHeldB, float64(u.Outbox.HeldBytes))
+	counter(outboxEvictedHeld, u.Outbox.EvictedHeld)
+	gauge(awaitingEpisodes, float64(u.Repair.Awaiting))
+	oldest := 0.0
+	if aw := d.up.Awaiting(); len(aw) > 0 {
+		oldest = time.Since(aw[0].Since).Seconds()
+	}
+	gauge(awaitingOldest, oldest)
+	counter(repairRequests, u.Repair.Requests)
+	counter(repairResent, u.Repair.Resent)
+	counter(repairUnavailable, u.Repair.Unavailable)
+	counter(endResends, u.Repair.EndResends)
 }
 
 func b2f(b bool) float64 {
