@@ -1,10 +1,7 @@
 package daemon
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/uplink"
@@ -22,11 +19,11 @@ func uplinkConfig(c *config.Config, version string) (uplink.Config, error) {
 		ClientID: u.ClientID, Bandwidth: int64(u.Bandwidth), Version: version, ResendAfter: u.ResendAfter.D(),
 		Auth: mqttconn.Auth{Username: u.Username, CAFile: u.CAFile, CertFile: u.CertFile, KeyFile: u.KeyFile}}
 	if u.PasswordFile != "" {
-		b, err := os.ReadFile(u.PasswordFile)
+		pw, err := mqttconn.ReadPasswordFile("uplink.password_file", u.PasswordFile)
 		if err != nil {
-			return cfg, fmt.Errorf("uplink.password_file: %w (check the file exists and edged may read it)", err)
+			return cfg, err
 		}
-		cfg.Auth.Password = strings.TrimRight(string(b), "\r\n")
+		cfg.Auth.Password = pw
 	}
 	return cfg, nil
 }
