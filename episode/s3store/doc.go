@@ -4,6 +4,14 @@
 // writes the episode store layout (package episode owns it) into a
 // bucket, and the readers read it back (Mirror).
 //
+// It owns what an s3:// URL means to edged's commands (mirror.go,
+// shared.go): Readable and ReadableEpisode give the readers (inspect,
+// score, export, report) a local directory for a path or a URL, a
+// mirror under the user's cache directory (CACHE/edged/s3/BUCKET/PREFIX)
+// that fetches every episode's records but only the sheets of the
+// episode read; OpenShared opens a store for writers that share it (a
+// sink group) and refuses one that ignores conditional writes.
+//
 // Where and who: Open takes s3://BUCKET[/PREFIX]. The endpoint is
 // AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL (http:// or https://; default
 // https://s3.amazonaws.com), the region AWS_REGION or AWS_DEFAULT_REGION,

@@ -1,0 +1,106 @@
+package s3store
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/edged-robotics/edged/episode"
+)
+
+// Readable returns a local directory for p: p itself, or, for an object
+// store URL (s3://BUCKET/PREFIX, a data_dir, an episodes/ directory or
+// one episode), its mirror in the user's cache directory, brought up
+// to date first (episode.MirrorWith), which the readers then read.
+func Readable(ctx context.Context, p string) (string, error) {
+	if !IsURL(p) {
+		return p, nil
+	}
+	m, err := OpenMirror(ctx, p, Options{})
+	if err != nil {
+		return "", err
+	}
+	return m.Dir(), m.Fetch(m.Dir(), episode.MirrorOptions{})
+}
+
+// ReadableEpisode is Readable for a store that one episode, ref, is
+// read from (with ref "", a store to list, or one episode): an object
+// store's mirror gets every episode's manifest and records, enough to
+// list the store and find ref, and ref's episode whole; the other
+// episodes' sheets, most of a fleet's bytes, stay in the store.
+func ReadableEpisode(ctx context.Context, store, ref string) (string, error) {
+	if !IsURL(store) {
+		return store, nil
+	}
+	m, err := OpenMirror(ctx, store, Options{})
+	if err != nil {
+		return "", err
+	}
+	if err := m.Fetch(m.dir, episode.MirrorOptions{RecordsOnly: true}); err != nil {
+		return "", err
+	}
+	epDir := m.dir // the URL named one episode
+	if ref != "" {
+		if epDir, err = episode.Resolve(episode.StoreDir(m.dir), ref); err != nil {
+			return m.dir, nil // not there: the reader says so
+		}
+		if _, ok := within(m.dir, epDir); !ok {
+			return m.dir, nil // a local episode directory
+		}
+	} else if !episode.IsEpisodeDir(m.dir) {
+		return m.dir, nil // a store to list: the records are what it reads
+	}
+	return m.dir, m.Fetch(epDir, episode.MirrorOptions{})
+}
+
+// Mirror is an object store read through a local copy in the user's
+// cache directory: CACHE/edged/s3/BUCKET/PREFIX, so every URL has its
+// own and a second read fetches only what changed.
+type Mirror struct {
+	st  *Store
+	url string
+	dir string
+}
+
+// OpenMirror opens the store at url (Open) and names its mirror; it
+// fetches nothing.
+func OpenMirror(ctx context.Context, url string, o Options) (*Mirror, error) {
+	st, err := Open(ctx, url, o)
+	if err != nil {
+		return nil, err
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return nil, fmt.Errorf("a mirror of %s needs a cache directory: %w (set XDG_CACHE_HOME)", url, err)
+	}
+	dir := filepath.Join(cache, "edged", "s3", filepath.FromSlash(strings.TrimPrefix(url, "s3://")))
+	return &Mirror{st: st, url: url, dir: dir}, nil
+}
+
+// Dir is the mirror's local directory.
+func (m *Mirror) Dir() string { return m.dir }
+
+// Fetch brings local, the mirror's directory or one below it, up to
+// date with the store.
+func (m *Mirror) Fetch(local string, o episode.MirrorOptions) error {
+	rel, ok := within(m.dir, local)
+	if !ok {
+		return fmt.Errorf("reading %s: %s is not in its mirror %s", m.url, local, m.dir)
+	}
+	prefix := ""
+	if rel != "." {
+		prefix = filepath.ToSlash(rel)
+	}
+	if err := episode.MirrorWith(m.st, prefix, local, o); err != nil {
+		return fmt.Errorf("reading %s: %w", m.url, err)
+	}
+	return nil
+}
+
+// within returns path relative to dir, and whether it is dir or below it.
+func within(dir, path string) (rel string, ok bool) {
+	rel, err := filepath.Rel(dir, path)
+	return rel, err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
