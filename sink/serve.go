@@ -1,0 +1,118 @@
+package sink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"syscall"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/edged-robotics/edged/internal/httpserve"
+	"github.com/edged-robotics/edged/uplink/mqttconn"
+)
+
+// ServeOptions are what `edged sink` runs around a Sink. Errors name
+// the command's flags, as Serve is that command's body.
+type ServeOptions struct {
+	// Listen is HOST:PORT to serve /metrics and /healthz on (port 0
+	// picks a free one, logged); "off" serves none (--listen).
+	Listen string
+	// PasswordFile, when set, holds the broker password
+	// (--password-file; it replaces Config.Auth.Password).
+	PasswordFile string
+	// CPUProfile, when set, is the file a CPU profile of the whole run
+	// is written to when the sink stops (--cpuprofile).
+	CPUProfile string
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+}
+
+// Serve runs a Sink of cfg until ctx ends or the process gets SIGINT or
+// SIGTERM, serving its endpoints meanwhile, and logs its Stats when it
+// stops. Everything it starts is stopped before it returns.
+func Serve(ctx context.Context, cfg Config, o ServeOptions) error {
+	if o.Listen == "" {
+		return errors.New("--listen: give HOST:PORT, e.g. 127.0.0.1:9465, or off")
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if o.PasswordFile != "" {
+		pw, err := mqttconn.ReadPasswordFile("--password-file", o.PasswordFile)
+		if err != nil {
+			return err
+		}
+		cfg.Auth.Password = pw
+	}
+	if o.CPUProfile != "" {
+		stop, err := ProfileCPU(o.CPUProfile, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	s, err := New(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if o.Listen != "off" {
+		_, stopHTTP, err := httpserve.Start(o.Listen, "--listen", s.Handler(), log)
+		if err != nil {
+			return err
+		}
+		defer stopHTTP()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = s.Run(ctx)
+	log.Info("sink: stopped", "stats", fmt.Sprintf("%+v", s.Stats()))
+	return err
+}
+
+// Handler serves the sink's /metrics (Prometheus: the sink's counters
+// and the Go runtime's and process's) and /healthz (ready while it is
+// subscribed at the broker).
+func (s *Sink) Handler() http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(s.Collector(), collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		var problems []string
+		if !s.State().Connected {
+			problems = append(problems, "not subscribed at the broker (see the sink's log)")
+		}
+		httpserve.Health(w, problems)
+	})
+	return mux
+}
+
+// ProfileCPU profiles the process's CPU into path until stop is called;
+// a profile that could not be written is logged (the run itself went
+// well). Errors name --cpuprofile.
+func ProfileCPU(path string, log *slog.Logger) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			log.Error("sink: the CPU profile was not written", "file", path, "err", err)
+		}
+	}, nil
+}

@@ -1,0 +1,157 @@
+package sink
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/edged-robotics/edged/internal/brokertest"
+	"github.com/edged-robotics/edged/internal/poll"
+)
+
+// TestServeRefuses: what Serve cannot run with is refused before it
+// connects, each error naming the flag to fix.
+func TestServeRefuses(t *testing.T) {
+	dir := t.TempDir()
+	cfg := Config{Broker: "tcp://127.0.0.1:1", Out: filepath.Join(dir, "out")}
+	for _, tc := range []struct {
+		name string
+		o    ServeOptions
+		want string
+	}{
+		{"no listen", ServeOptions{}, "--listen: give HOST:PORT"},
+		{"missing password file", ServeOptions{Listen: "off", PasswordFile: filepath.Join(dir, "nope")}, "--password-file: open "},
+		{"profile in a missing directory", ServeOptions{Listen: "off", CPUProfile: filepath.Join(dir, "no", "cpu.pprof")}, "--cpuprofile: "},
+		{"taken address", ServeOptions{Listen: "256.0.0.1:0"}, "--listen 256.0.0.1:0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Serve(context.Background(), cfg, tc.o)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// lockedBuffer is a log a test reads while Serve writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestServeRunsUntilCancelled: against a real mosquitto that wants a
+// password, Serve reads it from the file, serves /healthz ready once
+// subscribed, and when its context ends stops, logs its stats and
+// leaves the CPU profile written.
+func TestServeRunsUntilCancelled(t *testing.T) {
+	b := brokertest.Start(t, brokertest.Options{User: "sink", Pass: "s3cret"})
+	dir := t.TempDir()
+	pw := filepath.Join(dir, "password")
+	if err := os.WriteFile(pw, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	profile := filepath.Join(dir, "cpu.pprof")
+	var logs lockedBuffer
+	o := ServeOptions{Listen: "127.0.0.1:0", PasswordFile: pw, CPUProfile: profile,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	cfg := Config{Broker: b.URL, Out: filepath.Join(dir, "out")}
+	cfg.Auth.Username = "sink"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, cfg, o) }()
+
+	listening := regexp.MustCompile(`http listening"? addr=(\S+)`)
+	var addr string
+	poll.Until(t, 10*time.Second, "the sink's http listener", func() bool {
+		if m := listening.FindStringSubmatch(logs.String()); m != nil {
+			addr = m[1]
+		}
+		return addr != ""
+	})
+	poll.Until(t, 15*time.Second, "/healthz ready with the password from the file", func() bool {
+		r, err := http.Get("http://" + addr + "/healthz")
+		if err != nil {
+			return false
+		}
+		defer r.Body.Close()
+		return r.StatusCode == http.StatusOK
+	})
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("Serve did not return after its context ended")
+	}
+	if !strings.Contains(logs.String(), "sink: stopped") {
+		t.Errorf("no stats logged on stopping:\n%s", logs.String())
+	}
+	if fi, err := os.Stat(profile); err != nil || fi.Size() == 0 {
+		t.Errorf("CPU profile: %v", err)
+	}
+}
+
+// TestHandler: /healthz is 503 with the reason while the sink is not
+// subscribed, and /metrics has the sink's counters.
+func TestHandler(t *testing.T) {
+	s, err := New(Config{Out: t.TempDir()}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	for _, tc := range []struct {
+		path string
+		code int
+		want string
+	}{
+		{"/healthz", http.StatusServiceUnavailable, "not subscribed at the broker"},
+		{"/metrics", http.StatusOK, "\nedged_sink_connected 0\n"},
+	} {
+		r, err := http.Get(srv.URL + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.StatusCode != tc.code || !strings.Contains(string(body), tc.want) {
+			t.Errorf("%s: %d %q, want %d with %q", tc.path, r.StatusCode, body, tc.code, tc.want)
+		}
+	}
+	var h struct{ Ready bool }
+	r, err := http.Get(srv.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	if err := json.NewDecoder(r.Body).Decode(&h); err != nil || h.Ready {
+		t.Errorf("/healthz of an unsubscribed sink: ready %v, %v", h.Ready, err)
+	}
+}
