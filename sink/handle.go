@@ -59,29 +59,9 @@ func (s *Sink) handle(topic string, payload []byte) error {
 		}
 		return nil
 	}
-	body := env.Body
-	if env.Chunks > 1 && s.cfg.Group != "" {
-		s.chunks.Add(1)
-		var done bool
-		if body, done, err = s.stageChunk(env); err != nil || !done {
-			return err
-		}
-	} else if env.Chunks > 1 {
-		s.chunks.Add(1)
-		s.mu.Lock()
-		p, err := s.addChunk(env)
-		if errors.Is(err, ErrRetry) && s.expirePartials(s.now()) {
-			p, err = s.addChunk(env) // the caps were held by expired messages
-		}
-		s.mu.Unlock()
-		if err != nil || p == nil {
-			return err
-		}
-		// p is the robot's: only this lane changes it.
-		var ok bool
-		if body, ok = assemble(p); !ok {
-			return fmt.Errorf("sink: %s: no combination of its chunks matches its size and checksum; waiting for other chunks", env.ID)
-		}
+	body, whole, err := s.wholeBody(env)
+	if err != nil || !whole {
+		return err
 	}
 	if err := s.deliver(env, body); err != nil {
 		if !errors.Is(err, ErrRetry) {
@@ -105,4 +85,32 @@ func (s *Sink) handle(topic string, payload []byte) error {
 		s.cfg.OnDeliver(env)
 	}
 	return nil
+}
+
+// wholeBody is env's whole body: its own, or, for a chunk, the message
+// it completes (staged for the group, or held in memory); whole is false
+// while chunks are missing.
+func (s *Sink) wholeBody(env *wire.Envelope) (body []byte, whole bool, err error) {
+	switch {
+	case env.Chunks <= 1:
+		return env.Body, true, nil
+	case s.cfg.Group != "":
+		s.chunks.Add(1)
+		return s.stageChunk(env)
+	}
+	s.chunks.Add(1)
+	s.mu.Lock()
+	p, err := s.addChunk(env)
+	if errors.Is(err, ErrRetry) && s.expirePartials(s.now()) {
+		p, err = s.addChunk(env) // the caps were held by expired messages
+	}
+	s.mu.Unlock()
+	if err != nil || p == nil {
+		return nil, false, err
+	}
+	// p is the robot's: only this lane changes it.
+	if body, whole = assemble(p); !whole {
+		return nil, false, fmt.Errorf("sink: %s: no combination of its chunks matches its size and checksum; waiting for other chunks", env.ID)
+	}
+	return body, true, nil
 }
