@@ -1,9 +1,10 @@
 package config
 
 import (
-	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/edged-robotics/edged/internal/fielderr"
 )
 
 // ResolveTopics rewrites every topic name in c with resolve (the ROS
@@ -33,7 +34,7 @@ func (c *Config) ResolveTopics(resolve func(string) string) error {
 		for _, key := range slices.Sorted(maps.Keys(c.ROS2.QoS)) {
 			topic, profile := resolve(key), c.ROS2.QoS[key]
 			if other, ok := keyOf[topic]; ok && qos[topic] != profile {
-				return fmt.Errorf("ros2.qos: keys %q and %q both name %s with different profiles (%s, %s): keep one",
+				return fielderr.New("ros2.qos", "keys %q and %q both name %s with different profiles (%s, %s): keep one",
 					other, key, topic, qos[topic], profile)
 			}
 			qos[topic], keyOf[topic] = profile, key

@@ -12,7 +12,8 @@ import (
 // *config.FieldError naming the YAML key, whichever component's rule
 // refused it, so that RenameFields can name the flag a command took the
 // value from. ringbuf's and ros's rules returned plain errors (the key
-// only in the text) and the recipe its own error type.
+// only in the text) and the recipe its own error type; so did two
+// ros2.qos keys of one topic and the checks section's rules.
 func TestCheckErrorsAreFieldErrors(t *testing.T) {
 	for _, tc := range []struct{ yaml, field string }{
 		{"ring: {max_bytes: 1000}", "ring.max_bytes"},
@@ -24,6 +25,8 @@ func TestCheckErrorsAreFieldErrors(t *testing.T) {
 		{"sheet: {columns: 30, rows: 30}", "sheet.rows"},
 		{"sheet: {preset: cheap}", "sheet.preset"},
 		{"ros2: {qos: {/cam: bogus}}", "ros2.qos"},
+		{"ros2: {qos: {cam: latched, /cam: sensor_data}}", "ros2.qos"}, // one topic once resolved
+		{"checks: {rules: {checks: [{name: a, formula: 'tr.Exists(a'}]}}", "checks.rules"},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
 			cfg, err := config.Parse([]byte("data_dir: " + t.TempDir() + "\nrobot_id: r\n" + tc.yaml + "\n"))

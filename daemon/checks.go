@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -10,29 +9,31 @@ import (
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/internal/fielderr"
 	"github.com/edged-robotics/edged/tracecheck"
 )
 
 // rulesOf builds the trace checks of the config's checks section: the
 // rules file's, then the inline ones (nil when there are none). Errors
-// name the field: checks.rules: checks[2].formula: 1:17: expected ')'.
+// are *fielderr.Error values naming the field: checks.rules:
+// checks[2].formula: 1:17: expected ')'.
 func rulesOf(cfg *config.Config) (*tracecheck.Rules, error) {
 	out := &tracecheck.Rules{Map: map[string]string{}}
 	if cfg.Checks.File != "" {
 		r, err := tracecheck.LoadRules(cfg.Checks.File)
 		if err != nil {
-			return nil, fmt.Errorf("checks.file: %w", err)
+			return nil, fielderr.New("checks.file", "%w", err)
 		}
 		merge(out, r)
 	}
 	if n := &cfg.Checks.Rules; !n.IsZero() {
 		b, err := yaml.Marshal(n)
 		if err != nil {
-			return nil, fmt.Errorf("checks.rules: %w", err)
+			return nil, fielderr.New("checks.rules", "%w", err)
 		}
 		r, err := tracecheck.ParseRules(b)
 		if err != nil {
-			return nil, fmt.Errorf("checks.rules: %w (docs/rtl.md describes the format)", err)
+			return nil, fielderr.New("checks.rules", "%w (docs/rtl.md describes the format)", err)
 		}
 		merge(out, r)
 	}
@@ -40,7 +41,7 @@ func rulesOf(cfg *config.Config) (*tracecheck.Rules, error) {
 		return nil, nil
 	}
 	if err := out.Validate(); err != nil { // names unique across file and inline
-		return nil, fmt.Errorf("checks (file's, then inline): %w", err)
+		return nil, fielderr.New("checks", "file's, then inline: %w", err)
 	}
 	return out, nil
 }
