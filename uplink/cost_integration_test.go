@@ -66,7 +66,7 @@ func TestCostMatchesTheWire(t *testing.T) {
 	if err != nil || len(ms) != 1 || !ms[0].Complete || ms[0].Cost == nil {
 		t.Fatalf("sink manifest: %+v %v", ms, err)
 	}
-	want := episode.CameraCounts{Sheets: 3, LabelSheets: 1, Snippets: 3, SheetTokens: 3 * 516, LabelTokens: 258}
+	want := episode.CameraCounts{Sheets: 3, LabelSheets: 1, Snippets: 3, SheetTokens: 3 * 516, LabelTokens: 258, LastSheet: 3}
 	if got := ms[0].Produced["camera_color"]; len(ms[0].Produced) != 1 || got != want {
 		t.Errorf("produced at the sink %+v, want camera_color: %+v", ms[0].Produced, want)
 	}
