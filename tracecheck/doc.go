@@ -27,8 +27,14 @@
 //     manifest's verdicts of them (Verdicts).
 //   - summary.go aggregates verdicts over a store: the pass rate per
 //     check, per robot and per day (UTC, of the episode's start).
+//   - store.go is `edged check`: Check judges one episode or every
+//     episode of a store (CheckStore), one at a time, handing each
+//     report to a Reporter, and ends with the summary and the episodes
+//     a live store's retention deleted meanwhile; report.go writes that
+//     report as text (TextReport) or as one JSON document (JSONReport),
+//     streamed, so memory stays flat in the store's size.
 //
 // It sits above episode and rtl and below daemon and cmd/edged. Every
-// function is pure apart from the reads it names; Rules are immutable
+// function is pure apart from the reads and writes it names; Rules are immutable
 // once parsed and safe for concurrent use.
 package tracecheck

@@ -1,15 +1,9 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"text/tabwriter"
-	"time"
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
@@ -61,185 +55,43 @@ func newTraceCheckCmd() *cobra.Command {
 	return cmd
 }
 
-// checkSink takes the report as runChecks makes it: each episode as it
-// is judged, then the summary (nil for one episode) and the episodes
-// left out. Nothing holds more than one episode: a fleet's store holds
-// thousands.
+// checkSink is the command's side of tracecheck.Reporter: the text
+// or the JSON report (tests keep the whole report instead).
 type checkSink interface {
 	episode(e checkedEpisode) error
 	end(summary *tracecheck.Summary, skipped []string) error
 }
 
-// runChecks evaluates rules over the episode ref names, or over every
-// episode of the store ref is (with the summary), loading one episode
-// at a time and handing its results to out before the next: memory
-// stays flat in the store's size (the store's ids, and a count per
-// check and robot or day, are all it keeps). An episode deleted between
-// listing and reading (a live robot's retention) is left out and named
-// in skipped; any other unreadable episode is an error (what was
-// judged before it is already out). It returns the UNSAT verdicts.
-func runChecks(rules *tracecheck.Rules, dir, ref string, load func(dir, ref string) (*episode.Episode, error), out checkSink) (unsat int, err error) {
-	judge := func(e *episode.Episode) (episode.Manifest, error) {
-		ce, m := judged(rules, e)
-		for _, r := range ce.Results {
-			if !r.Sat {
-				unsat++
-			}
-		}
-		return m, out.episode(ce)
-	}
-	if st, err := os.Stat(ref); err != nil || !st.IsDir() || isEpisode(ref) {
-		e, err := load(episode.StoreDir(dir), ref)
-		if err != nil {
-			return 0, err
-		}
-		if _, err := judge(e); err != nil {
-			return unsat, err
-		}
-		return unsat, out.end(nil, nil)
-	}
-	sd := episode.StoreDir(ref)
-	ids, err := episode.IDs(sd)
-	if err != nil {
-		return 0, err
-	}
-	if len(ids) == 0 {
-		return 0, fmt.Errorf("check: no episodes in %s: give an episode directory or a store that holds some", sd)
-	}
-	var tally tracecheck.Tally
-	var skipped []string
-	for _, id := range ids {
-		e, err := load(sd, id)
-		if err != nil {
-			if _, serr := os.Stat(filepath.Join(sd, id)); errors.Is(serr, fs.ErrNotExist) {
-				skipped = append(skipped, id)
-				continue
-			}
-			return unsat, err
-		}
-		m, err := judge(e)
-		if err != nil {
-			return unsat, err
-		}
-		tally.Add(m)
-	}
-	s := tally.Summary()
-	return unsat, out.end(&s, skipped)
+type checkedEpisode = tracecheck.EpisodeReport
+
+// runChecks is tracecheck's Check with the command's report.
+func runChecks(rules *tracecheck.Rules, dir, ref string, load tracecheck.Loader, out checkSink) (unsat int, err error) {
+	return rules.Check(dir, ref, load, reporter{out})
 }
 
-// judged evaluates rules over e: the episode's report, and e's manifest
-// with their verdicts (for the summary).
-func judged(rules *tracecheck.Rules, e *episode.Episode) (checkedEpisode, episode.Manifest) {
-	res := rules.Evaluate(e)
-	m := e.Manifest
-	m.Verdicts = tracecheck.Verdicts(res)
-	return checkedEpisode{ID: m.ID, Robot: m.Robot, Start: m.Start,
-		Instruction: m.Instruction, Results: nonNil(res), Problems: nonNil(e.Problems)}, m
+// reporter hands tracecheck's report to a checkSink.
+type reporter struct{ s checkSink }
+
+func (r reporter) Episode(e checkedEpisode) error { return r.s.episode(e) }
+func (r reporter) End(s *tracecheck.Summary, skipped []string) error {
+	return r.s.end(s, skipped)
 }
 
-func isEpisode(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, "manifest.json"))
-	return err == nil
-}
-
-type checkedEpisode struct {
-	ID          string              `json:"episode"`
-	Robot       string              `json:"robot"`
-	Start       time.Time           `json:"start"`
-	Instruction string              `json:"instruction,omitempty"`
-	Results     []tracecheck.Result `json:"results"`
-	// Problems found reading the episode (episode.Episode.Problems):
-	// the text output's warnings.
-	Problems []string `json:"problems"`
-}
-
-// textReport writes the text: each episode's verdicts and warnings as
-// it comes (flushed, as its lines are one tabwriter block), then the
-// episodes left out and the pass rates.
 type textReport struct{ w *tabwriter.Writer }
 
-func (r *textReport) episode(e checkedEpisode) error {
-	w := r.w
-	fmt.Fprintf(w, "%s  %s  %q\n", e.ID, e.Start.UTC().Format(time.RFC3339), e.Instruction)
-	if len(e.Results) == 0 {
-		fmt.Fprintf(w, "  (no check in scope)\n")
-	}
-	for _, res := range e.Results {
-		fmt.Fprintf(w, "  %s\t%s\t%s\n", satWord(res.Sat), res.Check, res.Sentence)
-	}
-	for _, p := range e.Problems {
-		fmt.Fprintf(w, "  warning: %s\n", p)
-	}
-	return w.Flush()
-}
-
+func (r *textReport) episode(e checkedEpisode) error { return tracecheck.TextReport{W: r.w}.Episode(e) }
 func (r *textReport) end(s *tracecheck.Summary, skipped []string) error {
-	w := r.w
-	for _, id := range skipped {
-		fmt.Fprintf(w, "%s  left out: deleted while checking (the store's retention)\n", id)
-	}
-	if s != nil {
-		rates := func(group string, rs []tracecheck.Rate) {
-			fmt.Fprintf(w, "\nCHECK\t%s\tEPISODES\tSAT\tPASS RATE\n", group)
-			for _, x := range rs {
-				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.1f%%\n", x.Check, x.Group, x.Episodes, x.Sat, 100*x.PassRate)
-			}
-		}
-		rates("", s.Checks)
-		rates("ROBOT", s.Robots)
-		rates("DAY", s.Days)
-	}
-	return w.Flush()
+	return tracecheck.TextReport{W: r.w}.End(s, skipped)
 }
 
-// jsonReport writes {"episodes":[...],"summary":...,"skipped":[...]}
-// (summary and skipped omitted when empty), indented as
-// json.Encoder.SetIndent("", "  ") would, one episode at a time.
+// jsonReport is tracecheck.JSONReport on w (set on first use).
 type jsonReport struct {
 	w io.Writer
-	n int // episodes written
+	r tracecheck.JSONReport
 }
 
-func (r *jsonReport) episode(e checkedEpisode) error {
-	b, err := json.MarshalIndent(e, "    ", "  ")
-	if err != nil {
-		return err
-	}
-	sep := ",\n    "
-	if r.n == 0 {
-		sep = "{\n  \"episodes\": [\n    "
-	}
-	r.n++
-	_, err = io.WriteString(r.w, sep+string(b))
-	return err
-}
-
-func (r *jsonReport) end(s *tracecheck.Summary, skipped []string) error {
-	tail := "\n  ]"
-	if r.n == 0 {
-		tail = "{\n  \"episodes\": []"
-	}
-	for _, f := range []struct {
-		key string
-		v   any
-		set bool
-	}{{"summary", s, s != nil}, {"skipped", skipped, len(skipped) > 0}} {
-		if !f.set {
-			continue
-		}
-		b, err := json.MarshalIndent(f.v, "  ", "  ")
-		if err != nil {
-			return err
-		}
-		tail += ",\n  \"" + f.key + "\": " + string(b)
-	}
-	_, err := io.WriteString(r.w, tail+"\n}\n")
-	return err
-}
-
-func satWord(sat bool) string {
-	if sat {
-		return "SAT"
-	}
-	return "UNSAT"
+func (j *jsonReport) episode(e checkedEpisode) error { j.r.W = j.w; return j.r.Episode(e) }
+func (j *jsonReport) end(s *tracecheck.Summary, skipped []string) error {
+	j.r.W = j.w
+	return j.r.End(s, skipped)
 }
