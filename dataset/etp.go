@@ -154,7 +154,7 @@ func sheetNames(dir string) []string {
 	}
 	var out []string
 	for _, e := range ents {
-		if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && strings.HasPrefix(n, "sheet-") {
+		if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && strings.HasPrefix(n, episode.SheetPrefix) {
 			out = append(out, n)
 		}
 	}

@@ -139,7 +139,7 @@ func costOfFiles(files []BlobInfo, read func(rel string) ([]byte, error), m *Man
 		}
 		name := parts[len(parts)-1]
 		switch {
-		case kind == SheetsDir && isSheetFile(name, "sheet-"):
+		case kind == SheetsDir && isSheetFile(name, SheetPrefix):
 			cams[parts[1]] = true
 			c.ContactBytes += f.Size
 			if strings.HasSuffix(name, ".json") {
@@ -154,7 +154,7 @@ func costOfFiles(files []BlobInfo, read func(rel string) ([]byte, error), m *Man
 				c.ContactTokens += t
 				lastTile = max(lastTile, end)
 			}
-		case kind == LabelsDir && isSheetFile(name, "label-"):
+		case kind == LabelsDir && isSheetFile(name, LabelPrefix):
 			cams[parts[1]] = true
 			c.LabelBytes += f.Size
 			if strings.HasSuffix(name, ".json") {

@@ -75,11 +75,18 @@ func LabelDir(epDir, camera string) string {
 }
 
 // SheetName is the base name (no extension) of contact sheet index.
-func SheetName(index int) string { return fmt.Sprintf("sheet-%04d", index) }
+func SheetName(index int) string { return fmt.Sprintf(SheetPrefix+"%04d", index) }
+
+// SheetPrefix starts the name of every contact sheet (and its snippet);
+// LabelPrefix that of every labeling sheet.
+const (
+	SheetPrefix = "sheet-"
+	LabelPrefix = "label-"
+)
 
 // LabelName is the base name (no extension) of the labeling sheet of
 // segment index (sheet.Name names the sheets it writes so).
-func LabelName(index int) string { return fmt.Sprintf("label-%04d", index) }
+func LabelName(index int) string { return fmt.Sprintf(LabelPrefix+"%04d", index) }
 
 // SnippetPath is the file of the state snippet of contact sheet index.
 func SnippetPath(epDir, camera string, index int) string {

@@ -81,11 +81,11 @@ func heldOf(names []string, segments int) Held {
 			h.Cameras[parts[1]] = c
 		}
 		switch {
-		case parts[0] == SheetsDir && strings.HasPrefix(n, "sheet-") && strings.HasSuffix(n, ".json"):
+		case parts[0] == SheetsDir && strings.HasPrefix(n, SheetPrefix) && strings.HasSuffix(n, ".json"):
 			add(func(c *CameraCounts) { c.Sheets++ })
-		case parts[0] == LabelsDir && strings.HasPrefix(n, "label-") && strings.HasSuffix(n, ".json"):
+		case parts[0] == LabelsDir && strings.HasPrefix(n, LabelPrefix) && strings.HasSuffix(n, ".json"):
 			add(func(c *CameraCounts) { c.LabelSheets++ })
-		case parts[0] == SnippetsDir && strings.HasPrefix(n, "sheet-") && strings.HasSuffix(n, SnippetExt):
+		case parts[0] == SnippetsDir && strings.HasPrefix(n, SheetPrefix) && strings.HasSuffix(n, SnippetExt):
 			add(func(c *CameraCounts) { c.Snippets++ })
 		}
 	}

@@ -123,8 +123,8 @@ func condOf(v string) Cond {
 }
 
 var (
-	contactName = regexp.MustCompile(`^sheet-[0-9]{4,9}$`)
-	labelName   = regexp.MustCompile(`^label-[A-Za-z0-9._-]{1,100}$`)
+	contactName = regexp.MustCompile(`^` + SheetPrefix + `[0-9]{4,9}$`)
+	labelName   = regexp.MustCompile(`^` + LabelPrefix + `[A-Za-z0-9._-]{1,100}$`)
 )
 
 // Sheet writes a contact sheet (label false; name SheetName(index)) or

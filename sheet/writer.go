@@ -3,6 +3,7 @@ package sheet
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/fsutil"
 	"os"
 	"path/filepath"
@@ -30,12 +31,12 @@ func NewDirWriter(dir string) (*DirWriter, error) {
 // Name returns the base name (no extension) a sheet is stored under.
 func Name(s *Sheet) string {
 	if s.Meta.Kind == "label" && s.Meta.Segment != nil {
-		return fmt.Sprintf("label-%04d", s.Meta.Segment.Index)
+		return episode.LabelName(s.Meta.Segment.Index)
 	}
 	if s.Meta.Kind == "label" && len(s.Meta.Tiles) > 0 {
-		return fmt.Sprintf("label-%06d-%06d", s.Meta.Tiles[0].Tick, s.Meta.Tiles[len(s.Meta.Tiles)-1].Tick)
+		return fmt.Sprintf(episode.LabelPrefix+"%06d-%06d", s.Meta.Tiles[0].Tick, s.Meta.Tiles[len(s.Meta.Tiles)-1].Tick)
 	}
-	return fmt.Sprintf("sheet-%04d", s.Meta.Index)
+	return episode.SheetName(s.Meta.Index)
 }
 
 // Write stores s; it is an Emit function for a Builder.
