@@ -32,6 +32,8 @@
 // so a report can be made beside a live edged), sheet metadata with
 // package sheet (Meta) and annotations and the truth as segmentations
 // with package episode/view (ReadSegmentation, Segmentation).
+// WriteFile writes the page to a file atomically (temp file, rename),
+// its errors naming edged report's --out.
 // The package has no goroutines and no state; Write is safe for
 // concurrent use.
 //

@@ -60,7 +60,7 @@ func newReportCmd() *cobra.Command {
 					return fmt.Errorf("--verdicts: %w", err)
 				}
 			}
-			s, err := writeReport(out, ref, o)
+			s, err := report.WriteFile(out, ref, o)
 			if err != nil {
 				return err
 			}
@@ -103,28 +103,4 @@ func reportDataDir(dir, cfgFile string) (string, error) {
 		return c.DataDir, nil
 	}
 	return config.DefaultDataDir, nil
-}
-
-// writeReport writes the report next to out and renames it into place,
-// so a failed run never leaves half a file under the name asked for.
-func writeReport(out, ref string, o report.Options) (*report.Summary, error) {
-	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp*")
-	if err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
-	}
-	defer os.Remove(f.Name())
-	s, err := report.Write(f, ref, o)
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := os.Rename(f.Name(), out); err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
-	}
-	return s, nil
 }
