@@ -67,6 +67,10 @@
 // overlaps the store's latency (a directory's fsyncs, an object store's
 // requests); each lane acknowledges its own messages. Handle may be
 // called from any goroutine; calls for one robot are serialized.
+//
+// Serve (serve.go) is `edged sink` around a Sink: the password file,
+// the CPU profile, /metrics and /healthz (Handler), and Run until
+// SIGINT or SIGTERM; the command keeps only flags and the store's URL.
 package sink
 
 import (
