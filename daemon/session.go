@@ -57,11 +57,7 @@ func (r *sheetRunner) closeSession(end time.Time, ok bool, reason string) {
 		return
 	}
 	r.sessionW = nil
-	outcome := episode.Completed
-	if reason == episode.EndShutdown {
-		outcome = episode.Interrupted
-	}
-	if err := w.Close(end, outcome, reason); err != nil {
+	if err := w.Close(end, episode.OutcomeOf(reason), reason); err != nil {
 		// Left open: the next start closes it as recovered.
 		r.d.log.Error("daemon: closing the session in the episode store", "session", w.ID(), "err", err)
 		w.Abandon()

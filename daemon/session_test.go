@@ -50,7 +50,10 @@ episode: {max_duration: 4s, keep_episodes: 2}
 		}
 	}
 	// The newest two are kept; the first was cut at max_duration.
+	// Both were cut by edged, as an episode at max_duration: interrupted
+	// (a session cut there was "completed", an episode "interrupted").
 	if last := ms[len(ms)-1]; last.EndReason != episode.EndShutdown || ms[0].EndReason != episode.EndMaxDuration ||
+		last.Outcome != episode.Interrupted || ms[0].Outcome != episode.Interrupted ||
 		ms[0].End.Sub(ms[0].Start) != 4*time.Second || !ms[1].Start.Equal(ms[0].End) {
 		t.Errorf("sessions %+v", ms)
 	}

@@ -166,7 +166,7 @@ func recoverEpisode(dir string, m Manifest, notes []string) (Recovery, error) {
 		return r, err
 	}
 	f.Close()
-	w.m.Closed, w.m.End, w.m.Outcome, w.m.EndReason = true, last, Interrupted, EndRecovered
+	w.m.Closed, w.m.End, w.m.Outcome, w.m.EndReason = true, last, OutcomeOf(EndRecovered), EndRecovered
 	rc := r
 	w.m.Recovery = &rc
 	return r, w.writeManifest()

@@ -20,6 +20,18 @@ const (
 	EndClockReset  = "clock_reset"  // time jumped backwards (a looped bag, a restarted simulator)
 )
 
+// OutcomeOf is the outcome of an episode or session that ended for
+// reason without its task saying how it went: Interrupted when edged
+// cut it (it stopped, the clock reset, max_duration, a crash), else
+// Completed. The FSM and the sessions take it from here.
+func OutcomeOf(reason string) string {
+	switch reason {
+	case EndShutdown, EndClockReset, EndMaxDuration, EndRecovered:
+		return Interrupted
+	}
+	return Completed
+}
+
 // ManifestFormat is the version of manifest.json and the records.
 const ManifestFormat = 1
 

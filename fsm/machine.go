@@ -220,7 +220,7 @@ func (m *Machine) shutdown() {
 	before := m.Stats().StoreErrors
 	m.finishClosing()
 	if m.w != nil {
-		m.closeEpisode(m.now(), episode.Interrupted, episode.Interrupted, episode.EndShutdown)
+		m.closeEpisode(m.now(), episode.Interrupted, episode.OutcomeOf(episode.EndShutdown), episode.EndShutdown)
 	}
 	if c := m.closing; c != nil {
 		n := c.w.Pending()
@@ -433,7 +433,7 @@ func (m *Machine) clockReset(src *source, stamp time.Time) {
 	m.cfg.Logger.Warn("fsm: time jumped backwards; closing the open episode and starting over in the new time",
 		"topic", src.cfg.Topic, "from", m.lastStamp, "to", stamp)
 	if m.w != nil {
-		m.closeEpisode(m.lastStamp, episode.Interrupted, episode.Interrupted, episode.EndClockReset)
+		m.closeEpisode(m.lastStamp, episode.Interrupted, episode.OutcomeOf(episode.EndClockReset), episode.EndClockReset)
 	}
 	for _, s := range m.order {
 		s.last, s.lastBeat = time.Time{}, 0
@@ -451,7 +451,7 @@ func (m *Machine) checkMaxDuration(now time.Time) {
 		if now.Before(limit) {
 			return
 		}
-		m.closeEpisode(limit, episode.Interrupted, episode.Interrupted, episode.EndMaxDuration)
+		m.closeEpisode(limit, episode.Interrupted, episode.OutcomeOf(episode.EndMaxDuration), episode.EndMaxDuration)
 		if !m.wantEpisode() {
 			return
 		}
