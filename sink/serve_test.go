@@ -6,13 +6,12 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -44,24 +43,6 @@ func TestServeRefuses(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log a test reads while Serve writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestServeRunsUntilCancelled: against a real mosquitto that wants a
 // password, Serve reads it from the file, serves /healthz ready once
 // subscribed, and when its context ends stops, logs its stats and
@@ -74,8 +55,8 @@ func TestServeRunsUntilCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	profile := filepath.Join(dir, "cpu.pprof")
-	var logs lockedBuffer
-	o := ServeOptions{Listen: "127.0.0.1:0", PasswordFile: pw, CPUProfile: profile,
+	var logs bytes.Buffer // read once Serve returned
+	o := ServeOptions{Listen: freeAddr(t), PasswordFile: pw, CPUProfile: profile,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 	cfg := Config{Broker: b.URL, Out: filepath.Join(dir, "out")}
 	cfg.Auth.Username = "sink"
@@ -84,16 +65,8 @@ func TestServeRunsUntilCancelled(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, cfg, o) }()
 
-	listening := regexp.MustCompile(`http listening"? addr=(\S+)`)
-	var addr string
-	poll.Until(t, 10*time.Second, "the sink's http listener", func() bool {
-		if m := listening.FindStringSubmatch(logs.String()); m != nil {
-			addr = m[1]
-		}
-		return addr != ""
-	})
 	poll.Until(t, 15*time.Second, "/healthz ready with the password from the file", func() bool {
-		r, err := http.Get("http://" + addr + "/healthz")
+		r, err := http.Get("http://" + o.Listen + "/healthz")
 		if err != nil {
 			return false
 		}
@@ -115,6 +88,17 @@ func TestServeRunsUntilCancelled(t *testing.T) {
 	if fi, err := os.Stat(profile); err != nil || fi.Size() == 0 {
 		t.Errorf("CPU profile: %v", err)
 	}
+}
+
+// freeAddr is a loopback address with a port free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }
 
 // TestHandler: /healthz is 503 with the reason while the sink is not
