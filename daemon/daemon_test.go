@@ -146,17 +146,23 @@ uplink: {broker: %q, max_payload: 32KiB}
 // replayBag runs edged replay of bag with cfg's topics into out.
 func replayBag(t *testing.T, cfg *config.Config, out, bag string) ReplaySummary {
 	t.Helper()
+	sum, err := replayBagErr(t, cfg, out, bag)
+	if err != nil {
+		t.Fatalf("replay: %v", err)
+	}
+	return sum
+}
+
+// replayBagErr is replayBag that returns the replay's error.
+func replayBagErr(t *testing.T, cfg *config.Config, out, bag string) (ReplaySummary, error) {
+	t.Helper()
 	c := *cfg
 	c.DataDir, c.HTTP.Listen, c.Uplink.Broker = out, "off", ""
 	d, err := New(&c, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := d.Replay(context.Background(), []string{bag}, nil)
-	if err != nil {
-		t.Fatalf("replay: %v", err)
-	}
-	return sum
+	return d.Replay(context.Background(), []string{bag}, nil)
 }
 
 // sameSheets: the contact sheets in two directories use the same frames

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"database/sql"
+	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -57,7 +58,12 @@ fsm: [{topic: /topic, type: field, field: text, idle_states: ["Hello, world! 0"]
 			if err != nil {
 				t.Fatal(err)
 			}
-			sum := replayBag(t, cfg, t.TempDir(), bagDir)
+			// Messages it cannot decode are damage (issue 21): the replay
+			// says so with its error.
+			sum, err := replayBagErr(t, cfg, t.TempDir(), bagDir)
+			if tc.decodeOK != (err == nil) || (err != nil && !errors.Is(err, ErrDamagedInput)) {
+				t.Errorf("replay: %v", err)
+			}
 			var decodeErrors, events uint64
 			for _, ts := range sum.Topics {
 				if ts.Topic == "/topic" {
