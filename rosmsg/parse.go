@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Parsed is one type's own text parsed: fields and constants in order,
@@ -98,12 +99,12 @@ func StripComment(line string) string {
 // parseLine parses "TYPE NAME", "TYPE NAME=VALUE" or (ROS 2) "TYPE NAME
 // DEFAULT" and returns the declared name.
 func (d *Dialect) parseLine(p *Parsed, line, clean string) (string, error) {
-	typ, rest, ok := strings.Cut(clean, " ")
-	if i := strings.IndexByte(clean, '\t'); i >= 0 && (!ok || i < len(typ)) {
-		typ, rest, ok = clean[:i], clean[i+1:], true
+	i := strings.IndexFunc(clean, unicode.IsSpace) // type and name may be apart by any white space
+	if i < 0 {
+		return "", d.Errorf("%q: want TYPE NAME", clean)
 	}
-	rest = strings.TrimSpace(rest)
-	if !ok || rest == "" {
+	typ, rest := clean[:i], strings.TrimSpace(clean[i:])
+	if rest == "" {
 		return "", d.Errorf("%q: want TYPE NAME", clean)
 	}
 	end := 0

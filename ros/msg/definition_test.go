@@ -216,3 +216,15 @@ func TestParseEmptyAndCRLF(t *testing.T) {
 		t.Fatalf("CRLF: %v", err)
 	}
 }
+
+// TestParseWhiteSpace: any white space separates a field's type from its
+// name, as genmsg's split() does (rosmsg first split on space and tab
+// only, so "string\rdata" failed).
+func TestParseWhiteSpace(t *testing.T) {
+	for _, sep := range []string{" ", "\t", "\r", "\v", "\f", "\u00a0", " \t "} {
+		d, err := Parse("std_msgs/String", "string"+sep+"data\n")
+		if err != nil || d.MD5() != MD5String {
+			t.Errorf("separator %q: %v", sep, err)
+		}
+	}
+}
