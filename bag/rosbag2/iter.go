@@ -15,34 +15,54 @@ import (
 // metadata.yaml lists first, then the file's own order). rosbag2 splits
 // a bag by time, so its files normally follow each other, but their
 // ranges may overlap (a split by size while messages arrive out of
-// order, files merged by hand): the files are merged. A file is opened
-// only once the merge reaches its first message's time, so a bag split
-// into many files keeps few open at once (at most Options.MaxOpenFiles).
-// It is for one goroutine; several may run on one Reader.
+// order, files merged by hand): the files are merged by bag.Merge, which
+// opens a file only once the merge reaches its first message's time, so
+// a bag split into many files keeps few open at once (at most
+// Options.MaxOpenFiles). It is for one goroutine; several may run on one
+// Reader.
 type Iterator struct {
-	ctx    context.Context
-	r      *Reader
-	want   map[string]bool
-	next   int     // the next file to open, in r.order
-	active []*head // open files with a message at their head
-	last   *head   // the file whose head was returned last: advanced by the next Next
-	msg    bag.Message
-	err    error
-	skips  []string // of the files closed so far
-	done   bool
-	zr     *zstd.Decoder
-	buf    []byte
+	ctx   context.Context
+	r     *Reader
+	want  map[string]bool
+	merge *bag.Merged
+	open  []*fileStream // the files open now, in the order opened
+	msg   bag.Message
+	err   error
+	skips []string // of the files closed so far
+	done  bool
+	zr    *zstd.Decoder
+	buf   []byte
 }
 
-// head is one open storage file and its current message.
-type head struct {
-	order int // in metadata.yaml
-	s     storage
-	it    storageIter
-	conn  []*bag.Connection // the file's topic index -> connection
-	topic int
-	t     int64
-	data  []byte
+// fileStream is one open storage file as a bag.Stream. A message of a
+// channel no topic list names has no Conn: the merge orders it, the
+// Iterator passes over it.
+type fileStream struct {
+	s    storage
+	it   storageIter
+	conn []*bag.Connection // the file's topic index -> connection
+	msg  bag.Message
+}
+
+func (f *fileStream) Next() bool {
+	if !f.it.next() {
+		return false
+	}
+	topic, t, data := f.it.message()
+	var c *bag.Connection
+	if topic >= 0 && topic < len(f.conn) {
+		c = f.conn[topic]
+	}
+	f.msg = bag.Message{Conn: c, Time: time.Unix(0, t), Data: data}
+	return true
+}
+
+func (f *fileStream) Message() bag.Message { return f.msg }
+func (f *fileStream) Err() error           { return f.it.err() }
+
+func (f *fileStream) Close() {
+	f.it.close()
+	f.s.close()
 }
 
 // Messages returns an Iterator over the given topics (all when none).
@@ -60,69 +80,40 @@ func (r *Reader) MessagesContext(ctx context.Context, topics ...string) *Iterato
 			it.want[t] = true
 		}
 	}
+	inputs := make([]bag.Input, len(r.files))
+	for i, f := range r.files {
+		inputs[i] = bag.Input{Start: time.Unix(0, f.start), Open: func() (bag.Stream, error) { return it.openFile(i) }}
+	}
+	it.merge = bag.Merge(inputs, bag.MergeOptions{Closing: it.closing})
 	return it
 }
 
 // Next advances to the next message; false at the end or on an error.
 func (it *Iterator) Next() bool {
-	for !it.done {
-		if it.last != nil {
-			h := it.last
-			it.last = nil
-			if !it.advance(h) {
-				return false
-			}
-		}
-		if !it.openDue() {
-			return false
-		}
-		h := it.earliest()
-		if h == nil {
-			it.done = true
-			return false
-		}
-		it.last = h
-		if h.topic < 0 || h.topic >= len(h.conn) || h.conn[h.topic] == nil {
+	for !it.done && it.merge.Next() {
+		m := it.merge.Message()
+		if m.Conn == nil {
 			continue // a channel no topic list names: nobody asked for it
 		}
-		data := h.data
 		if it.r.meta != nil && it.r.meta.CompressionMode == "MESSAGE" {
 			var ok bool
-			if data, ok = it.decompress(data, h); !ok {
+			if m.Data, ok = it.decompress(m, it.merge.Input()); !ok {
 				return false
 			}
 		}
-		it.msg = bag.Message{Conn: h.conn[h.topic], Time: time.Unix(0, h.t), Data: data}
+		it.msg = m
 		return true
 	}
+	if err := it.merge.Err(); err != nil && !it.done {
+		it.fail(err)
+	}
+	it.done = true
 	return false
 }
 
-// openDue opens every file whose first message may come before the
-// earliest head (or the next file when none is open).
-func (it *Iterator) openDue() bool {
-	for it.next < len(it.r.order) {
-		i := it.r.order[it.next]
-		if e := it.earliest(); e != nil && it.r.files[i].start > e.t {
-			return true
-		}
-		it.next++
-		h, err := it.open(i)
-		if err != nil {
-			it.fail(err)
-			return false
-		}
-		it.active = append(it.active, h)
-		if !it.advance(h) {
-			return false
-		}
-	}
-	return true
-}
-
-// open opens storage file i for the merge, within MaxOpenFiles.
-func (it *Iterator) open(i int) (*head, error) {
-	if n := len(it.active); n >= it.r.opts.MaxOpenFiles {
+// openFile opens storage file i for the merge, within MaxOpenFiles.
+func (it *Iterator) openFile(i int) (bag.Stream, error) {
+	if n := len(it.open); n >= it.r.opts.MaxOpenFiles {
 		return nil, fmt.Errorf("%s: %d storage files overlap in time at %d, more than the %d merged at once (Options.MaxOpenFiles)",
 			it.r.paths[i], n+1, it.r.files[i].start, it.r.opts.MaxOpenFiles)
 	}
@@ -132,45 +123,21 @@ func (it *Iterator) open(i int) (*head, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &head{order: i, s: s, it: s.messages(it.ctx, it.want)}
+	f := &fileStream{s: s, it: s.messages(it.ctx, it.want)}
 	for _, m := range s.topics() {
-		h.conn = append(h.conn, it.r.byTopic[m.name])
+		f.conn = append(f.conn, it.r.byTopic[m.name])
 	}
-	return h, nil
+	it.open = append(it.open, f)
+	return f, nil
 }
 
-// advance moves h to its next message, dropping it at its end; false
-// on an error (then the Iterator is done).
-func (it *Iterator) advance(h *head) bool {
-	if h.it.next() {
-		h.topic, h.t, h.data = h.it.message()
-		return true
+// closing keeps what a file skipped as the merge closes it.
+func (it *Iterator) closing(_ int, s bag.Stream) {
+	f := s.(*fileStream)
+	if len(it.skips) < maxSkips {
+		it.skips = append(it.skips, f.it.skips()...)
 	}
-	err := h.it.err()
-	it.closeHead(h)
-	for i, a := range it.active {
-		if a == h {
-			it.active = append(it.active[:i], it.active[i+1:]...)
-			break
-		}
-	}
-	if err != nil {
-		it.fail(err)
-		return false
-	}
-	return true
-}
-
-// earliest is the open file whose head comes first (ties: the file
-// listed first), or nil.
-func (it *Iterator) earliest() *head {
-	var best *head
-	for _, h := range it.active {
-		if best == nil || h.t < best.t || h.t == best.t && h.order < best.order {
-			best = h
-		}
-	}
-	return best
+	it.open = slices.DeleteFunc(it.open, func(o *fileStream) bool { return o == f })
 }
 
 func (it *Iterator) fail(err error) {
@@ -181,15 +148,6 @@ func (it *Iterator) fail(err error) {
 	it.done = true
 }
 
-// close closes h's file, keeping what it skipped.
-func (it *Iterator) closeHead(h *head) {
-	if len(it.skips) < maxSkips {
-		it.skips = append(it.skips, h.it.skips()...)
-	}
-	h.it.close()
-	h.s.close()
-}
-
 // maxSkips bounds the skipped messages an Iterator names.
 const maxSkips = 1000
 
@@ -198,15 +156,15 @@ const maxSkips = 1000
 // on after each.
 func (it *Iterator) Skipped() []string {
 	out := slices.Clone(it.skips)
-	for _, h := range it.active {
-		out = append(out, h.it.skips()...)
+	for _, f := range it.open {
+		out = append(out, f.it.skips()...)
 	}
 	return out[:min(len(out), maxSkips)]
 }
 
 // decompress undoes rosbag2's message compression (one zstd frame per
 // message), capped at MaxMessageBytes.
-func (it *Iterator) decompress(data []byte, h *head) ([]byte, bool) {
+func (it *Iterator) decompress(m bag.Message, file int) ([]byte, bool) {
 	if it.zr == nil {
 		zr, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1),
 			zstd.WithDecoderMaxMemory(uint64(it.r.opts.MaxMessageBytes)))
@@ -216,9 +174,9 @@ func (it *Iterator) decompress(data []byte, h *head) ([]byte, bool) {
 		}
 		it.zr = zr
 	}
-	out, err := it.zr.DecodeAll(data, it.buf[:0])
+	out, err := it.zr.DecodeAll(m.Data, it.buf[:0])
 	if err != nil {
-		it.fail(fmt.Errorf("%s: message at %d compressed with zstd does not decompress: %w", it.r.paths[h.order], h.t, err))
+		it.fail(fmt.Errorf("%s: message at %d compressed with zstd does not decompress: %w", it.r.paths[file], m.Time.UnixNano(), err))
 		return nil, false
 	}
 	it.buf = out
@@ -238,14 +196,10 @@ func (it *Iterator) Err() error {
 
 // Close releases the Iterator.
 func (it *Iterator) Close() {
-	for _, h := range it.active {
-		it.closeHead(h)
-	}
-	it.active, it.last = nil, nil
+	it.merge.Close()
 	if it.zr != nil {
 		it.zr.Close()
 		it.zr = nil
 	}
-	it.next = len(it.r.order)
 	it.done = true
 }

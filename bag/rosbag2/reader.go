@@ -1,7 +1,6 @@
 package rosbag2
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,7 +70,6 @@ type Reader struct {
 	meta    *Metadata // nil for a bare storage file
 	files   []bagFile
 	paths   []string // each file's path as the bag names it (before decompression)
-	order   []int    // files by start time, then as listed
 	conns   []*bag.Connection
 	byTopic map[string]*bag.Connection
 	temps   []string
@@ -124,7 +122,6 @@ func OpenContext(ctx context.Context, path string, opts Options) (*Reader, error
 		r.Close()
 		return nil, fmt.Errorf("rosbag2 %s: %w", path, err)
 	}
-	r.summarize()
 	return r, nil
 }
 
@@ -304,7 +301,7 @@ func (r *Reader) Close() error {
 	for _, t := range r.temps {
 		errs = append(errs, os.Remove(t))
 	}
-	r.files, r.order, r.temps = nil, nil, nil
+	r.files, r.temps = nil, nil
 	return errors.Join(errs...)
 }
 
@@ -343,14 +340,6 @@ func (r *Reader) summarizeTopics(counts map[string]uint64) {
 		r.info.Topics = append(r.info.Topics, bag.TopicInfo{Topic: c.Topic, Type: c.Type, Messages: counts[c.Topic], Connections: 1})
 	}
 	slices.SortFunc(r.info.Topics, func(a, b bag.TopicInfo) int { return strings.Compare(a.Topic, b.Topic) })
-}
-
-// summarize orders the files by start time (ties: as listed).
-func (r *Reader) summarize() {
-	for i := range r.files {
-		r.order = append(r.order, i)
-	}
-	slices.SortStableFunc(r.order, func(a, b int) int { return cmp.Compare(r.files[a].start, r.files[b].start) })
 }
 
 func (r *Reader) span(start, end int64, n uint64) {
