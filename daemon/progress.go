@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/edged-robotics/edged/bag/recording"
 )
 
 // progress draws a one-line progress bar of a replay, at most every
@@ -16,7 +18,7 @@ type progress struct {
 	last       time.Time // wall of the last draw
 }
 
-func newProgress(w io.Writer, readers []recording) *progress {
+func newProgress(w io.Writer, readers []recording.Recording) *progress {
 	p := &progress{w: w, began: time.Now()}
 	for _, r := range readers {
 		in := r.Info()

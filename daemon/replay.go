@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/edged-robotics/edged/bag"
+	"github.com/edged-robotics/edged/bag/recording"
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/episode"
 )
@@ -58,7 +57,7 @@ var ErrDamagedInput = errors.New("damaged input")
 
 // Replay runs the pipeline of edged run over bags, with no master,
 // as fast as the machine allows (ROS1 .bag files and rosbag2 bags: a
-// directory, an .mcap or a .db3 file; see openRecording): capture (capture.Replay, the record time
+// directory, an .mcap or a .db3 file; see recording.Open): capture (capture.Replay, the record time
 // as the clock), rings, sheets, fsm and the episode store, and the uplink
 // when uplink.broker is set. Messages of all bags are merged in time
 // order. It is deterministic: every FSM message is processed, and its
@@ -83,16 +82,12 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 	if !d.running.CompareAndSwap(false, true) {
 		return sum, errors.New("daemon: already running")
 	}
-	readers, err := openBags(ctx, bags)
+	readers, err := recording.OpenAll(ctx, bags)
 	if err != nil {
-		return sum, err
+		return sum, fmt.Errorf("replay: %w", err)
 	}
 	d.noteVersions(readers)
-	defer func() {
-		for _, r := range readers {
-			r.Close()
-		}
-	}()
+	defer recording.CloseAll(readers)
 	if err := os.MkdirAll(d.cfg.DataDir, 0o755); err != nil {
 		return sum, fmt.Errorf("replay output: %w", err)
 	}
@@ -142,7 +137,7 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 		d.closeMachine()
 		return sum, err
 	}
-	for _, p := range bagDamage(readers) {
+	for _, p := range recording.Problems(readers) {
 		d.damaged(&sum, p)
 	}
 	start := time.Now()
@@ -175,33 +170,17 @@ func (d *Daemon) Replay(ctx context.Context, bags []string, progress io.Writer) 
 
 // noteVersions logs each bag whose ROS version is not ros.version's
 // (which applies to edged run only; see Replay).
-func (d *Daemon) noteVersions(readers []recording) {
+func (d *Daemon) noteVersions(readers []recording.Recording) {
 	v := d.cfg.ROS.Version
 	if v == 0 {
 		return
 	}
 	for _, r := range readers {
-		bv := 2
-		if _, ok := r.(ros1Bag); ok {
-			bv = 1
-		}
-		if bv != v {
+		if bv := r.ROSVersion(); bv != v {
 			d.log.Info("replay: the bag is read as the ROS version its format says; ros.version applies to edged run only",
 				"bag", r.Info().Path, "bag_version", bv, "ros.version", v)
 		}
 	}
-}
-
-// bagDamage lists what Open found damaged in each bag (bag.Info.Problems:
-// a missing or broken index, damaged or cut chunks), naming the bag.
-func bagDamage(readers []recording) []string {
-	var out []string
-	for _, r := range readers {
-		for _, p := range r.Info().Problems {
-			out = append(out, fmt.Sprintf("bag %s: %s", r.Info().Path, p))
-		}
-	}
-	return out
 }
 
 // reportUnused counts and reports, per topic, the messages capture
@@ -244,7 +223,7 @@ func (d *Daemon) damaged(sum *ReplaySummary, what string) {
 // configured takes the matching topics of the bags as discovery allows
 // (discovery.max_cameras and max_joints, as edged run: a bag's topics
 // are input too).
-func (d *Daemon) bagTopics(readers []recording) (cams, joints []string) {
+func (d *Daemon) bagTopics(readers []recording.Recording) (cams, joints []string) {
 	var tt []capture.TopicType
 	for _, r := range readers {
 		for _, c := range r.Connections() {
@@ -267,23 +246,23 @@ func (d *Daemon) newReplayCapture(t *topology) (*capture.Replay, error) {
 // replay capture, drives the sheet runner on the recording's clock, and
 // waits for the fsm after each of its messages. A gap longer than
 // replay.max_gap is not walked through (see endAtGap).
-func (d *Daemon) replayMessages(ctx context.Context, readers []recording, rp *capture.Replay, runner *sheetRunner,
+func (d *Daemon) replayMessages(ctx context.Context, readers []recording.Recording, rp *capture.Replay, runner *sheetRunner,
 	fsmTopics map[string]bool, prog *progress, sum *ReplaySummary) (uint64, error) {
-	merged := mergeBags(readers, rp.Topics(), func(e error) {
+	merged := recording.Merge(readers, rp.Topics(), func(e error) {
 		if ctx.Err() == nil { // an interrupted query is the stop, not damage
 			d.damaged(sum, e.Error())
 		}
 	})
-	defer merged.close()
+	defer merged.Close()
 	step := runner.recipe.Interval / 5
 	maxGap := d.cfg.Replay.MaxGap.D()
 	var next, prev time.Time
 	var n uint64
-	for merged.next() {
+	for merged.Next() {
 		if err := ctx.Err(); err != nil {
 			return n, err
 		}
-		m := merged.message()
+		m := merged.Message()
 		if n > 0 && m.Time.Sub(prev) > maxGap {
 			if err := d.endAtGap(ctx, Gap{From: prev, To: m.Time}, rp, runner, sum); err != nil {
 				return n, err
@@ -377,110 +356,4 @@ func (d *Daemon) advanceMachine(ctx context.Context, now time.Time, runner *shee
 	}
 	runner.drain()
 	return nil
-}
-
-func openBags(ctx context.Context, paths []string) ([]recording, error) {
-	if len(paths) == 0 {
-		return nil, errors.New("replay: no bag given")
-	}
-	var readers []recording
-	for _, p := range paths {
-		r, err := openRecording(ctx, p)
-		if err != nil {
-			for _, o := range readers {
-				o.Close()
-			}
-			return nil, fmt.Errorf("replay: %w", err)
-		}
-		readers = append(readers, r)
-	}
-	return readers, nil
-}
-
-// bagMerge walks several bags' messages in one time order (a heap of
-// their iterators; ties keep the order the bags were given). A bag whose
-// iterator fails (a damaged chunk) is reported to damaged and dropped
-// from the merge; the other bags go on.
-type bagMerge struct {
-	its     []messageIter
-	h       mergeHeap
-	cur     bag.Message
-	prev    int // iterator of cur, advanced on the next call to next
-	paths   []string
-	damaged func(error)
-}
-
-func mergeBags(readers []recording, topics []string, damaged func(error)) *bagMerge {
-	m := &bagMerge{prev: -1, damaged: damaged}
-	for i, r := range readers {
-		it := r.Messages(topics...)
-		m.its, m.paths = append(m.its, it), append(m.paths, r.Info().Path)
-		m.advance(i)
-	}
-	heap.Init(&m.h)
-	return m
-}
-
-// advance moves iterator i to its next message and queues it.
-func (m *bagMerge) advance(i int) {
-	it := m.its[i]
-	if it.Next() {
-		heap.Push(&m.h, mergeItem{i, it.Message().Time})
-	} else if err := it.Err(); err != nil {
-		if !strings.Contains(err.Error(), m.paths[i]) {
-			err = fmt.Errorf("bag %s: %w", m.paths[i], err)
-		}
-		m.damaged(fmt.Errorf("%w; the rest of this bag is skipped", err))
-	}
-}
-
-func (m *bagMerge) next() bool {
-	if m.prev >= 0 {
-		m.advance(m.prev)
-		m.prev = -1
-	}
-	if m.h.Len() == 0 {
-		return false
-	}
-	top := heap.Pop(&m.h).(mergeItem)
-	m.prev, m.cur = top.it, m.its[top.it].Message()
-	return true
-}
-
-func (m *bagMerge) message() bag.Message { return m.cur }
-
-// close closes the iterators, reporting what each passed over (a
-// rosbag2 .db3's messages too large to load) as damage.
-func (m *bagMerge) close() {
-	for i, it := range m.its {
-		if s, ok := it.(interface{ Skipped() []string }); ok {
-			for _, p := range s.Skipped() {
-				m.damaged(fmt.Errorf("bag %s: %s", m.paths[i], p))
-			}
-		}
-		it.Close()
-	}
-}
-
-type mergeItem struct {
-	it int
-	t  time.Time
-}
-
-type mergeHeap []mergeItem
-
-func (h mergeHeap) Len() int { return len(h) }
-func (h mergeHeap) Less(i, j int) bool {
-	if !h[i].t.Equal(h[j].t) {
-		return h[i].t.Before(h[j].t)
-	}
-	return h[i].it < h[j].it
-}
-func (h mergeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *mergeHeap) Push(x any)   { *h = append(*h, x.(mergeItem)) }
-func (h *mergeHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
