@@ -1,4 +1,4 @@
-package episode
+package blob
 
 import (
 	"errors"
@@ -10,14 +10,14 @@ import (
 	"testing"
 )
 
-// TestDirBlobsDeleteLeavesNoDirectories: deleting a directory store's
+// TestDirDeleteLeavesNoDirectories: deleting a directory store's
 // last blob in a directory removes the directories it leaves empty,
 // with a conditional write's lock file, up to the root (a sink group's
 // staged chunks left two directories and a lock file per message); a
 // directory that still holds a blob stays.
-func TestDirBlobsDeleteLeavesNoDirectories(t *testing.T) {
+func TestDirDeleteLeavesNoDirectories(t *testing.T) {
 	root := t.TempDir()
-	d := DirBlobs{Root: root}
+	d := Dir{Root: root}
 	for _, p := range []struct {
 		name string
 		cond Cond
@@ -44,11 +44,11 @@ func TestDirBlobsDeleteLeavesNoDirectories(t *testing.T) {
 	}
 }
 
-// TestDirBlobsLockSurvivesRemoval: conditional writes stay exclusive
+// TestDirLockSurvivesRemoval: conditional writes stay exclusive
 // while Delete removes the lock file and the directory between them:
 // of writers racing to create one name, at most one holds it at a time.
-func TestDirBlobsLockSurvivesRemoval(t *testing.T) {
-	d := DirBlobs{Root: t.TempDir()}
+func TestDirLockSurvivesRemoval(t *testing.T) {
+	d := Dir{Root: t.TempDir()}
 	var holders, most atomic.Int32
 	var wg sync.WaitGroup
 	for range 8 {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/internal/fsutil"
 	"github.com/edged-robotics/edged/sheet/recipe"
 )
@@ -86,8 +87,8 @@ func costOf(dir string, m *Manifest) (Cost, error) {
 
 // listFiles lists the regular files under the episode directory dir,
 // named relative to it with slashes.
-func listFiles(dir string) ([]BlobInfo, error) {
-	var files []BlobInfo
+func listFiles(dir string) ([]blob.Info, error) {
+	var files []blob.Info
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -103,7 +104,7 @@ func listFiles(dir string) ([]BlobInfo, error) {
 			return nil
 		}
 		rel, _ := filepath.Rel(dir, path)
-		files = append(files, BlobInfo{Name: filepath.ToSlash(rel), Size: fi.Size()})
+		files = append(files, blob.Info{Name: filepath.ToSlash(rel), Size: fi.Size()})
 		return nil
 	})
 	if err != nil {
@@ -113,7 +114,7 @@ func listFiles(dir string) ([]BlobInfo, error) {
 }
 
 // costOfDir counts files, listed in the episode directory dir.
-func costOfDir(dir string, files []BlobInfo, m *Manifest) (Cost, error) {
+func costOfDir(dir string, files []blob.Info, m *Manifest) (Cost, error) {
 	read := func(rel string) ([]byte, error) {
 		return fsutil.ReadFileCapped(filepath.Join(dir, filepath.FromSlash(rel)), maxSheetMeta)
 	}
@@ -123,7 +124,7 @@ func costOfDir(dir string, files []BlobInfo, m *Manifest) (Cost, error) {
 // costOfFiles: every file (named relative to the episode) counts in one
 // kind; the sheet .json files, read with read, give the tokens and, for
 // an open episode, its time. A directory and an object store share it.
-func costOfFiles(files []BlobInfo, read func(rel string) ([]byte, error), m *Manifest) (Cost, error) {
+func costOfFiles(files []blob.Info, read func(rel string) ([]byte, error), m *Manifest) (Cost, error) {
 	var c Cost
 	cams := map[string]bool{}
 	var lastTile float64

@@ -28,10 +28,10 @@
 // the rule a shipped id must follow: it belongs to the robot sending it.
 //
 // One format, two writers of it: Store and Writer on the robot, and
-// Receiver (receiver.go) at the sink, through Blobs (blobs.go: a
-// directory, DirBlobs, or an object store, episode/s3store; several
-// sinks may share one, their writes of shared files conditional on the
-// version read; Mirror copies a store back into a directory for the
+// Receiver (receiver.go) at the sink, through blob.Blobs (a directory,
+// blob.Dir, or an object store, blob/s3; several sinks may share one,
+// their writes of shared files conditional on the version read;
+// Mirror (mirror.go) copies a store back into a directory for the
 // readers, several GETs at once, MirrorWith RecordsOnly just what List
 // and Resolve read), which writes what robots ship into
 // OUT/episodes in exactly this format, keeps the robot's segment index

@@ -8,11 +8,13 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/edged-robotics/edged/blob"
 )
 
 // failingGets is Blobs whose Get of one name fails.
 type failingGets struct {
-	Blobs
+	blob.Blobs
 	bad string
 }
 
@@ -26,23 +28,23 @@ func (f failingGets) Get(name string, max int64) ([]byte, string, error) {
 }
 
 func TestMirrorWith(t *testing.T) {
-	src := DirBlobs{Root: t.TempDir()}
+	src := blob.Dir{Root: t.TempDir()}
 	var names []string
 	for i := range 20 {
 		ep := fmt.Sprintf("episodes/arm-01-%02d/", i)
 		for _, n := range []string{manifestName, segmentsName, "sheets/cam/sheet-0001.jpg", "sheets/cam/sheet-0001.json"} {
-			if _, err := src.Put(ep+n, []byte(ep+n), Cond{}); err != nil {
+			if _, err := src.Put(ep+n, []byte(ep+n), blob.Cond{}); err != nil {
 				t.Fatal(err)
 			}
 			names = append(names, ep+n)
 		}
 	}
-	if _, err := src.Put(".sink/ids.log", []byte("x"), Cond{}); err != nil {
+	if _, err := src.Put(".sink/ids.log", []byte("x"), blob.Cond{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		name string
-		b    Blobs
+		b    blob.Blobs
 		o    MirrorOptions
 		want func(name string) bool
 		err  error
@@ -92,7 +94,7 @@ func TestMirrorWith(t *testing.T) {
 // slowGets is Blobs whose every Get takes a round trip's time, as an
 // object store's does.
 type slowGets struct {
-	Blobs
+	blob.Blobs
 	rtt time.Duration
 }
 
@@ -105,10 +107,10 @@ func (s slowGets) Get(name string, max int64) ([]byte, string, error) {
 // round trip, one at a time against the default workers: what a mirror
 // costs on an object store is its round trips.
 func BenchmarkMirror(b *testing.B) {
-	src := DirBlobs{Root: b.TempDir()}
+	src := blob.Dir{Root: b.TempDir()}
 	body := make([]byte, 64<<10)
 	for i := range 64 {
-		if _, err := src.Put(fmt.Sprintf("episodes/arm-01/sheets/cam/sheet-%04d.jpg", i), body, Cond{}); err != nil {
+		if _, err := src.Put(fmt.Sprintf("episodes/arm-01/sheets/cam/sheet-%04d.jpg", i), body, blob.Cond{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -129,9 +131,9 @@ func BenchmarkMirror(b *testing.B) {
 // folder. Store.Begin names a second episode of the same millisecond
 // ID-2, and a mirror of ID used to fetch it too, into ID/-2/.
 func TestMirrorOfOneEpisodeLeavesItsNamesakes(t *testing.T) {
-	src := DirBlobs{Root: t.TempDir()}
+	src := blob.Dir{Root: t.TempDir()}
 	for _, n := range []string{"episodes/arm-01-x/" + manifestName, "episodes/arm-01-x-2/" + manifestName} {
-		if _, err := src.Put(n, []byte(n), Cond{}); err != nil {
+		if _, err := src.Put(n, []byte(n), blob.Cond{}); err != nil {
 			t.Fatal(err)
 		}
 	}

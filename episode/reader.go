@@ -3,6 +3,7 @@ package episode
 import (
 	"errors"
 	"fmt"
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/internal/fsutil"
 	"os"
 	"path/filepath"
@@ -150,7 +151,7 @@ func Load(dir, ref string) (*Episode, error) {
 // its manifest's Held is written only with the robot's start and end
 // manifests and when the episode completes (Receiver.commit), so until
 // then the files present say more.
-func (e *Episode) held(files []BlobInfo) *Held {
+func (e *Episode) held(files []blob.Info) *Held {
 	idx := map[int]bool{}
 	for _, s := range e.Segments {
 		idx[s.Index] = true
@@ -160,7 +161,7 @@ func (e *Episode) held(files []BlobInfo) *Held {
 }
 
 // lack lists what a receiver lacks of the closed, incomplete e.
-func (e *Episode) lack(files []BlobInfo) *Lack {
+func (e *Episode) lack(files []blob.Info) *Lack {
 	segs := map[int]bool{}
 	for _, s := range e.Segments {
 		segs[s.Index] = true

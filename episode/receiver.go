@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/edged-robotics/edged/blob"
 )
 
 // Receiver writes the episodes robots ship into a store (the sink's
@@ -57,7 +59,7 @@ import (
 // several sinks may write it but an edged run may not).
 type Receiver struct {
 	dir   string
-	blobs Blobs
+	blobs blob.Blobs
 	opts  ReceiverOptions
 	lock  *os.File
 	races atomic.Uint64
@@ -77,8 +79,8 @@ type episodeLock struct {
 // ReceiverOptions are the receiver's hooks. Zero fields take defaults.
 type ReceiverOptions struct {
 	// Blobs, when set, is the store (dir is then only its name); the
-	// default is DirBlobs on dir with WriteFile.
-	Blobs Blobs
+	// default is blob.Dir on dir with WriteFile.
+	Blobs blob.Blobs
 	// WriteFile writes a whole file atomically, creating its directory.
 	// Default: os.MkdirAll, then fsutil.WriteFileAtomic.
 	WriteFile func(path string, b []byte) error
@@ -128,7 +130,7 @@ func OpenReceiver(dir string, o ReceiverOptions) (*Receiver, error) {
 	if r.blobs != nil {
 		return r, nil
 	}
-	r.blobs = DirBlobs{Root: dir, WriteFile: o.WriteFile}
+	r.blobs = blob.Dir{Root: dir, WriteFile: o.WriteFile}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("episode: create %s: %w (check --out and its permissions)", dir, err)
 	}
@@ -209,7 +211,7 @@ func (r *Receiver) update(robot, id string, change func(e *received) error) (com
 			// meanwhile (a file written after it finds it closed and
 			// counts itself).
 			continue
-		case errors.Is(err, ErrPrecondition):
+		case errors.Is(err, blob.ErrPrecondition):
 			r.races.Add(1)
 			r.forget(id)
 			continue
@@ -275,7 +277,7 @@ func (r *Receiver) add(robot, id string, write func(e *received) error) (complet
 func (r *Receiver) mayComplete(id string) (bool, error) {
 	b, _, err := r.blobs.Get(id+"/"+manifestName, maxManifest)
 	switch {
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, ErrTooLarge):
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, blob.ErrTooLarge):
 		return true, nil
 	case err != nil:
 		return false, err
@@ -304,7 +306,7 @@ func (r *Receiver) mayComplete(id string) (bool, error) {
 func (r *Receiver) Races() uint64 { return r.races.Load() }
 
 // commit writes the manifest when what it says changed, conditional on
-// the version read (ErrPrecondition: another receiver changed it). Until
+// the version read (blob.ErrPrecondition: another receiver changed it). Until
 // the episode is complete and while its manifest exists, what is held
 // alone is not worth a write: the manifest is written when the robot's
 // fields change (a start or end manifest) or when what is held makes
@@ -359,9 +361,9 @@ func manifestBytes(m Manifest) ([]byte, error) {
 
 // costOf is the cost line of what e holds.
 func (r *Receiver) costOf(e *received) (Cost, error) {
-	files := make([]BlobInfo, 0, len(e.files))
+	files := make([]blob.Info, 0, len(e.files))
 	for rel, n := range e.files {
-		files = append(files, BlobInfo{Name: rel, Size: n})
+		files = append(files, blob.Info{Name: rel, Size: n})
 	}
 	read := func(rel string) ([]byte, error) {
 		b, _, err := r.blobs.Get(e.id+"/"+rel, maxSheetMeta)

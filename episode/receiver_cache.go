@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/internal/fsutil"
 )
 
@@ -74,7 +75,7 @@ func (r *Receiver) load(robot, id string) (*received, error) {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			b, ver = nil, ""
-		case errors.Is(err, ErrTooLarge):
+		case errors.Is(err, blob.ErrTooLarge):
 			return nil, fmt.Errorf("%w: %w (move the episode aside to receive it again)", ErrRefused, err)
 		case err != nil:
 			return nil, err // an I/O error: worth a retry
@@ -142,7 +143,7 @@ func (r *Receiver) read(robot, id string, b []byte, ver string) (*received, erro
 // readSegments loads the held segment records. A torn tail (a crash
 // mid-append of an older sink) is left out of segRec, so the next
 // rewrite drops it.
-func (e *received) readSegments(bl Blobs) error {
+func (e *received) readSegments(bl blob.Blobs) error {
 	name := e.id + "/" + segmentsName
 	e.segs, e.segRec, e.segVer, e.segsRead = map[int][]byte{}, nil, "", false
 	b, ver, err := bl.Get(name, maxFileBytes)

@@ -2,6 +2,8 @@ package episode
 
 import (
 	"strings"
+
+	"github.com/edged-robotics/edged/blob"
 )
 
 // Lacking says whether episode id of robot is closed and complete and,
@@ -52,7 +54,7 @@ func (e *received) held() Held {
 }
 
 // blobNames are the names of files without prefix.
-func blobNames(files []BlobInfo, prefix string) []string {
+func blobNames(files []blob.Info, prefix string) []string {
 	names := make([]string, len(files))
 	for i, f := range files {
 		names[i] = strings.TrimPrefix(f.Name, prefix)

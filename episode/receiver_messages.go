@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/edged-robotics/edged/blob"
 )
 
 // Manifest takes a manifest the robot shipped: episode_start (Closed
@@ -98,7 +100,7 @@ func (r *Receiver) appendSegment(e *received, index int, p []byte) error {
 			return fmt.Errorf("%w: %s: segments.rec would exceed %d bytes", ErrRefused, e.id, maxFileBytes)
 		}
 		ver, err := r.blobs.Put(e.id+"/"+segmentsName, rec, condOf(e.segVer))
-		if errors.Is(err, ErrPrecondition) {
+		if errors.Is(err, blob.ErrPrecondition) {
 			r.races.Add(1)
 			e.segsRead = false
 			continue
@@ -115,11 +117,11 @@ func (r *Receiver) appendSegment(e *received, index int, p []byte) error {
 
 // condOf is the condition to replace a blob read at version v ("" when
 // it was absent).
-func condOf(v string) Cond {
+func condOf(v string) blob.Cond {
 	if v == "" {
-		return Cond{IfAbsent: true}
+		return blob.Cond{IfAbsent: true}
 	}
-	return Cond{IfVersion: v}
+	return blob.Cond{IfVersion: v}
 }
 
 var (
@@ -166,12 +168,12 @@ func (r *Receiver) Snippet(robot, id, camera string, index int, body []byte) (co
 func (r *Receiver) put(e *received, rel string, b []byte) error {
 	name := e.id + "/" + rel
 	if _, held := e.files[rel]; !held {
-		_, err := r.blobs.Put(name, b, Cond{IfAbsent: true})
+		_, err := r.blobs.Put(name, b, blob.Cond{IfAbsent: true})
 		if err == nil {
 			e.files[rel] = int64(len(b))
 			return nil
 		}
-		if !errors.Is(err, ErrPrecondition) {
+		if !errors.Is(err, blob.ErrPrecondition) {
 			return err
 		}
 	}

@@ -7,24 +7,26 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/edged-robotics/edged/blob"
 )
 
 // countingBlobs counts a store's requests by kind and file name, and
 // runs a hook once before the next List (a deterministic interleaving
 // of two receivers).
 type countingBlobs struct {
-	Blobs
+	blob.Blobs
 	mu         sync.Mutex
 	puts, gets map[string]int // by base name
 	lists      int
 	beforeList func()
 }
 
-func newCounting(b Blobs) *countingBlobs {
+func newCounting(b blob.Blobs) *countingBlobs {
 	return &countingBlobs{Blobs: b, puts: map[string]int{}, gets: map[string]int{}}
 }
 
-func (c *countingBlobs) Put(name string, b []byte, cond Cond) (string, error) {
+func (c *countingBlobs) Put(name string, b []byte, cond blob.Cond) (string, error) {
 	c.mu.Lock()
 	c.puts[path.Base(name)]++
 	c.mu.Unlock()
@@ -38,7 +40,7 @@ func (c *countingBlobs) Get(name string, max int64) ([]byte, string, error) {
 	return c.Blobs.Get(name, max)
 }
 
-func (c *countingBlobs) List(prefix string) ([]BlobInfo, error) {
+func (c *countingBlobs) List(prefix string) ([]blob.Info, error) {
 	c.mu.Lock()
 	c.lists++
 	hook := c.beforeList
@@ -56,7 +58,7 @@ func sharedPair(t *testing.T) (dir string, r [2]*Receiver, c [2]*countingBlobs) 
 	t.Helper()
 	dir = t.TempDir()
 	for i := range r {
-		c[i] = newCounting(DirBlobs{Root: dir})
+		c[i] = newCounting(blob.Dir{Root: dir})
 		var err error
 		if r[i], err = OpenReceiver(dir, ReceiverOptions{Shared: true, Blobs: c[i]}); err != nil {
 			t.Fatal(err)
@@ -350,7 +352,7 @@ func TestSharedLateFileAmidInflow(t *testing.T) {
 	hook = func() {
 		n++
 		name := fmt.Sprintf("%s/%s/%s/%s.json", rid, SheetsDir, CameraDir("/cam"), SheetName(sheets-n))
-		if _, err := c[0].Blobs.Put(name, []byte(`{}`), Cond{IfAbsent: true}); err != nil {
+		if _, err := c[0].Blobs.Put(name, []byte(`{}`), blob.Cond{IfAbsent: true}); err != nil {
 			t.Error(err)
 		}
 		if n < sheets-1 {

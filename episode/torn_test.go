@@ -4,13 +4,15 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/edged-robotics/edged/blob"
 )
 
 // tornOnce is a shared store that shows the next n manifest reads cut
 // short, as an S3 gateway over a directory can while another sink
 // rewrites the manifest.
 type tornOnce struct {
-	Blobs
+	blob.Blobs
 	n int
 }
 
@@ -49,7 +51,7 @@ func TestSharedReceiverRereadsATornManifest(t *testing.T) {
 				t.Fatal(err)
 			}
 			first.Close()
-			blobs := &tornOnce{Blobs: DirBlobs{Root: dir}, n: tc.torn}
+			blobs := &tornOnce{Blobs: blob.Dir{Root: dir}, n: tc.torn}
 			r, err := OpenReceiver(dir, ReceiverOptions{Shared: tc.shared, Blobs: blobs})
 			if err != nil {
 				t.Fatal(err)

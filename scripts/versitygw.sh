@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds versitygw (an S3 gateway that serves a local directory) from the
 # Go module proxy into a cache directory, once per version, and prints
-# the binary's path. The s3 store tests (episode/s3store) and
+# the binary's path. The s3 store tests (blob/s3) and
 # `make fleet-bench` start it themselves; EDGED_VERSITYGW names a binary
 # to use instead.
 set -euo pipefail

@@ -11,7 +11,7 @@ import (
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 
-	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
@@ -57,7 +57,7 @@ func ackName(owner, robot, episodeID string) string {
 // stampAlive records that this sink runs (.sink/alive/SINK).
 func (s *Sink) stampAlive() {
 	now := s.now()
-	if _, err := s.store.Put(aliveDir+s.owner(), []byte(strconv.FormatInt(now.UnixNano(), 10)), episode.Cond{}); err != nil {
+	if _, err := s.store.Put(aliveDir+s.owner(), []byte(strconv.FormatInt(now.UnixNano(), 10)), blob.Cond{}); err != nil {
 		s.log.Warn("sink: liveness not recorded; peers may publish this sink's acks too (harmless: a robot takes an ack once)", "err", err)
 	}
 	s.nextAlive = now.Add(aliveEvery)
@@ -89,7 +89,7 @@ func (s *Sink) completed(robot, episodeID string) {
 	a := wire.Ack{Robot: robot, Episode: episodeID, Time: s.now().UnixNano()}
 	if b, err := a.MarshalMsg(nil); err != nil {
 		s.log.Error("sink: ack not encoded", "err", err)
-	} else if _, err := s.store.Put(ackName(s.owner(), robot, episodeID), b, episode.Cond{}); err != nil {
+	} else if _, err := s.store.Put(ackName(s.owner(), robot, episodeID), b, blob.Cond{}); err != nil {
 		s.log.Warn("sink: acknowledgement not recorded in the store; it is lost if this sink stops before publishing it "+
 			"(the robot then keeps the episode until its retention); check the store", "robot", robot, "episode", episodeID, "err", err)
 	}

@@ -15,7 +15,7 @@ import (
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 
-	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/internal/brokertest"
 	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/uplink/wire"
@@ -256,7 +256,7 @@ func TestAckRecordLifecycle(t *testing.T) {
 	at := func(d time.Duration) { s.now = func() time.Time { return start.Add(d) } }
 	put := func(name string, b []byte) {
 		t.Helper()
-		if _, err := s.store.Put(name, b, episode.Cond{}); err != nil {
+		if _, err := s.store.Put(name, b, blob.Cond{}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -5,19 +5,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/internal/poll"
 )
 
 // gatedList holds List calls under the chunks area until released: a
 // slow object store.
 type gatedList struct {
-	episode.Blobs
+	blob.Blobs
 	entered chan struct{}
 	release chan struct{}
 }
 
-func (g gatedList) List(prefix string) ([]episode.BlobInfo, error) {
+func (g gatedList) List(prefix string) ([]blob.Info, error) {
 	if strings.HasPrefix(prefix, chunksDir) {
 		g.entered <- struct{}{}
 		<-g.release
@@ -32,7 +32,7 @@ func TestExpiringStagedChunksDoesNotHoldTheSink(t *testing.T) {
 	s := newTestSink(t, Config{Group: "g"})
 	g := gatedList{Blobs: s.store, entered: make(chan struct{}, 8), release: make(chan struct{})} // the group scan lists too
 	s.store = g
-	if _, err := s.store.Put(chunksDir+"r1/id1/abc/000000-00000000", []byte("chunk"), episode.Cond{}); err != nil {
+	if _, err := s.store.Put(chunksDir+"r1/id1/abc/000000-00000000", []byte("chunk"), blob.Cond{}); err != nil {
 		t.Fatal(err)
 	}
 	s.mu.Lock()
@@ -74,7 +74,7 @@ func TestExpiryOfMessagesAPeerAssembled(t *testing.T) {
 		if strings.HasPrefix(name, chunksDir) {
 			b = []byte("chunk")
 		}
-		if _, err := s.store.Put(name, b, episode.Cond{}); err != nil {
+		if _, err := s.store.Put(name, b, blob.Cond{}); err != nil {
 			t.Fatal(err)
 		}
 	}

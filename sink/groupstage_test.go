@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edged-robotics/edged/episode"
-	"github.com/edged-robotics/edged/episode/s3store"
+	"github.com/edged-robotics/edged/blob"
+	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/internal/brokertest"
 	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/internal/s3test"
@@ -26,23 +26,23 @@ import (
 // fresh store in each of its subtests.
 type groupStore struct {
 	name  string
-	start func(t *testing.T) (open func(t *testing.T) (out string, store episode.Blobs))
+	start func(t *testing.T) (open func(t *testing.T) (out string, store blob.Blobs))
 }
 
 var groupStores = []groupStore{
-	{"directory", func(*testing.T) func(t *testing.T) (string, episode.Blobs) {
-		return func(t *testing.T) (string, episode.Blobs) {
+	{"directory", func(*testing.T) func(t *testing.T) (string, blob.Blobs) {
+		return func(t *testing.T) (string, blob.Blobs) {
 			out := t.TempDir()
-			return out, episode.DirBlobs{Root: out}
+			return out, blob.Dir{Root: out}
 		}
 	}},
-	{"s3", func(t *testing.T) func(t *testing.T) (string, episode.Blobs) {
+	{"s3", func(t *testing.T) func(t *testing.T) (string, blob.Blobs) {
 		srv := s3test.Start(t)
 		n := 0
-		return func(t *testing.T) (string, episode.Blobs) {
+		return func(t *testing.T) (string, blob.Blobs) {
 			n++
 			url := srv.URL(fmt.Sprint("group-", n))
-			st, err := s3store.Open(context.Background(), url, s3store.Options{Getenv: srv.Getenv})
+			st, err := s3.Open(context.Background(), url, s3.Options{Getenv: srv.Getenv})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +52,7 @@ var groupStores = []groupStore{
 }
 
 // groupSinks are n sinks of group "g" on out/store (each its own state).
-func groupSinks(t *testing.T, n int, out string, store episode.Blobs, cfg Config) []*Sink {
+func groupSinks(t *testing.T, n int, out string, store blob.Blobs, cfg Config) []*Sink {
 	t.Helper()
 	var sinks []*Sink
 	for i := range n {
@@ -80,7 +80,7 @@ func firstChunks(t *testing.T, robot string, n int) [][]byte {
 }
 
 // staged is what the group holds staged: messages and bytes per robot.
-func staged(t *testing.T, store episode.Blobs) stagedUse {
+func staged(t *testing.T, store blob.Blobs) stagedUse {
 	t.Helper()
 	l, err := store.List(chunksDir)
 	if err != nil {
@@ -101,7 +101,7 @@ func TestGroupCapsOnStagedChunks(t *testing.T) {
 	}
 }
 
-func testGroupCaps(t *testing.T, open func(t *testing.T) (string, episode.Blobs)) {
+func testGroupCaps(t *testing.T, open func(t *testing.T) (string, blob.Blobs)) {
 	{
 		for _, tc := range []struct {
 			name string
@@ -180,7 +180,7 @@ func TestRestartedGroupExpiresWhatWasStaged(t *testing.T) {
 			poll.Until(t, 30*time.Second, "the staged messages expired by the sinks started next", func() bool {
 				return len(staged(t, store).messages) == 0 && next0.Stats().Expired+next1.Stats().Expired >= 2*per
 			})
-			if dir, ok := store.(episode.DirBlobs); ok {
+			if dir, ok := store.(blob.Dir); ok {
 				if left := leftUnder(t, filepath.Join(dir.Root, ".sink", "chunks")); len(left) != 0 {
 					t.Fatalf("left behind under .sink/chunks: %v", left)
 				}

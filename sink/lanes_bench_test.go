@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edged-robotics/edged/episode"
-	"github.com/edged-robotics/edged/episode/s3store"
+	"github.com/edged-robotics/edged/blob"
+	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/internal/s3test"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
@@ -44,7 +44,7 @@ func BenchmarkLanesOnS3(b *testing.B) {
 // distant is a store farther away: every request takes delay
 // more (a model of the network, not a synchronization).
 type distant struct {
-	episode.Blobs
+	blob.Blobs
 	delay time.Duration
 }
 
@@ -53,12 +53,12 @@ func (d distant) Get(name string, max int64) ([]byte, string, error) {
 	return d.Blobs.Get(name, max)
 }
 
-func (d distant) Put(name string, b []byte, c episode.Cond) (string, error) {
+func (d distant) Put(name string, b []byte, c blob.Cond) (string, error) {
 	time.Sleep(d.delay)
 	return d.Blobs.Put(name, b, c)
 }
 
-func (d distant) List(prefix string) ([]episode.BlobInfo, error) {
+func (d distant) List(prefix string) ([]blob.Info, error) {
 	time.Sleep(d.delay)
 	return d.Blobs.List(prefix)
 }
@@ -74,7 +74,7 @@ func (d distant) Delete(name string) error {
 func handleOnS3(b *testing.B, srv *s3test.Server, prefix string, lanes int, delay time.Duration) float64 {
 	b.Helper()
 	const robots, per = 16, 6
-	st, err := s3store.Open(context.Background(), srv.URL(prefix), s3store.Options{Getenv: srv.Getenv})
+	st, err := s3.Open(context.Background(), srv.URL(prefix), s3.Options{Getenv: srv.Getenv})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,8 +20,8 @@
 //	OUT/.sink/acks/SINK/ROBOT/EPISODE acknowledgements not yet published
 //	OUT/.sink/alive/SINK             and which sinks run (acks.go)
 //
-// OUT is a directory or an object store (Config.Store, episode.Blobs;
-// episode/s3store for s3://). Sinks of one Group share the load through
+// OUT is a directory or an object store (Config.Store, blob.Blobs;
+// blob/s3 for s3://). Sinks of one Group share the load through
 // $share/GROUP/ and one OUT: each has its own client id and state, the
 // receiver's writes of shared files are conditional (episode.Receiver),
 // and a message's chunks may arrive at different sinks (stage.go), so
@@ -84,6 +84,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 	"github.com/edged-robotics/edged/uplink/wire"
@@ -110,7 +111,7 @@ type Config struct {
 	// under .sink/chunks/, acknowledgements not yet confirmed under
 	// .sink/acks/); the default is the directory Out. Out then
 	// only names it.
-	Store episode.Blobs
+	Store blob.Blobs
 	// StateDir holds the sink's own state (its id log and lock), which
 	// is never shared. Default: Out/.sink (no Group) or
 	// Out/.sink/CLIENTID on a directory; required with a Store.
@@ -277,7 +278,7 @@ type Sink struct {
 	lanes  []sync.Mutex
 	mu     sync.Mutex
 	ids    *idLog
-	store  episode.Blobs // rooted at Out
+	store  blob.Blobs // rooted at Out
 	recv   *episode.Receiver
 	staged map[string]time.Time // messages this sink staged chunks of (messageDir) -> when they expire
 	group  groupStage           // what the group staged, as this sink saw it (stagecaps.go)
@@ -343,10 +344,10 @@ func New(cfg Config, log *slog.Logger) (*Sink, error) {
 	opts := episode.ReceiverOptions{Shared: cfg.Group != ""}
 	if s.store == nil {
 		// The hook reads s's field on every call, so tests can swap it.
-		s.store = episode.DirBlobs{Root: cfg.Out, WriteFile: func(p string, b []byte) error { return s.writeFn(p, b) }}
+		s.store = blob.Dir{Root: cfg.Out, WriteFile: func(p string, b []byte) error { return s.writeFn(p, b) }}
 		opts.WriteFile = func(p string, b []byte) error { return s.writeFn(p, b) }
 	} else {
-		opts.Blobs = episode.SubBlobs(s.store, episode.EpisodesDir)
+		opts.Blobs = blob.Sub(s.store, episode.EpisodesDir)
 	}
 	s.recv, err = episode.OpenReceiver(filepath.Join(cfg.Out, episode.EpisodesDir), opts)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
@@ -73,7 +73,7 @@ func (s *Sink) stageChunk(e *wire.Envelope) (body []byte, done bool, err error) 
 			return nil, false, err
 		}
 	}
-	if _, err := s.store.Put(own, e.Body, episode.Cond{IfAbsent: true}); err != nil && !errors.Is(err, episode.ErrPrecondition) {
+	if _, err := s.store.Put(own, e.Body, blob.Cond{IfAbsent: true}); err != nil && !errors.Is(err, blob.ErrPrecondition) {
 		return nil, false, retry(err)
 	}
 	s.mu.Lock()
@@ -126,7 +126,7 @@ func (s *Sink) assembleStaged(e *wire.Envelope, dir, own string) ([]byte, error)
 // (named own), once every index has one (nil before), within the caps:
 // at most maxVariants bodies per index, each at most MaxMessage, all at
 // most maxVariants x Size.
-func (s *Sink) readStaged(e *wire.Envelope, dir, own string, list []episode.BlobInfo) (*partial, error) {
+func (s *Sink) readStaged(e *wire.Envelope, dir, own string, list []blob.Info) (*partial, error) {
 	p := &partial{key: keyOf(e), slots: make([][][]byte, e.Chunks)}
 	p.slots[e.Chunk] = [][]byte{nil} // e itself: counted here, put back below
 	p.got, p.bytes = 1, int64(len(e.Body))
@@ -181,7 +181,7 @@ func (s *Sink) readStaged(e *wire.Envelope, dir, own string, list []episode.Blob
 // staged chunks. A failure here loses nothing (the message is written);
 // the chunks left behind expire.
 func (s *Sink) unstage(e *wire.Envelope) {
-	if _, err := s.store.Put(doneDir+e.ID, nil, episode.Cond{}); err != nil {
+	if _, err := s.store.Put(doneDir+e.ID, nil, blob.Cond{}); err != nil {
 		s.log.Warn("sink: delivered mark not written; a late chunk of this message may stay staged until it expires", "id", e.ID, "err", err)
 	}
 	dir := messageDir(e)

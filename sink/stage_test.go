@@ -5,18 +5,18 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
 // countingBlobs counts the writes and reads under the chunks area.
 type countingBlobs struct {
-	episode.Blobs
+	blob.Blobs
 	mu         sync.Mutex
 	puts, gets int
 }
 
-func (c *countingBlobs) Put(name string, b []byte, cond episode.Cond) (string, error) {
+func (c *countingBlobs) Put(name string, b []byte, cond blob.Cond) (string, error) {
 	if strings.HasPrefix(name, chunksDir) {
 		c.mu.Lock()
 		c.puts++
@@ -86,7 +86,7 @@ func TestJunkAmongStagedChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, junk := range []string{"1-", "x", "-1-00000000", "999999-00000000", "000001"} {
-		if _, err := s.store.Put(stageDir(e)+junk, []byte("junk"), episode.Cond{}); err != nil {
+		if _, err := s.store.Put(stageDir(e)+junk, []byte("junk"), blob.Cond{}); err != nil {
 			t.Fatal(err)
 		}
 	}

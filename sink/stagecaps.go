@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
@@ -54,7 +54,7 @@ type stagedUse struct {
 	bytes    int64
 }
 
-func useOf(list []episode.BlobInfo) stagedUse {
+func useOf(list []blob.Info) stagedUse {
 	u := stagedUse{messages: map[string]int64{}, robots: map[string]robotUse{}}
 	for _, f := range list {
 		robot, rest, ok := strings.Cut(strings.TrimPrefix(f.Name, chunksDir), "/")
@@ -137,7 +137,7 @@ func (s *Sink) scanGroup() {
 // those seen ChunkTimeout ago (doneKeep for marks), and returns the
 // use of what is left. Messages this sink staged itself are its own
 // memory's to expire (expireStaged), at their exact time.
-func (s *Sink) expireGroup(chunks, done []episode.BlobInfo) stagedUse {
+func (s *Sink) expireGroup(chunks, done []blob.Info) stagedUse {
 	u := useOf(chunks)
 	now := s.now()
 	var dirs, marks []string

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
@@ -78,10 +78,10 @@ func (s *Sink) writeStatus(e *wire.Envelope) error {
 	name := RobotsDir + "/" + e.Robot + "/status.json"
 	for range maxStatusRaces {
 		cur, ver, err := s.store.Get(name, maxStatusFile)
-		cond := episode.Cond{IfAbsent: true}
+		cond := blob.Cond{IfAbsent: true}
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-		case err != nil && !errors.Is(err, episode.ErrTooLarge):
+		case err != nil && !errors.Is(err, blob.ErrTooLarge):
 			return retry(err)
 		default:
 			var held statusJSON
@@ -89,13 +89,13 @@ func (s *Sink) writeStatus(e *wire.Envelope) error {
 				s.staleStatuses.Add(1)
 				return nil
 			}
-			cond = episode.Cond{IfVersion: ver}
+			cond = blob.Cond{IfVersion: ver}
 			if ver == "" {
-				cond = episode.Cond{} // too large to read: replaced
+				cond = blob.Cond{} // too large to read: replaced
 			}
 		}
 		_, err = s.store.Put(name, b, cond)
-		if errors.Is(err, episode.ErrPrecondition) {
+		if errors.Is(err, blob.ErrPrecondition) {
 			continue // another sink wrote it meanwhile: compare again
 		}
 		if err != nil {

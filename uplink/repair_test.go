@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edged-robotics/edged/blob"
+	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/episode"
-	"github.com/edged-robotics/edged/episode/s3store"
 	"github.com/edged-robotics/edged/internal/brokertest"
 	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/internal/s3test"
@@ -244,7 +245,7 @@ func TestRepairWithSinkGroup(t *testing.T) {
 	})
 	t.Run("s3", func(t *testing.T) {
 		srv := s3test.Start(t)
-		st, err := s3store.Open(context.Background(), srv.URL("fleet"), s3store.Options{Getenv: srv.Getenv})
+		st, err := s3.Open(context.Background(), srv.URL("fleet"), s3.Options{Getenv: srv.Getenv})
 		mustNil(t, err)
 		testRepairWithSinkGroup(t, srv.URL("fleet"), st, func() string {
 			local := t.TempDir()
@@ -256,7 +257,7 @@ func TestRepairWithSinkGroup(t *testing.T) {
 
 // testRepairWithSinkGroup runs two sinks of a group on out (store, when
 // set, is its object store); local returns a directory holding it.
-func testRepairWithSinkGroup(t *testing.T, out string, store episode.Blobs, local func() string) {
+func testRepairWithSinkGroup(t *testing.T, out string, store blob.Blobs, local func() string) {
 	b := brokertest.Start(t, brokertest.Options{})
 	u, up := repairRobot(t, b.URL, mqttconn.Auth{})
 	ep := repairEpisode{t, u, epID("group")}

@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edged-robotics/edged/blob"
+	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/episode"
-	"github.com/edged-robotics/edged/episode/s3store"
 	"github.com/edged-robotics/edged/internal/brokertest"
 	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/internal/s3test"
@@ -28,12 +29,12 @@ func (l tlog) Write(b []byte) (int, error) { l.t.Log(string(b)); return len(b), 
 
 // countingBlobs counts the writes that created or changed each blob.
 type countingBlobs struct {
-	episode.Blobs
+	blob.Blobs
 	mu     sync.Mutex
 	writes map[string]int
 }
 
-func (c *countingBlobs) Put(name string, b []byte, cond episode.Cond) (string, error) {
+func (c *countingBlobs) Put(name string, b []byte, cond blob.Cond) (string, error) {
 	v, err := c.Blobs.Put(name, b, cond)
 	if err == nil {
 		c.mu.Lock()
@@ -56,14 +57,14 @@ func (c *countingBlobs) count(name string) int {
 // and every robot hears its episode acknowledged.
 func TestSharedSubscriptionSinks(t *testing.T) {
 	out := t.TempDir()
-	testSharedSinks(t, out, episode.DirBlobs{Root: out})
+	testSharedSinks(t, out, blob.Dir{Root: out})
 }
 
 // TestSharedSinksOnS3: the same with the store in a real S3 server
 // (versitygw), read back through the readers (episode.Mirror).
 func TestSharedSinksOnS3(t *testing.T) {
 	srv := s3test.Start(t)
-	st, err := s3store.Open(context.Background(), srv.URL("fleet"), s3store.Options{Getenv: srv.Getenv})
+	st, err := s3.Open(context.Background(), srv.URL("fleet"), s3.Options{Getenv: srv.Getenv})
 	mustNil(t, err)
 	out := t.TempDir()
 	testSharedSinks(t, srv.URL("fleet"), st)
@@ -74,7 +75,7 @@ func TestSharedSinksOnS3(t *testing.T) {
 	}
 }
 
-func testSharedSinks(t *testing.T, out string, blobs episode.Blobs) {
+func testSharedSinks(t *testing.T, out string, blobs blob.Blobs) {
 	b := brokertest.Start(t, brokertest.Options{})
 	store := &countingBlobs{Blobs: blobs, writes: map[string]int{}}
 	var mu sync.Mutex

@@ -1,6 +1,6 @@
-// Package blobtest is the contract every episode.Blobs keeps, as one
+// Package blobtest is the contract every blob.Blobs keeps, as one
 // table test that each backend's tests run (a directory here, an object
-// store in episode/s3store).
+// store in blob/s3).
 package blobtest
 
 import (
@@ -9,13 +9,13 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/blob"
 )
 
 // Contract runs the contract against b, which must be empty.
-func Contract(t *testing.T, b episode.Blobs) {
+func Contract(t *testing.T, b blob.Blobs) {
 	t.Helper()
-	v1, err := b.Put("ep/manifest.json", []byte("one"), episode.Cond{IfAbsent: true})
+	v1, err := b.Put("ep/manifest.json", []byte("one"), blob.Cond{IfAbsent: true})
 	if err != nil {
 		t.Fatalf("first conditional put: %v", err)
 	}
@@ -23,18 +23,18 @@ func Contract(t *testing.T, b episode.Blobs) {
 		name string
 		blob string
 		body string
-		cond episode.Cond
+		cond blob.Cond
 		fail bool // with ErrPrecondition
 	}{
-		{"absent, but it exists", "ep/manifest.json", "two", episode.Cond{IfAbsent: true}, true},
-		{"at the version read", "ep/manifest.json", "two", episode.Cond{IfVersion: v1}, false},
-		{"at a stale version", "ep/manifest.json", "three", episode.Cond{IfVersion: v1}, true},
-		{"unconditional", "ep/sheets/cam/sheet-0001.jpg", "jpeg", episode.Cond{}, false},
-		{"another blob, absent", "ep/segments.rec", "rec", episode.Cond{IfAbsent: true}, false},
+		{"absent, but it exists", "ep/manifest.json", "two", blob.Cond{IfAbsent: true}, true},
+		{"at the version read", "ep/manifest.json", "two", blob.Cond{IfVersion: v1}, false},
+		{"at a stale version", "ep/manifest.json", "three", blob.Cond{IfVersion: v1}, true},
+		{"unconditional", "ep/sheets/cam/sheet-0001.jpg", "jpeg", blob.Cond{}, false},
+		{"another blob, absent", "ep/segments.rec", "rec", blob.Cond{IfAbsent: true}, false},
 	}
 	for _, s := range steps {
 		_, err := b.Put(s.blob, []byte(s.body), s.cond)
-		if got := errors.Is(err, episode.ErrPrecondition); got != s.fail || (!s.fail && err != nil) {
+		if got := errors.Is(err, blob.ErrPrecondition); got != s.fail || (!s.fail && err != nil) {
 			t.Errorf("%s: %v (want a failed precondition: %v)", s.name, err, s.fail)
 		}
 	}
@@ -42,13 +42,13 @@ func Contract(t *testing.T, b episode.Blobs) {
 	if err != nil || string(got) != "two" || v2 == v1 {
 		t.Errorf("get: %q %q %v (version was %q)", got, v2, err, v1)
 	}
-	if _, _, err := b.Get("ep/manifest.json", 2); !errors.Is(err, episode.ErrTooLarge) {
+	if _, _, err := b.Get("ep/manifest.json", 2); !errors.Is(err, blob.ErrTooLarge) {
 		t.Errorf("a read over its cap: %v, want ErrTooLarge", err)
 	}
 	if _, _, err := b.Get("ep/absent", 100); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("absent: %v, want fs.ErrNotExist", err)
 	}
-	if _, err := b.Put("../escape", nil, episode.Cond{}); err == nil {
+	if _, err := b.Put("../escape", nil, blob.Cond{}); err == nil {
 		t.Error("a name leaving the root was written")
 	}
 	l, err := b.List("ep/")

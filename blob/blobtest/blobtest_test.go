@@ -3,7 +3,7 @@ package blobtest
 import (
 	"testing"
 
-	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/blob"
 )
 
-func TestDirBlobs(t *testing.T) { Contract(t, episode.DirBlobs{Root: t.TempDir()}) }
+func TestDir(t *testing.T) { Contract(t, blob.Dir{Root: t.TempDir()}) }

@@ -1,16 +1,12 @@
-// Package s3store is episode.Blobs on an S3-compatible object store
-// (AWS S3, MinIO, Ceph RGW, versitygw...) through the standard client,
+// Package s3 is blob.Blobs on an S3-compatible object store (AWS S3,
+// MinIO, Ceph RGW, versitygw...) through the standard client,
 // github.com/minio/minio-go/v7, so `edged sink --out s3://BUCKET/PREFIX`
 // writes the episode store layout (package episode owns it) into a
-// bucket, and the readers read it back (Mirror).
+// bucket, and the readers read it back (episode/remote).
 //
-// It owns what an s3:// URL means to edged's commands (mirror.go,
-// shared.go): Readable and ReadableEpisode give the readers (inspect,
-// score, export, report) a local directory for a path or a URL, a
-// mirror under the user's cache directory (CACHE/edged/s3/BUCKET/PREFIX)
-// that fetches every episode's records but only the sheets of the
-// episode read; OpenShared opens a store for writers that share it (a
-// sink group) and refuses one that ignores conditional writes.
+// It owns what an s3:// URL means (IsURL, Open) and the rule for
+// writers that share a store (shared.go): OpenShared opens a store for
+// a sink group and refuses one that ignores conditional writes.
 //
 // Where and who: Open takes s3://BUCKET[/PREFIX]. The endpoint is
 // AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL (http:// or https://; default
@@ -23,7 +19,7 @@
 // Conditional writes: Cond{IfAbsent} is If-None-Match: *, Cond{IfVersion}
 // is If-Match: ETAG, as AWS S3 (since 2024), MinIO and versitygw
 // implement them; a 412 (or 409 ConditionalRequestConflict) is
-// episode.ErrPrecondition. A store that ignores these headers loses the
+// blob.ErrPrecondition. A store that ignores these headers loses the
 // guarantee that sinks sharing it never overwrite each other's manifest
 // (Open's probe says so in Store.Conditional). A conditional write is
 // only as good as the version it names: while writes race, a store may
@@ -34,4 +30,4 @@
 //
 // Every call has a timeout (Options.Timeout); reads are capped before
 // allocating (the object's size is checked first).
-package s3store
+package s3

@@ -1,4 +1,4 @@
-package s3store
+package s3
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
-	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/blob"
 )
 
 // Options of Open. Zero values take the defaults.
@@ -29,7 +29,7 @@ type Options struct {
 	Getenv func(string) string
 }
 
-// Store is episode.Blobs on one bucket and prefix.
+// Store is blob.Blobs on one bucket and prefix.
 type Store struct {
 	c       *minio.Client
 	bucket  string
@@ -67,7 +67,7 @@ func Open(ctx context.Context, raw string, o Options) (*Store, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "s3" || u.Host == "" {
-		return nil, fmt.Errorf("s3store: %q is not s3://BUCKET[/PREFIX]", raw)
+		return nil, fmt.Errorf("s3: %q is not s3://BUCKET[/PREFIX]", raw)
 	}
 	ep := o.Getenv("AWS_ENDPOINT_URL_S3")
 	if ep == "" {
@@ -78,7 +78,7 @@ func Open(ctx context.Context, raw string, o Options) (*Store, error) {
 	}
 	eu, err := url.Parse(ep)
 	if err != nil || (eu.Scheme != "http" && eu.Scheme != "https") || eu.Host == "" {
-		return nil, fmt.Errorf("s3store: endpoint %q (AWS_ENDPOINT_URL) is not http(s)://HOST[:PORT]", ep)
+		return nil, fmt.Errorf("s3: endpoint %q (AWS_ENDPOINT_URL) is not http(s)://HOST[:PORT]", ep)
 	}
 	region := o.Getenv("AWS_REGION")
 	if region == "" {
@@ -100,7 +100,7 @@ func Open(ctx context.Context, raw string, o Options) (*Store, error) {
 	}
 	c, err := minio.New(eu.Host, &minio.Options{Creds: creds, Secure: eu.Scheme == "https", Region: region, BucketLookup: lookup})
 	if err != nil {
-		return nil, fmt.Errorf("s3store: %w", err)
+		return nil, fmt.Errorf("s3: %w", err)
 	}
 	s := &Store{c: c, bucket: u.Host, timeout: o.Timeout, url: strings.TrimSuffix(raw, "/")}
 	if p := strings.Trim(u.Path, "/"); p != "" {
@@ -110,10 +110,10 @@ func Open(ctx context.Context, raw string, o Options) (*Store, error) {
 	defer cancel()
 	ok, err := c.BucketExists(cctx, s.bucket)
 	if err != nil {
-		return nil, fmt.Errorf("s3store: %s at %s: %w (check AWS_ENDPOINT_URL and the credentials)", s.bucket, ep, err)
+		return nil, fmt.Errorf("s3: %s at %s: %w (check AWS_ENDPOINT_URL and the credentials)", s.bucket, ep, err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("s3store: bucket %s does not exist at %s: create it first", s.bucket, ep)
+		return nil, fmt.Errorf("s3: bucket %s does not exist at %s: create it first", s.bucket, ep)
 	}
 	s.Conditional, s.ETagMD5 = s.probe()
 	return s, nil
@@ -127,12 +127,12 @@ func (s *Store) probe() (conditional, etagMD5 bool) {
 	_ = s.Delete(name)
 	defer func() { _ = s.Delete(name) }()
 	body := []byte("1")
-	etag, err := s.Put(name, body, episode.Cond{IfAbsent: true})
+	etag, err := s.Put(name, body, blob.Cond{IfAbsent: true})
 	if err != nil {
 		return false, false
 	}
-	_, err = s.Put(name, []byte("2"), episode.Cond{IfAbsent: true})
-	return errors.Is(err, episode.ErrPrecondition), bodyIs(body, etag)
+	_, err = s.Put(name, []byte("2"), blob.Cond{IfAbsent: true})
+	return errors.Is(err, blob.ErrPrecondition), bodyIs(body, etag)
 }
 
 // bodyIs reports whether etag is the MD5 of b (a one-part ETag).
@@ -144,7 +144,7 @@ func bodyIs(b []byte, etag string) bool {
 func (s *Store) String() string { return s.url }
 
 func (s *Store) key(name string) (string, error) {
-	if err := episode.CheckBlobName(name); err != nil {
+	if err := blob.CheckName(name); err != nil {
 		return "", err
 	}
 	return s.prefix + name, nil
@@ -154,7 +154,7 @@ func (s *Store) ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), s.timeout)
 }
 
-// Get implements episode.Blobs. On a store whose ETags are MD5s, the
+// Get implements blob.Blobs. On a store whose ETags are MD5s, the
 // version returned is the ETag of the very body returned: a store may
 // pair a body with the ETag of another write of the same object while
 // writes race (versitygw 1.8 does), and a conditional write on that ETag
@@ -164,7 +164,7 @@ func (s *Store) ctx() (context.Context, context.CancelFunc) {
 func (s *Store) Get(name string, max int64) ([]byte, string, error) {
 	return consistentGet(func() ([]byte, string, error) { return s.get(name, max) }, s.ETagMD5,
 		func(etag string) error {
-			return fmt.Errorf("s3store: %s/%s: the body read is not the one its ETag %s names (written meanwhile); it is retried", s.url, name, etag)
+			return fmt.Errorf("s3: %s/%s: the body read is not the one its ETag %s names (written meanwhile); it is retried", s.url, name, etag)
 		})
 }
 
@@ -201,20 +201,20 @@ func (s *Store) get(name string, max int64) ([]byte, string, error) {
 		return nil, "", s.wrap(name, err)
 	}
 	if st.Size > max {
-		return nil, "", fmt.Errorf("%w: %s has %d bytes, at most %d read", episode.ErrTooLarge, name, st.Size, max)
+		return nil, "", fmt.Errorf("%w: %s has %d bytes, at most %d read", blob.ErrTooLarge, name, st.Size, max)
 	}
 	b, err := io.ReadAll(io.LimitReader(obj, max+1))
 	if err != nil {
 		return nil, "", s.wrap(name, err)
 	}
 	if int64(len(b)) > max {
-		return nil, "", fmt.Errorf("%w: %s grew past %d bytes while read", episode.ErrTooLarge, name, max)
+		return nil, "", fmt.Errorf("%w: %s grew past %d bytes while read", blob.ErrTooLarge, name, max)
 	}
 	return b, st.ETag, nil
 }
 
-// Put implements episode.Blobs.
-func (s *Store) Put(name string, b []byte, cond episode.Cond) (string, error) {
+// Put implements blob.Blobs.
+func (s *Store) Put(name string, b []byte, cond blob.Cond) (string, error) {
 	k, err := s.key(name)
 	if err != nil {
 		return "", err
@@ -235,11 +235,11 @@ func (s *Store) Put(name string, b []byte, cond episode.Cond) (string, error) {
 	return info.ETag, nil
 }
 
-// List implements episode.Blobs.
-func (s *Store) List(prefix string) ([]episode.BlobInfo, error) {
+// List implements blob.Blobs.
+func (s *Store) List(prefix string) ([]blob.Info, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*s.timeout)
 	defer cancel()
-	var out []episode.BlobInfo
+	var out []blob.Info
 	for o := range s.c.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{Prefix: s.prefix + prefix, Recursive: true}) {
 		if o.Err != nil {
 			return nil, s.wrap(prefix, o.Err)
@@ -248,12 +248,12 @@ func (s *Store) List(prefix string) ([]episode.BlobInfo, error) {
 		if strings.HasSuffix(name, "/") {
 			continue
 		}
-		out = append(out, episode.BlobInfo{Name: name, Size: o.Size})
+		out = append(out, blob.Info{Name: name, Size: o.Size})
 	}
 	return out, nil
 }
 
-// Delete implements episode.Blobs.
+// Delete implements blob.Blobs.
 func (s *Store) Delete(name string) error {
 	k, err := s.key(name)
 	if err != nil {
@@ -270,14 +270,14 @@ func (s *Store) Delete(name string) error {
 }
 
 // wrap maps the store's answers onto fs.ErrNotExist and
-// episode.ErrPrecondition, and says where.
+// blob.ErrPrecondition, and says where.
 func (s *Store) wrap(name string, err error) error {
 	r := minio.ToErrorResponse(err)
 	switch {
 	case r.Code == "NoSuchKey" || r.StatusCode == http.StatusNotFound && r.Code != "NoSuchBucket":
-		return fmt.Errorf("s3store: %s/%s: %w", s.url, name, fs.ErrNotExist)
+		return fmt.Errorf("s3: %s/%s: %w", s.url, name, fs.ErrNotExist)
 	case r.StatusCode == http.StatusPreconditionFailed || r.Code == "PreconditionFailed" || r.Code == "ConditionalRequestConflict":
-		return fmt.Errorf("s3store: %s/%s: %w", s.url, name, episode.ErrPrecondition)
+		return fmt.Errorf("s3: %s/%s: %w", s.url, name, blob.ErrPrecondition)
 	}
-	return fmt.Errorf("s3store: %s/%s: %w (the store or the network failed; it is retried)", s.url, name, err)
+	return fmt.Errorf("s3: %s/%s: %w (the store or the network failed; it is retried)", s.url, name, err)
 }

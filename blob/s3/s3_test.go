@@ -1,4 +1,4 @@
-package s3store
+package s3
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/edged-robotics/edged/episode/blobtest"
+	"github.com/edged-robotics/edged/blob/blobtest"
 	"github.com/edged-robotics/edged/internal/s3test"
 )
 
@@ -22,7 +22,7 @@ func open(t *testing.T, srv *s3test.Server, prefix string) *Store {
 	return s
 }
 
-// TestBlobs: the episode.Blobs contract on a real S3 server, the same
+// TestBlobs: the blob.Blobs contract on a real S3 server, the same
 // table as for a directory.
 func TestBlobs(t *testing.T) {
 	srv := s3test.Start(t)

@@ -9,7 +9,7 @@ import (
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/dataset"
 	"github.com/edged-robotics/edged/episode"
-	"github.com/edged-robotics/edged/episode/s3store"
+	"github.com/edged-robotics/edged/episode/remote"
 	"github.com/edged-robotics/edged/episode/view"
 	"github.com/spf13/cobra"
 )
@@ -30,7 +30,7 @@ func newExportCmd() *cobra.Command {
 			"and first_frame.jpg). docs/rtl.md has the vista and etp schemas with samples.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := s3store.ReadableEpisode(cmd.Context(), dir, args[0])
+			d, err := remote.ReadableEpisode(cmd.Context(), dir, args[0])
 			if err != nil {
 				return err
 			}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
-	"github.com/edged-robotics/edged/episode/s3store"
+	"github.com/edged-robotics/edged/episode/remote"
 	"github.com/edged-robotics/edged/episode/view"
 	"github.com/spf13/cobra"
 )
@@ -40,11 +40,11 @@ func newInspectCmd() *cobra.Command {
 			var err error
 			switch len(args) {
 			case 2: // DIR EPISODE
-				if args[0], err = s3store.ReadableEpisode(cmd.Context(), args[0], args[1]); err == nil {
-					args[1], err = s3store.Readable(cmd.Context(), args[1])
+				if args[0], err = remote.ReadableEpisode(cmd.Context(), args[0], args[1]); err == nil {
+					args[1], err = remote.Readable(cmd.Context(), args[1])
 				}
 			case 1: // DIR, or EPISODE in the config's data_dir
-				args[0], err = s3store.ReadableEpisode(cmd.Context(), args[0], "")
+				args[0], err = remote.ReadableEpisode(cmd.Context(), args[0], "")
 			}
 			if err != nil {
 				return err

@@ -7,7 +7,7 @@ import (
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
-	"github.com/edged-robotics/edged/episode/s3store"
+	"github.com/edged-robotics/edged/episode/remote"
 	"github.com/edged-robotics/edged/report"
 	"github.com/edged-robotics/edged/score"
 	"github.com/spf13/cobra"
@@ -33,7 +33,7 @@ func newReportCmd() *cobra.Command {
 			"DATA_DIR is --dir, else the config's data_dir, else " + config.DefaultDataDir + ". It never writes the store.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ref, err := s3store.Readable(cmd.Context(), args[0])
+			ref, err := remote.Readable(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -42,7 +42,7 @@ func newReportCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if d, err = s3store.ReadableEpisode(cmd.Context(), d, args[0]); err != nil {
+				if d, err = remote.ReadableEpisode(cmd.Context(), d, args[0]); err != nil {
 					return err
 				}
 				o.StoreDir = episode.StoreDir(d)

@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edged-robotics/edged/blob"
+	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/episode"
-	"github.com/edged-robotics/edged/episode/s3store"
 	"github.com/edged-robotics/edged/internal/s3test"
 )
 
@@ -96,7 +97,7 @@ func uploadEpisodes(t *testing.T, srv *s3test.Server, prefix string, n int) []st
 		must(t, w.Close(start.Add(5*time.Second), episode.Completed, episode.EndIdle))
 		ids = append(ids, filepath.Base(w.Dir()))
 	}
-	st, err := s3store.Open(context.Background(), srv.URL(prefix), s3store.Options{Getenv: srv.Getenv})
+	st, err := s3.Open(context.Background(), srv.URL(prefix), s3.Options{Getenv: srv.Getenv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func uploadEpisodes(t *testing.T, srv *s3test.Server, prefix string, n int) []st
 			return err
 		}
 		rel, _ := filepath.Rel(data, p)
-		_, err = st.Put(filepath.ToSlash(rel), b, episode.Cond{})
+		_, err = st.Put(filepath.ToSlash(rel), b, blob.Cond{})
 		return err
 	}))
 	return ids

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/edged-robotics/edged/episode/s3store"
+	"github.com/edged-robotics/edged/episode/remote"
 	"github.com/edged-robotics/edged/episode/view"
 	"github.com/edged-robotics/edged/score"
 	"github.com/spf13/cobra"
@@ -32,11 +32,11 @@ func newScoreCmd() *cobra.Command {
 			"one in seconds without --rate, is reported with the reason and not scored (exit status 1).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			truth, err := s3store.Readable(cmd.Context(), truth)
+			truth, err := remote.Readable(cmd.Context(), truth)
 			if err != nil {
 				return err
 			}
-			pred, err := s3store.Readable(cmd.Context(), pred)
+			pred, err := remote.Readable(cmd.Context(), pred)
 			if err != nil {
 				return err
 			}

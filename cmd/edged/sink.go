@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/edged-robotics/edged/episode/s3store"
+	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/sink"
 )
 
@@ -27,8 +27,8 @@ Sinks of one --group share the load and one OUT (a directory on one host,
 or an object store): give each a stable --id of its own. See docs/fleet.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if s3store.IsURL(cfg.Out) {
-				st, err := s3store.OpenShared(cmd.Context(), cfg.Out, s3store.Options{})
+			if s3.IsURL(cfg.Out) {
+				st, err := s3.OpenShared(cmd.Context(), cfg.Out, s3.Options{})
 				if err != nil {
 					return err
 				}

@@ -1,4 +1,4 @@
-package s3store
+package remote
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/episode"
 )
 
@@ -15,10 +16,10 @@ import (
 // one episode), its mirror in the user's cache directory, brought up
 // to date first (episode.MirrorWith), which the readers then read.
 func Readable(ctx context.Context, p string) (string, error) {
-	if !IsURL(p) {
+	if !s3.IsURL(p) {
 		return p, nil
 	}
-	m, err := OpenMirror(ctx, p, Options{})
+	m, err := OpenMirror(ctx, p, s3.Options{})
 	if err != nil {
 		return "", err
 	}
@@ -31,10 +32,10 @@ func Readable(ctx context.Context, p string) (string, error) {
 // list the store and find ref, and ref's episode whole; the other
 // episodes' sheets, most of a fleet's bytes, stay in the store.
 func ReadableEpisode(ctx context.Context, store, ref string) (string, error) {
-	if !IsURL(store) {
+	if !s3.IsURL(store) {
 		return store, nil
 	}
-	m, err := OpenMirror(ctx, store, Options{})
+	m, err := OpenMirror(ctx, store, s3.Options{})
 	if err != nil {
 		return "", err
 	}
@@ -59,15 +60,15 @@ func ReadableEpisode(ctx context.Context, store, ref string) (string, error) {
 // cache directory: CACHE/edged/s3/BUCKET/PREFIX, so every URL has its
 // own and a second read fetches only what changed.
 type Mirror struct {
-	st  *Store
+	st  *s3.Store
 	url string
 	dir string
 }
 
 // OpenMirror opens the store at url (Open) and names its mirror; it
 // fetches nothing.
-func OpenMirror(ctx context.Context, url string, o Options) (*Mirror, error) {
-	st, err := Open(ctx, url, o)
+func OpenMirror(ctx context.Context, url string, o s3.Options) (*Mirror, error) {
+	st, err := s3.Open(ctx, url, o)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package s3store
+package remote
 
 import (
 	"context"
@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/blob"
+	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/internal/s3test"
 )
 
@@ -20,16 +21,19 @@ func TestReadable(t *testing.T) {
 	srv.SetEnv(t)
 	cache := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", cache)
-	s := open(t, srv, "fleet")
+	s, err := s3.Open(context.Background(), srv.URL("fleet"), s3.Options{Getenv: srv.Getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, ep := range []string{"arm-01-a", "arm-01-b"} {
 		for _, name := range []string{"manifest.json", "segments.rec", "sheets/cam/sheet-0001.jpg"} {
-			if _, err := s.Put("episodes/"+ep+"/"+name, []byte(ep+" "+name), episode.Cond{}); err != nil {
+			if _, err := s.Put("episodes/"+ep+"/"+name, []byte(ep+" "+name), blob.Cond{}); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	ctx := context.Background()
-	mirror := filepath.Join(cache, "edged", "s3", s.bucket, "fleet")
+	mirror := filepath.Join(cache, "edged", "s3", filepath.FromSlash(strings.TrimPrefix(srv.URL("fleet"), "s3://")))
 	held := func(ep, name string) bool {
 		_, err := os.Stat(filepath.Join(mirror, "episodes", ep, filepath.FromSlash(name)))
 		return err == nil
@@ -87,19 +91,5 @@ func TestWithin(t *testing.T) {
 		if rel != tc.rel || ok != tc.ok {
 			t.Errorf("within(/m, %s) = %q, %v; want %q, %v", tc.path, rel, ok, tc.rel, tc.ok)
 		}
-	}
-}
-
-// TestRequireConditional: a store whose probe found conditional writes
-// ignored is refused for shared writers, naming the store and what to
-// use; versitygw, which keeps them, opens shared.
-func TestRequireConditional(t *testing.T) {
-	if err := (&Store{url: "s3://b/p"}).RequireConditional(); err == nil ||
-		!strings.Contains(err.Error(), "s3://b/p ignores conditional writes") || !strings.Contains(err.Error(), "versitygw") {
-		t.Errorf("a store without conditional writes: %v", err)
-	}
-	srv := s3test.Start(t)
-	if _, err := OpenShared(context.Background(), srv.URL("fleet"), Options{Getenv: srv.Getenv}); err != nil {
-		t.Errorf("versitygw opened shared: %v", err)
 	}
 }

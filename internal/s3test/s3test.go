@@ -69,7 +69,7 @@ func Start(t testing.TB) *Server {
 	return s
 }
 
-// Getenv reads s.Env (for s3store.Options.Getenv).
+// Getenv reads s.Env (for s3.Options.Getenv).
 func (s *Server) Getenv(k string) string { return s.Env[k] }
 
 // SetEnv sets s.Env in the process environment for the test.
