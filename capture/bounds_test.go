@@ -113,7 +113,7 @@ func TestSimTimeWhenMasterAppearsLater(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = node.Close() })
 	sink := newLiveSink()
-	c, err := New(Config{FSM: []FSMTopic{{Topic: "/task"}}}, FromNode(node), Sinks{States: sink}, Options{Logger: quiet})
+	c, err := New(Config{FSM: []FSMTopic{{Topic: "/task"}}}, FromROS1(node), Sinks{States: sink}, Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/edged-robotics/edged/ros/master"
 	"github.com/edged-robotics/edged/ros2/cdr"
 )
 
@@ -95,7 +94,7 @@ func (c *Capture) Start(ctx context.Context) error {
 			return err
 		}
 	}
-	if _, ok := c.node.(ParamWatcher); ok && c.cfg.SimTime == SimTimeAuto {
+	if _, ok := c.node.(Params); ok && c.cfg.SimTime == SimTimeAuto {
 		c.wg.Add(1)
 		go c.watchSimTime(runCtx, sim)
 	}
@@ -105,13 +104,7 @@ func (c *Capture) Start(ctx context.Context) error {
 
 // subscribe subscribes topic t and starts its goroutine.
 func (c *Capture) subscribe(ctx, runCtx context.Context, t *topic) error {
-	var sub Subscription
-	var err error
-	if tn, ok := c.node.(TypedNode); ok {
-		sub, err = tn.SubscribeTypes(ctx, c.cfg.subscribeOptions(t), RoleTypes(t.role, t.types))
-	} else {
-		sub, err = c.node.Subscribe(ctx, c.cfg.subscribeOptions(t))
-	}
+	sub, err := c.node.Subscribe(ctx, c.cfg.subscribeOptions(t))
 	if err != nil {
 		return fmt.Errorf("capture: subscribe %s (%s): %w", t.name, t.role, err)
 	}
@@ -122,9 +115,9 @@ func (c *Capture) subscribe(ctx, runCtx context.Context, t *topic) error {
 }
 
 // useSimTime decides the clock at Start. Under SimTimeAuto it watches
-// /use_sim_time when the node can (ParamWatcher), so that a change, or
-// a master that comes up after edged with it set, switches the clock
-// later (watchSimTime).
+// /use_sim_time when the node has parameters (Params), so that a change,
+// or a master that comes up after edged with it set, switches the clock
+// later (watchSimTime); a node without them runs on the wall clock.
 func (c *Capture) useSimTime(ctx context.Context) (bool, error) {
 	switch c.cfg.SimTime {
 	case SimTimeOn:
@@ -132,27 +125,21 @@ func (c *Capture) useSimTime(ctx context.Context) (bool, error) {
 	case SimTimeOff:
 		return false, nil
 	}
-	var v any
-	var err error
-	if w, ok := c.node.(ParamWatcher); ok {
-		v, err = w.SubscribeParam(ctx, "/use_sim_time", c.onSimParam)
-		if err == nil && v == nil {
-			return false, nil // unset: the wall clock
-		}
-	} else {
-		v, err = c.node.GetParam(ctx, "/use_sim_time")
+	w, ok := c.node.(Params)
+	if !ok {
+		return false, nil
 	}
+	v, err := w.WatchParam(ctx, "/use_sim_time", c.onSimParam)
 	if err != nil {
 		if ctx.Err() != nil {
 			return false, fmt.Errorf("capture: read /use_sim_time: %w", err)
 		}
-		if master.IsNotFound(err) {
-			// an unset parameter is the normal case
-			c.log.Debug("no /use_sim_time, using the wall clock")
-			return false, nil
-		}
 		// the master may come up later; the ros node registers then
 		c.log.Warn("cannot read /use_sim_time, using the wall clock", "err", err)
+		return false, nil
+	}
+	if v == nil {
+		c.log.Debug("no /use_sim_time, using the wall clock") // unset: the normal case
 		return false, nil
 	}
 	return isTrue(v), nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -162,6 +163,42 @@ func TestSimTime(t *testing.T) {
 	h = start(t, Config{Joints: []string{"/joints"}, SimTime: SimTimeOn, ClockTopic: "/sim/clock"}, newFakeNode())
 	if !h.c.SimTime() || h.node.order[0] != "/sim/clock" {
 		t.Errorf("SimTimeOn: %v %v", h.c.SimTime(), h.node.order)
+	}
+}
+
+// noParams is a Node of a middleware without a parameter server (ROS 2):
+// Subscribe only.
+type noParams struct{ n *fakeNode }
+
+func (p noParams) Subscribe(ctx context.Context, o SubscribeOptions) (Subscription, error) {
+	return p.n.Subscribe(ctx, o)
+}
+
+// A Node without parameters is never asked for /use_sim_time: under
+// SimTimeAuto it runs on the wall clock, under SimTimeOn on /clock.
+func TestSimTimeWithoutParams(t *testing.T) {
+	for _, tc := range []struct {
+		sim      SimTime
+		wantSim  bool
+		wantSubs []string
+	}{
+		{SimTimeAuto, false, []string{"/joints"}},
+		{SimTimeOn, true, []string{"/clock", "/joints"}},
+		{SimTimeOff, false, []string{"/joints"}},
+	} {
+		fake := newFakeNode()
+		fake.simTime = true // not asked: Params is not offered
+		c, err := New(Config{Joints: []string{"/joints"}, SimTime: tc.sim}, noParams{fake}, Sinks{Joints: &recorder{}}, Options{Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if c.SimTime() != tc.wantSim || !slices.Equal(fake.order, tc.wantSubs) {
+			t.Errorf("sim_time %v: sim %v, subscribed %v; want %v, %v", tc.sim, c.SimTime(), fake.order, tc.wantSim, tc.wantSubs)
+		}
+		_ = c.Close()
 	}
 }
 

@@ -58,9 +58,11 @@ var ErrNoTopics = errors.New("no topics to capture")
 type SimTime uint8
 
 const (
-	// SimTimeAuto reads the /use_sim_time parameter at Start: when it is
-	// true the capture clock is /clock (so `rosbag play --clock` works),
-	// otherwise the wall clock. The default.
+	// SimTimeAuto reads the /use_sim_time parameter at Start, when the
+	// Node has parameters (Params, ROS1): when it is true the capture
+	// clock is /clock (so `rosbag play --clock` works), otherwise the
+	// wall clock; a Node without parameters runs on the wall clock. The
+	// default.
 	SimTimeAuto SimTime = iota
 	// SimTimeOff always uses the wall clock.
 	SimTimeOff
@@ -78,9 +80,10 @@ type FSMTopic struct {
 	// actionlib_msgs/GoalStatusArray arrive typed and anything else as
 	// *msg.Value.
 	Dynamic bool
-	// Types are the ROS 2 types the source reads (pkg/msg/Type), which a
-	// TypedNode subscribes with so that a writer of another type on the
-	// topic decides nothing; nil: any type (the first writer's).
+	// Types are the ROS 2 types the source reads (pkg/msg/Type), which
+	// its subscription asks for (SubscribeOptions.Types) so that a
+	// writer of another type on the topic decides nothing; nil: any type
+	// (the first writer's).
 	Types []string
 	// Field is the config key that named the topic, for errors.
 	// Default fsm[i].topic (i its index here); the daemon sets

@@ -30,7 +30,7 @@ func (s *fakeSub) Stats() ros.SubscriptionStats {
 }
 func (s *fakeSub) Close() error { s.closed.Store(true); return nil }
 
-// fakeNode hands out fakeSubs and answers /use_sim_time.
+// fakeNode hands out fakeSubs and answers /use_sim_time (Params).
 type fakeNode struct {
 	mu       sync.Mutex
 	subs     map[string]*fakeSub
@@ -39,12 +39,12 @@ type fakeNode struct {
 	failOn   string
 	queueCap int
 	queues   map[string]int // topic -> QueueSize asked for
-	opts     map[string]ros.SubscribeOptions
+	opts     map[string]SubscribeOptions
 }
 
 func newFakeNode() *fakeNode { return &fakeNode{subs: map[string]*fakeSub{}, queueCap: 64} }
 
-func (n *fakeNode) Subscribe(_ context.Context, o ros.SubscribeOptions) (Subscription, error) {
+func (n *fakeNode) Subscribe(_ context.Context, o SubscribeOptions) (Subscription, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if o.Topic == n.failOn {
@@ -57,16 +57,17 @@ func (n *fakeNode) Subscribe(_ context.Context, o ros.SubscribeOptions) (Subscri
 	}
 	n.queues[o.Topic] = o.QueueSize
 	if n.opts == nil {
-		n.opts = map[string]ros.SubscribeOptions{}
+		n.opts = map[string]SubscribeOptions{}
 	}
 	n.opts[o.Topic] = o
 	n.order = append(n.order, o.Topic)
 	return s, nil
 }
 
-func (n *fakeNode) GetParam(_ context.Context, key string) (any, error) {
-	if key != "/use_sim_time" || n.simTime == nil {
-		return nil, errors.New("parameter not set")
+// WatchParam answers /use_sim_time once (nil: unset); no later changes.
+func (n *fakeNode) WatchParam(_ context.Context, key string, _ func(any)) (any, error) {
+	if key != "/use_sim_time" {
+		return nil, nil
 	}
 	return n.simTime, nil
 }

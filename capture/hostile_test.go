@@ -6,7 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros2/cdr"
 )
 
@@ -70,14 +69,14 @@ type typedNode struct {
 	miss  uint64
 }
 
-func (n *typedNode) SubscribeTypes(ctx context.Context, o ros.SubscribeOptions, types []string) (Subscription, error) {
+func (n *typedNode) Subscribe(ctx context.Context, o SubscribeOptions) (Subscription, error) {
 	n.mu.Lock()
 	if n.types == nil {
 		n.types = map[string][]string{}
 	}
-	n.types[o.Topic] = types
+	n.types[o.Topic] = o.Types
 	n.mu.Unlock()
-	s, err := n.Subscribe(ctx, o)
+	s, err := n.fakeNode.Subscribe(ctx, o)
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func startLive(t *testing.T, m *rostest.Master, cfg Config, sink *liveSink) *Cap
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = node.Close() })
-	c, err := New(cfg, FromNode(node), Sinks{Frames: sink, Joints: sink, States: sink}, Options{Logger: quiet})
+	c, err := New(cfg, FromROS1(node), Sinks{Frames: sink, Joints: sink, States: sink}, Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

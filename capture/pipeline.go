@@ -87,14 +87,16 @@ func (c Config) maxMessage(r Role) int {
 	return c.MaxStateMessageBytes
 }
 
-// subscribeOptions are the ros subscription options of topic t: the
-// role's count and byte bounds (after withDefaults).
-func (c Config) subscribeOptions(t *topic) ros.SubscribeOptions {
+// subscribeOptions are the subscription options of topic t: the types
+// its role can use and the role's count and byte bounds (after
+// withDefaults).
+func (c Config) subscribeOptions(t *topic) SubscribeOptions {
+	types := RoleTypes(t.role, t.types)
 	if t.role == RoleCamera {
-		return ros.SubscribeOptions{Topic: t.name, QueueSize: c.QueueSize, QueueBytes: c.QueueBytes,
+		return SubscribeOptions{Topic: t.name, Types: types, QueueSize: c.QueueSize, QueueBytes: c.QueueBytes,
 			MaxMessageBytes: c.MaxMessageBytes}
 	}
-	return ros.SubscribeOptions{Topic: t.name, QueueSize: c.StateQueueSize, QueueBytes: c.StateQueueBytes,
+	return SubscribeOptions{Topic: t.name, Types: types, QueueSize: c.StateQueueSize, QueueBytes: c.StateQueueBytes,
 		MaxMessageBytes: c.MaxStateMessageBytes}
 }
 

@@ -15,36 +15,49 @@ type Subscription interface {
 	Close() error
 }
 
-// TypedNode is what a Node may also offer (the ROS 2 one does): a
-// subscription that reads only writers of the given types (ROS 2 names,
-// pkg/msg/Type; nil: any), so that a writer of another type on the topic
-// decides nothing. Capture then subscribes every topic with its role's
-// types (RoleTypes).
-type TypedNode interface {
-	SubscribeTypes(ctx context.Context, opts ros.SubscribeOptions, types []string) (Subscription, error)
+// SubscribeOptions are what capture asks of a subscription: the topic,
+// the types its role can use, and the bounds of its queue.
+type SubscribeOptions struct {
+	Topic string
+	// Types are the ROS 2 names (pkg/msg/Type) of the types the topic's
+	// role can use (RoleTypes; nil: any). A middleware whose readers
+	// have one type (DDS) reads only writers of these, so that a writer
+	// of another type, even one that appears first, decides nothing; it
+	// counts them (Mismatcher). One that subscribes any type (ROS1)
+	// ignores them: capture counts such messages in UnknownType.
+	Types []string
+	// QueueSize and QueueBytes bound the messages queued for capture, in
+	// count and in bytes (read, queued and not yet released);
+	// MaxMessageBytes is the largest message read (a larger one is the
+	// subscription's to refuse and count).
+	QueueSize       int
+	QueueBytes      int
+	MaxMessageBytes int
 }
 
-// MismatchCounter is what a Subscription may also offer (a typed ROS 2
-// one does): how many writers of a type it does not read it has seen on
-// its topic (TopicStats.WrongTypeWriters).
-type MismatchCounter interface {
+// Node is what capture needs from a middleware: a bounded subscription
+// per topic. Adapters: FromROS1 for a *ros.Node; the daemon's for a ROS 2
+// DDS participant; tests use fakes.
+type Node interface {
+	Subscribe(ctx context.Context, o SubscribeOptions) (Subscription, error)
+}
+
+// Mismatcher is what a Subscription may also offer (a typed ROS 2 one
+// does): how many writers of a type it does not read it has seen on its
+// topic (TopicStats.WrongTypeWriters).
+type Mismatcher interface {
 	Mismatched() uint64
 }
 
-// Node is what capture needs from a ROS node. Wrap a *ros.Node with
-// FromNode; tests use fakes.
-type Node interface {
-	Subscribe(ctx context.Context, opts ros.SubscribeOptions) (Subscription, error)
-	// GetParam reads a parameter from the master (for /use_sim_time).
-	GetParam(ctx context.Context, key string) (any, error)
-}
-
-// ParamWatcher is what a Node may also offer (the one FromNode returns
-// does): a parameter watch whose fn gets every new value, also when the
-// master (re)appears. Capture then follows /use_sim_time after Start;
-// without it /use_sim_time is read once.
-type ParamWatcher interface {
-	SubscribeParam(ctx context.Context, key string, fn func(value any)) (any, error)
+// Params is what a Node offers when its middleware has a parameter
+// server (ROS1's master). Under SimTimeAuto capture reads /use_sim_time
+// through it and follows its changes; a Node without it (ROS 2, where
+// use_sim_time is a node's own setting, which the caller passes as
+// Config.SimTime) runs on the wall clock.
+type Params interface {
+	// WatchParam returns key's value (nil: unset) and calls fn with
+	// every later value, also when the parameter server (re)appears.
+	WatchParam(ctx context.Context, key string, fn func(value any)) (any, error)
 }
 
 // FrameSink receives camera frames. PutFrame must be fast and must not

@@ -36,8 +36,8 @@ func (r Role) String() string {
 	return "unknown"
 }
 
-// RoleTypes are the ROS 2 types a topic of role r can use, which a
-// TypedNode subscribes with: a camera's Image or CompressedImage, a
+// RoleTypes are the ROS 2 types a topic of role r can use, which its
+// subscription asks for (SubscribeOptions.Types): a camera's Image or CompressedImage, a
 // JointState, a Clock; an FSM topic's are its source's (fsm, nil: any).
 func RoleTypes(r Role, fsm []string) []string {
 	switch r {
@@ -135,7 +135,7 @@ func (t *topic) stats() TopicStats {
 	if sub := t.getSub(); sub != nil {
 		ss := sub.Stats()
 		s.Bytes, s.SubscriptionDrops, s.Reconnects, s.Publishers, s.Errors = ss.Bytes, ss.Drops, ss.Reconnects, ss.Publishers, ss.Errors
-		if m, ok := sub.(MismatchCounter); ok {
+		if m, ok := sub.(Mismatcher); ok {
 			s.WrongTypeWriters = m.Mismatched()
 		}
 	}

@@ -59,38 +59,26 @@ func ros2QoS(cfg *config.Config) (map[string]dds.QoS, error) {
 // shows as a short segment at the join.
 var autoQoS = dds.QoS{Depth: 1}
 
-// ros2Node is what capture needs from a ROS 2 participant: a DDS reader
-// per topic with the topic's QoS override (else automatic), and
-// use_sim_time from the config (ROS 2 has no parameter server to ask).
-type ros2Node struct {
-	p          *dds.Participant
-	qos        map[string]dds.QoS
-	useSimTime bool
+// ddsNode adapts a ROS 2 participant to the Node capture needs: a DDS
+// reader per topic, of the types its role can use, with the topic's QoS
+// override (else automatic). It has no parameters: ROS 2 has no
+// parameter server, and the clock comes from ros2.use_sim_time
+// (captureNode).
+type ddsNode struct {
+	p   *dds.Participant
+	qos map[string]dds.QoS
 }
 
-func (n ros2Node) Subscribe(ctx context.Context, o ros.SubscribeOptions) (capture.Subscription, error) {
+// Subscribe reads only writers of o.Types (nil: any): a writer of
+// another type on the topic, even one that appears first, decides
+// nothing; it is warned about and counted (capture's
+// TopicStats.WrongTypeWriters).
+func (n ddsNode) Subscribe(ctx context.Context, o capture.SubscribeOptions) (capture.Subscription, error) {
 	q, ok := n.qos[o.Topic]
 	if !ok {
 		q = autoQoS
 	}
-	s, err := n.p.Subscribe(ctx, dds.SubscribeOptions{Topic: o.Topic, QoS: q, QueueSize: o.QueueSize,
-		MaxMessageBytes: o.MaxMessageBytes, QueueBytes: o.QueueBytes})
-	if err != nil {
-		return nil, err // not a typed nil inside the interface
-	}
-	return s, nil
-}
-
-// SubscribeTypes is Subscribe reading only writers of types (capture's
-// role types, nil: any): a writer of another type on the topic, even
-// one that appears first, decides nothing; it is warned about and
-// counted (capture's TopicStats.WrongTypeWriters).
-func (n ros2Node) SubscribeTypes(ctx context.Context, o ros.SubscribeOptions, types []string) (capture.Subscription, error) {
-	q, ok := n.qos[o.Topic]
-	if !ok {
-		q = autoQoS
-	}
-	s, err := n.p.Subscribe(ctx, dds.SubscribeOptions{Topic: o.Topic, Types: types, QoS: q, QueueSize: o.QueueSize,
+	s, err := n.p.Subscribe(ctx, dds.SubscribeOptions{Topic: o.Topic, Types: o.Types, QoS: q, QueueSize: o.QueueSize,
 		MaxMessageBytes: o.MaxMessageBytes, QueueBytes: o.QueueBytes})
 	if err != nil {
 		return nil, err // not a typed nil inside the interface
@@ -125,15 +113,6 @@ func fsmTopicTypes(fc *fsm.Config, topic string) []string {
 		}
 	}
 	return nil
-}
-
-// GetParam answers /use_sim_time from ros2.use_sim_time; nothing else is
-// asked.
-func (n ros2Node) GetParam(_ context.Context, key string) (any, error) {
-	if key == "/use_sim_time" {
-		return n.useSimTime, nil
-	}
-	return nil, nil
 }
 
 // ros2Topics are the ROS 2 graph's published topics, for discovery: one
@@ -175,13 +154,20 @@ func (d *Daemon) joinROS(ctx context.Context) (leave func(), err error) {
 	}, nil
 }
 
-// captureNode is the graph as capture sees it.
-func (d *Daemon) captureNode() capture.Node {
-	if d.ros2 != nil {
-		qos, _ := ros2QoS(&d.cfg) // checked by New
-		return ros2Node{p: d.ros2, qos: qos, useSimTime: d.cfg.ROS2.UseSimTime}
+// captureNode is the graph as capture sees it, and the clock capture
+// runs on: under ROS1 the master's /use_sim_time, which capture reads
+// and follows (SimTimeAuto); under ROS 2, which has no parameter server,
+// ros2.use_sim_time.
+func (d *Daemon) captureNode() (capture.Node, capture.SimTime) {
+	if d.ros2 == nil {
+		return capture.FromROS1(d.node), capture.SimTimeAuto
 	}
-	return capture.FromNode(d.node)
+	qos, _ := ros2QoS(&d.cfg) // checked by New
+	sim := capture.SimTimeOff
+	if d.cfg.ROS2.UseSimTime {
+		sim = capture.SimTimeOn
+	}
+	return ddsNode{p: d.ros2, qos: qos}, sim
 }
 
 // shutdown is closed when the ROS1 graph asks the node to end; never

@@ -137,7 +137,9 @@ func (d *Daemon) newTopology(cfg *config.Config, cur *topology, cams, joints []s
 // must already run.
 func (d *Daemon) startCapture(ctx context.Context, t *topology) (*capture.Capture, error) {
 	ccfg, sinks := d.captureSetup(t)
-	c, err := capture.New(ccfg, d.captureNode(), sinks, capture.Options{Logger: d.log, ROS2Types: d.ros2Types})
+	var node capture.Node
+	node, ccfg.SimTime = d.captureNode()
+	c, err := capture.New(ccfg, node, sinks, capture.Options{Logger: d.log, ROS2Types: d.ros2Types})
 	if err != nil {
 		return nil, err
 	}

@@ -16,21 +16,6 @@ import (
 	"github.com/edged-robotics/edged/ros/rostest"
 )
 
-// rosNode adapts *ros.Node to capture.Node.
-type rosNode struct{ n *ros.Node }
-
-func (r rosNode) Subscribe(ctx context.Context, o ros.SubscribeOptions) (capture.Subscription, error) {
-	s, err := r.n.Subscribe(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-func (r rosNode) GetParam(ctx context.Context, key string) (any, error) {
-	return r.n.GetParam(ctx, key)
-}
-
 type published struct {
 	Topic, State, Stamp string
 }
@@ -78,7 +63,7 @@ func TestPickAndPlaceFromROS(t *testing.T) {
 		ccfg.FSM = append(ccfg.FSM, capture.FSMTopic{Topic: tp, Dynamic: dynamic[i]})
 	}
 	ccfg.SimTime = capture.SimTimeOff
-	capt, err := capture.New(ccfg, rosNode{node}, capture.Sinks{States: mach}, capture.Options{})
+	capt, err := capture.New(ccfg, capture.FromROS1(node), capture.Sinks{States: mach}, capture.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
