@@ -63,8 +63,8 @@ type pageData struct {
 	Robot    string               `json:"robot"`
 	Version  string               `json:"version"`
 	Node     string               `json:"node"`
-	Master   string               `json:"master"`
-	MasterUp bool                 `json:"master_up"`
+	Master   string               `json:"master,omitempty"`    // ROS1's master URI; ROS 2 has none
+	MasterUp *bool                `json:"master_up,omitempty"` // ROS1: whether the master answers
 	Ready    bool                 `json:"ready"`
 	Problems []string             `json:"problems,omitempty"`
 	Status   statusView           `json:"status"`
@@ -84,11 +84,10 @@ type pageData struct {
 const maxAwaitingShown = 20
 
 func (d *Daemon) pageData() pageData {
-	st := d.nodeStatus()
 	ready, problems := d.health()
-	p := pageData{Robot: d.cfg.RobotID, Version: d.opts.Version, Node: st.Name, Master: st.MasterURI, MasterUp: st.MasterUp,
-		Ready: ready, Problems: problems, Status: d.status.view(), Sheets: d.stats.sheets.Load(), Segments: d.stats.segments.Load(),
+	p := pageData{Robot: d.cfg.RobotID, Version: d.opts.Version, Ready: ready, Problems: problems, Status: d.status.view(), Sheets: d.stats.sheets.Load(), Segments: d.stats.segments.Load(),
 		Checks: d.checks.snapshot()}
+	d.setGraph(&p)
 	if c := d.capt.Load(); c != nil {
 		p.Topics = c.Stats()
 	}
@@ -137,6 +136,7 @@ func (d *Daemon) handlePage(w http.ResponseWriter, _ *http.Request) {
 var statusPage = template.Must(template.New("status").Funcs(template.FuncMap{
 	"secs": func(t time.Time) string { return t.UTC().Format("15:04:05.000") },
 	"age":  func(t time.Time) string { return time.Since(t).Round(time.Second).String() },
+	"up":   func(b *bool) bool { return *b },
 	"few":  func(s []string) []string { return s[:min(len(s), 5)] },
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="2">
@@ -150,7 +150,7 @@ img{max-width:100%;border:1px solid #ccc}
 </style></head><body>
 <h1>edged &middot; {{.Robot}} <small>{{.Version}}</small></h1>
 <p id="health">{{if .Ready}}<span class="ok">ready</span>{{else}}<span class="bad">not ready</span>: {{range .Problems}}{{.}}; {{end}}{{end}}
-&middot; node {{.Node}} &middot; master {{.Master}} {{if .MasterUp}}<span class="ok">up</span>{{else}}<span class="bad">down</span>{{end}}</p>
+&middot; node {{.Node}}{{with .MasterUp}} &middot; master {{$.Master}} {{if up .}}<span class="ok">up</span>{{else}}<span class="bad">down</span>{{end}}{{end}}</p>
 <h2>Task state</h2>
 <div id="fsm">{{range .Status.States}}<div><span class="state">{{.State}}</span> on {{.Source}} since {{secs .Since}}</div>{{else}}<p>no FSM state yet</p>{{end}}</div>
 <p id="episode">{{if .Status.Open}}recording episode {{.Status.Episode.ID}}{{else if .Status.Episode.ID}}last episode {{.Status.Episode.ID}} ({{.Status.Episode.Outcome}}){{else}}no episode yet{{end}}

@@ -180,7 +180,8 @@ func TestReloadChecks(t *testing.T) {
 	if err := statusPage.Execute(&page, d.pageData()); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`<table id="checks">`, "<td>greeted</td>", "<td>never-bye</td>", `<span class="ok">SAT</span>`} {
+	for _, want := range []string{`<table id="checks">`, "<td>greeted</td>", "<td>never-bye</td>", `<span class="ok">SAT</span>`,
+		"master " + m.URI + ` <span class="ok">up</span>`} {
 		if !strings.Contains(page.String(), want) {
 			t.Errorf("status page lacks %q", want)
 		}

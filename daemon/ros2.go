@@ -186,12 +186,14 @@ func (d *Daemon) nodeName() string {
 	return d.node.Name()
 }
 
-// nodeStatus is the status page's view of the graph connection; under
-// ROS 2 the "master" is the DDS domain, always up.
-func (d *Daemon) nodeStatus() ros.Status {
+// setGraph fills the status page's view of the graph connection: the
+// node's name and, under ROS1, its master and whether it answers (ROS 2
+// has no master: a DDS domain has no server to be down).
+func (d *Daemon) setGraph(p *pageData) {
+	p.Node = d.nodeName()
 	if d.node == nil {
-		name := d.nodeName()
-		return ros.Status{Name: name, MasterURI: name, MasterUp: true}
+		return
 	}
-	return d.node.Status()
+	st := d.node.Status()
+	p.Master, p.MasterUp = st.MasterURI, &st.MasterUp
 }

@@ -5,6 +5,7 @@ package daemon
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/jpeg"
@@ -308,4 +309,40 @@ func TestRunROS2QoSOverride(t *testing.T) {
 		return strings.Contains(l, "incompatible") && strings.Contains(l, "topic=/wrist/image/compressed") &&
 			strings.Contains(l, "policy=reliability")
 	})
+}
+
+// TestRunROS2StatusHasNoMaster: a DDS domain has no master, so under
+// ROS 2 the status page and status.json name the node (the domain) and
+// claim no master (the daemon used to show the domain as a master URI,
+// always up).
+func TestRunROS2StatusHasNoMaster(t *testing.T) {
+	domain, d, _ := runROS2(t, "", `fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]`)
+	poll.Until(t, 60*time.Second, "capture started", func() bool { return d.capt.Load() != nil })
+	js, err := json.Marshal(d.pageData())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page bytes.Buffer
+	if err := statusPage.Execute(&page, d.pageData()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, text string
+		want       []string
+		absent     []string
+	}{
+		{"status.json", string(js), []string{fmt.Sprintf(`"node":"ros2 domain %d"`, domain)}, []string{`"master`}},
+		{"status page", page.String(), []string{fmt.Sprintf("node ros2 domain %d", domain)}, []string{"master"}},
+	} {
+		for _, w := range tc.want {
+			if !strings.Contains(tc.text, w) {
+				t.Errorf("%s lacks %q:\n%s", tc.name, w, tc.text)
+			}
+		}
+		for _, a := range tc.absent {
+			if strings.Contains(tc.text, a) {
+				t.Errorf("%s has %q under ROS 2:\n%s", tc.name, a, tc.text)
+			}
+		}
+	}
 }
