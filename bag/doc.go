@@ -33,6 +33,16 @@
 // connection, a stable key for per-publisher caches) live as long as the
 // Reader and are read-only.
 //
+// Merge. Merge walks several Streams (this package's Iterator, a
+// rosbag2 Iterator, one storage file of a split bag) in one log-time
+// order, ties to the input given first; it opens each input once the
+// merge reaches its Input.Start and closes it at its end, and
+// MergeOptions say whether a failed input ends the merge (rosbag2) or is
+// dropped while the others go on (a replay). It is the one merge across
+// files: bag/rosbag2 merges a split bag's files with it, and
+// bag/recording (Open: any format by its path) the bags of a replay.
+// Merging within one file (chunks whose times overlap) is each reader's.
+//
 // Bad input. Every length read from the file is checked against the
 // file's size and a cap in Options before anything is allocated. A
 // corrupt file gives a *CorruptError (errors.Is ErrCorrupt) naming the

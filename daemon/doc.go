@@ -1,10 +1,18 @@
 // Package daemon is `edged run`: it wires the stages of DESIGN.md into one
 // process and owns their lifecycle.
 //
-//	ros.Node -> capture -> ringbuf (one ring per camera) -> sheet -> disk
-//	                    -> fsm -> episode store
-//	                    -> joints (latest sample; snippets: ship's Recorder)
+//	ros.Node or dds.Participant -> capture -> ringbuf (one ring per camera) -> sheet -> disk
+//	                                       -> fsm -> episode store
+//	                                       -> joints (latest sample; snippets: ship's Recorder)
 //	sheets, segments, manifests -> ship (wire bodies) -> uplink (bytes)
+//
+// The graph (ros2.go): ros.version 1 joins as a ROS1 node, handed to
+// capture through capture.FromROS1 (which reads /use_sim_time from the
+// master); ros.version 2 joins a DDS domain as a participant, handed to
+// capture through ddsNode (a reader per topic of its role's types, with
+// the topic's ros2.qos), and ros2.use_sim_time is capture's SimTime: ROS
+// 2 has no parameter server and no master, so none is asked for and the
+// status page names none.
 //
 // Episodes come from the fsm stage: when one begins, a sheet.Builder per
 // camera starts on that episode's tick grid; each segment that closes gets
@@ -37,6 +45,11 @@
 // stage keeps closed segments in memory, retries every second and
 // resumes recording by itself when space returns (see package episode
 // and fsm).
+//
+// Replay (replay.go, `edged replay`) runs the same stages over
+// recordings instead of a ROS graph: bag/recording opens each by its
+// format and merges them in log-time order (bag.Merge), and
+// capture.Replay feeds the merged messages on the recording's clock.
 //
 // Lifecycle: Run starts sinks before sources (store, fsm, rings, then
 // capture) and stops sources first (capture, then fsm, whose Close ends

@@ -24,9 +24,9 @@
 // bags alike: one bag.Connection per topic whose Publisher has Type
 // pkg/msg/Name, the definition, and Encoding ros.EncodingCDR; bag.Info;
 // and an Iterator of bag.Message (topic's connection, log time, data)
-// in log-time order: the files of a split bag are merged (rosbag2 splits
-// by time, so they normally follow each other, but their ranges may
-// overlap), each opened only when the merge reaches its first message
+// in log-time order: the files of a split bag are merged by bag.Merge
+// (rosbag2 splits by time, so they normally follow each other, but their
+// ranges may overlap), each opened only when the merge reaches its first message
 // and closed at its last, at most Options.MaxOpenFiles at once (more
 // files overlapping in time end the Iterator with an error saying so);
 // ties go to the file metadata.yaml lists first.
