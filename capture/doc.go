@@ -7,6 +7,16 @@
 // Dynamic, as a *msg.Value decoded from the publisher's own definition;
 // the fsm package interprets them).
 //
+// One middleware interface. capture defines what it needs of the graph
+// (source.go): a Node subscribes a topic with the types its role can use
+// and the role's queue bounds (SubscribeOptions) and hands out bounded
+// Subscriptions of *ros.Message; a Node whose middleware has a parameter
+// server also offers Params, through which capture reads and follows
+// /use_sim_time. FromROS1 adapts a ROS1 *ros.Node (with Params); the
+// daemon adapts a ROS 2 DDS participant (Subscribe only: ROS 2 has no
+// parameter server, so the caller sets Config.SimTime from its own
+// use_sim_time). Neither is shaped as the other.
+//
 // ROS1 and ROS 2. A message's publisher says how it is serialized
 // (ros.PublisherInfo.Encoding): ROS1, or CDR for a ROS 2 source (a
 // rosbag2 bag, DDS). capture picks the decoders by it (ros/msg or
@@ -27,25 +37,28 @@
 // a message that arrives before the first /clock keeps a set header stamp
 // and is otherwise dropped and counted (NoClockDrops).
 //
-// Under SimTimeAuto /use_sim_time is watched (when the Node is a
-// ParamWatcher, as FromNode's is): a master that comes up after edged
-// with it set, a restarted master, or a change of the parameter switches
-// the clock, subscribing /clock first when needed.
+// Under SimTimeAuto /use_sim_time is watched when the Node has Params
+// (FromROS1's): a master that comes up after edged with it set, a
+// restarted master, or a change of the parameter switches the clock,
+// subscribing /clock first when needed. A Node without Params runs on
+// the wall clock under SimTimeAuto.
 //
 // One type per role. A topic's role knows the types it can use
 // (RoleTypes: a camera's Image or CompressedImage, a JointState, a
-// Clock, an FSM source's FSMTopic.Types). A Node that subscribes by
-// type (TypedNode: ROS 2, where a DDS reader has one type) gets them, so
-// a writer of another type on the topic, even one that appears first,
-// decides nothing: its writers are counted in
-// TopicStats.WrongTypeWriters and warned about by the subscription.
-// ROS1 subscribes any type and counts such messages in UnknownType.
+// Clock, an FSM source's FSMTopic.Types), and every subscription asks
+// for them (SubscribeOptions.Types). A middleware whose readers have one
+// type (ROS 2's DDS) reads only those, so a writer of another type on
+// the topic, even one that appears first, decides nothing: its writers
+// are counted in TopicStats.WrongTypeWriters (Mismatcher) and warned
+// about by the subscription. ROS1 subscribes any type and capture counts
+// such messages in UnknownType.
 //
 // Who calls what. The caller builds a Capture with New (no I/O), starts
 // the sinks, then calls Start, which reads /use_sim_time, subscribes
 // /clock first when needed, then every topic, and runs one goroutine per
 // topic. Validate wraps ErrNoTopics when nothing is configured: a caller
-// in discovery mode waits for topics to appear instead of failing. Close cancels them, waits, closes the subscriptions and releases
+// in discovery mode waits for topics to appear instead of failing.
+// Close cancels them, waits, closes the subscriptions and releases
 // whatever is still queued. Stats may be called at any time from any
 // goroutine. Discover picks cameras and joints from the master's
 // published topics when none are configured.
