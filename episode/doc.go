@@ -92,6 +92,10 @@
 // Readers (List, Load, ReadCost) take no lock and never write:
 // inspect, export and score may run beside a live edged. They report
 // corrupt records in Episode.Problems instead of failing.
+// ListBlobs and LoadBlobs (blobread.go) are List and Load of a store
+// kept in blob.Blobs (an object store), the same code over the same
+// files (files.go): one listing, then an episode's manifest, records and
+// sheet metadata, no copy of the store on disk.
 //
 // Concurrency: a Store is safe for concurrent use; a Writer belongs to
 // one goroutine (the fsm run loop). At most one Writer is open at a time.

@@ -25,16 +25,19 @@ var errFormat = errors.New("manifest format")
 // (read-only: nothing is written), with Manifest.Problem saying so, so
 // that an episode whose records are intact is never hidden from inspect,
 // retention or recovery.
-func loadManifest(dir string) (Manifest, error) {
-	m, err := readManifest(dir)
+func loadManifest(dir string) (Manifest, error) { return loadManifestOf(dirFiles(dir)) }
+
+// loadManifestOf is loadManifest of an episode's files wherever they are.
+func loadManifestOf(f episodeFiles) (Manifest, error) {
+	m, err := readManifestOf(f)
 	if err == nil || errors.Is(err, errFormat) {
 		return m, err
 	}
 	missing := errors.Is(err, os.ErrNotExist)
-	if missing && !exists(filepath.Join(dir, segmentsName)) && !exists(filepath.Join(dir, transitionsName)) {
+	if missing && !f.exists(segmentsName) && !f.exists(transitionsName) {
 		return m, errNoEpisode
 	}
-	m = rebuildManifest(dir)
+	m = rebuildManifestOf(f)
 	if missing {
 		m.Problem = manifestName + " missing: rebuilt from the records"
 	} else {
@@ -43,14 +46,16 @@ func loadManifest(dir string) (Manifest, error) {
 	return m, nil
 }
 
-func readManifest(dir string) (Manifest, error) {
+func readManifest(dir string) (Manifest, error) { return readManifestOf(dirFiles(dir)) }
+
+func readManifestOf(f episodeFiles) (Manifest, error) {
 	var m Manifest
-	b, err := fsutil.ReadFileCapped(filepath.Join(dir, manifestName), maxManifest)
+	b, err := f.read(manifestName, maxManifest)
 	if err != nil {
 		return m, fmt.Errorf("episode: %w", err)
 	}
 	if m, err = decodeManifest(b); err != nil {
-		return m, fmt.Errorf("episode: %s: %w", dir, err)
+		return m, fmt.Errorf("episode: %s: %w", f.where, err)
 	}
 	return m, nil
 }
@@ -80,12 +85,12 @@ func writeManifest(dir string, m Manifest) error {
 // idPattern splits an id made by Store.Begin: robot-start[-name].
 var idPattern = regexp.MustCompile(`^(?:(.*)-)?(\d{8}T\d{6}\.\d{3}Z)`)
 
-// rebuildManifest derives an open manifest from an episode's id and its
+// rebuildManifestOf derives an open manifest from an episode's id and its
 // records: the start from the first transition (its stamp minus its
 // episode seconds) or segment, else from the id. Recovery then closes it
 // as interrupted.
-func rebuildManifest(dir string) Manifest {
-	id := filepath.Base(dir)
+func rebuildManifestOf(f episodeFiles) Manifest {
+	id := f.id
 	m := Manifest{Format: ManifestFormat, ID: id}
 	if g := idPattern.FindStringSubmatch(id); g != nil {
 		m.Robot = g[1]
@@ -93,8 +98,8 @@ func rebuildManifest(dir string) Manifest {
 			m.Start = t
 		}
 	}
-	segs, _ := decodeAll[Segment](readRecordsQuiet(dir, segmentsName))
-	trans, _ := decodeAll[Transition](readRecordsQuiet(dir, transitionsName))
+	segs, _ := decodeAll[Segment](readRecordsQuiet(f, segmentsName))
+	trans, _ := decodeAll[Transition](readRecordsQuiet(f, transitionsName))
 	m.Segments, m.Transitions = len(segs), len(trans)
 	switch {
 	case len(trans) > 0:
@@ -102,14 +107,12 @@ func rebuildManifest(dir string) Manifest {
 	case len(segs) > 0:
 		m.Start = segs[0].Start.Add(-time.Duration(segs[0].StartSec * float64(time.Second)))
 	}
-	if st, err := os.Stat(dir); err == nil {
-		m.Created = st.ModTime().UTC()
-	}
+	m.Created = f.created()
 	return m
 }
 
-func readRecordsQuiet(dir, name string) [][]byte {
-	b, err := fsutil.ReadFileCapped(filepath.Join(dir, name), maxFileBytes)
+func readRecordsQuiet(f episodeFiles, name string) [][]byte {
+	b, err := f.read(name, maxFileBytes)
 	if err != nil {
 		return nil
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -74,8 +73,7 @@ func MirrorWith(b blob.Blobs, prefix, dir string, o MirrorOptions) error {
 		if rel == "" || strings.HasPrefix(rel, ".") || strings.Contains(rel, "/.") {
 			continue
 		}
-		base := path.Base(rel)
-		changes := base == manifestName || base == segmentsName || base == transitionsName
+		changes := isRecordFile(rel)
 		if o.RecordsOnly && !changes {
 			continue
 		}

@@ -3,12 +3,12 @@ package episode
 import (
 	"errors"
 	"fmt"
-	"github.com/edged-robotics/edged/blob"
-	"github.com/edged-robotics/edged/internal/fsutil"
 	"os"
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/edged-robotics/edged/blob"
 )
 
 // StoreDir returns the episode store directory for dir: dir/episodes when
@@ -113,24 +113,31 @@ func Load(dir, ref string) (*Episode, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := loadManifest(epDir)
+	return loadEpisode(dirFiles(epDir))
+}
+
+// loadEpisode is Load of an episode's files wherever they are: its
+// manifest, one listing, its two record files and the sheet metadata
+// the cost line counts.
+func loadEpisode(f episodeFiles) (*Episode, error) {
+	m, err := loadManifestOf(f)
 	if err != nil {
-		return nil, fmt.Errorf("episode: %s: %w", epDir, err)
+		return nil, fmt.Errorf("episode: %s: %w", f.where, err)
 	}
-	m.ID = filepath.Base(epDir)
-	e := &Episode{Manifest: m, Dir: epDir}
+	m.ID = f.id
+	e := &Episode{Manifest: m, Dir: f.where}
 	if m.Problem != "" {
 		e.Problems = append(e.Problems, m.Problem)
 	}
-	files, err := listFiles(epDir)
+	files, err := f.list()
 	if err == nil {
-		e.Cost, err = costOfDir(epDir, files, &m)
+		e.Cost, err = costOfFiles(files, func(rel string) ([]byte, error) { return f.read(rel, maxSheetMeta) }, &m)
 	}
 	if err != nil {
 		e.Problems = append(e.Problems, fmt.Sprintf("cost line: %v", err))
 	}
-	segRecs := e.readRecords(segmentsName)
-	trRecs := e.readRecords(transitionsName)
+	segRecs := e.readRecords(f, segmentsName)
+	trRecs := e.readRecords(f, transitionsName)
 	var bad, bad2 int
 	e.Segments, bad = decodeAll[Segment](segRecs)
 	e.Transitions, bad2 = decodeAll[Transition](trRecs)
@@ -175,8 +182,8 @@ func (e *Episode) lack(files []blob.Info) *Lack {
 	return l
 }
 
-func (e *Episode) readRecords(name string) [][]byte {
-	b, err := fsutil.ReadFileCapped(filepath.Join(e.Dir, name), maxFileBytes)
+func (e *Episode) readRecords(f episodeFiles, name string) [][]byte {
+	b, err := f.read(name, maxFileBytes)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			e.Problems = append(e.Problems, fmt.Sprintf("%s: %v", name, err))

@@ -1,0 +1,97 @@
+package episode
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/edged-robotics/edged/blob"
+)
+
+// ListBlobs is List of a store kept in blobs (b rooted at the store:
+// its episodes/, blob.Sub of a data_dir's): one listing of the store,
+// then each episode's manifest (and its records only when the manifest
+// is missing or corrupt), so no copy of the store on disk is needed.
+func ListBlobs(b blob.Blobs) ([]Manifest, error) {
+	ids, err := blobEpisodes(b)
+	if err != nil {
+		return nil, err
+	}
+	var out []Manifest
+	for _, id := range ids {
+		m, err := loadManifestOf(blobFiles(b, id))
+		if err != nil {
+			continue // as List: neither a manifest of this format nor records
+		}
+		m.ID = id
+		out = append(out, m)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return listedBefore(out[i].Start, out[i].ID, out[j].Start, out[j].ID) })
+	return out, nil
+}
+
+// LoadBlobs is Load of episode ref (an id, or a unique prefix of one)
+// of the store in b: for an id, its manifest's size, its manifest, one
+// listing of the episode, its two record files and the metadata of its
+// sheets, which the cost line counts; the sheets themselves are not
+// read. Episode.Dir names the episode in b.
+func LoadBlobs(b blob.Blobs, ref string) (*Episode, error) {
+	id, err := resolveBlobs(b, ref)
+	if err != nil {
+		return nil, err
+	}
+	return loadEpisode(blobFiles(b, id))
+}
+
+// resolveBlobs is Resolve in a store kept in blobs.
+func resolveBlobs(b blob.Blobs, ref string) (string, error) {
+	if ref == "" || strings.ContainsAny(ref, "/\x00") || strings.HasPrefix(ref, ".") {
+		return "", fmt.Errorf("episode: %q is not an episode id (give an id or a unique prefix of one)", ref)
+	}
+	f := blobFiles(b, ref)
+	for _, n := range []string{manifestName, segmentsName, transitionsName} {
+		if f.exists(n) {
+			return ref, nil
+		}
+	}
+	ids, err := blobEpisodes(b)
+	if err != nil {
+		return "", err
+	}
+	var hits []string
+	for _, id := range ids {
+		if strings.HasPrefix(id, ref) {
+			hits = append(hits, id)
+		}
+	}
+	switch len(hits) {
+	case 1:
+		return hits[0], nil
+	case 0:
+		return "", fmt.Errorf("episode: no episode %q in %s (edged inspect lists them)", ref, b)
+	default:
+		return "", fmt.Errorf("episode: %q matches %d episodes in %s: give more of the id", ref, len(hits), b)
+	}
+}
+
+// blobEpisodes are the ids of the episodes of the store in b, sorted:
+// the prefixes that hold a manifest or a record file, as IsEpisodeDir
+// has it (dot names, a sink's own files, are not episodes).
+func blobEpisodes(b blob.Blobs) ([]string, error) {
+	list, err := b.List("")
+	if err != nil {
+		return nil, fmt.Errorf("episode: list %s: %w", b, err)
+	}
+	seen := map[string]bool{}
+	var ids []string
+	for _, f := range list {
+		id, rest, ok := strings.Cut(f.Name, "/")
+		if !ok || id == "" || id[0] == '.' || strings.Contains(rest, "/") || !isRecordFile(rest) || seen[id] {
+			continue
+		}
+		seen[id] = true
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
