@@ -48,11 +48,8 @@ func resolveBlobs(b blob.Blobs, ref string) (string, error) {
 	if ref == "" || strings.ContainsAny(ref, "/\x00") || strings.HasPrefix(ref, ".") {
 		return "", fmt.Errorf("episode: %q is not an episode id (give an id or a unique prefix of one)", ref)
 	}
-	f := blobFiles(b, ref)
-	for _, n := range []string{manifestName, segmentsName, transitionsName} {
-		if f.exists(n) {
-			return ref, nil
-		}
+	if IsEpisodeIn(b, ref) {
+		return ref, nil
 	}
 	ids, err := blobEpisodes(b)
 	if err != nil {
@@ -72,6 +69,18 @@ func resolveBlobs(b blob.Blobs, ref string) (string, error) {
 	default:
 		return "", fmt.Errorf("episode: %q matches %d episodes in %s: give more of the id", ref, len(hits), b)
 	}
+}
+
+// IsEpisodeIn reports whether id is an episode of the store in b: it
+// holds a manifest or record files (IsEpisodeDir in blobs).
+func IsEpisodeIn(b blob.Blobs, id string) bool {
+	f := blobFiles(b, id)
+	for _, n := range []string{manifestName, segmentsName, transitionsName} {
+		if f.exists(n) {
+			return true
+		}
+	}
+	return false
 }
 
 // blobEpisodes are the ids of the episodes of the store in b, sorted:

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/episode/remote"
@@ -37,25 +40,13 @@ func newInspectCmd() *cobra.Command {
 			"Lists are [] when empty, never null.",
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			switch len(args) {
-			case 2: // DIR EPISODE
-				if args[0], err = remote.ReadableEpisode(cmd.Context(), args[0], args[1]); err == nil {
-					args[1], err = remote.Readable(cmd.Context(), args[1])
-				}
-			case 1: // DIR, or EPISODE in the config's data_dir
-				args[0], err = remote.ReadableEpisode(cmd.Context(), args[0], "")
-			}
-			if err != nil {
-				return err
-			}
-			dir, ref, err := inspectArgs(cfgFile, args)
+			list, load, err := inspectReads(cmd.Context(), cfgFile, args)
 			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
-			if ref == "" {
-				ms, err := episode.List(dir)
+			if load == nil {
+				ms, err := list()
 				if err != nil {
 					return err
 				}
@@ -67,7 +58,7 @@ func newInspectCmd() *cobra.Command {
 				}
 				return view.WriteList(out, ms)
 			}
-			e, err := episode.Load(dir, ref)
+			e, err := load()
 			if err != nil {
 				return err
 			}
@@ -112,6 +103,46 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// inspectReads are the reads inspect makes of its arguments: the
+// store's list, or one episode (load not nil). A store in an object
+// store (an s3:// URL: a data_dir, its episodes/ or one episode) is
+// read where it is (episode.ListBlobs, LoadBlobs), never copied.
+func inspectReads(ctx context.Context, cfgFile string, args []string) (list func() ([]episode.Manifest, error), load func() (*episode.Episode, error), err error) {
+	urls := 0
+	for _, a := range args {
+		if s3.IsURL(a) {
+			urls++
+		}
+	}
+	if urls == 0 {
+		dir, ref, err := inspectArgs(cfgFile, args)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ref == "" {
+			return func() ([]episode.Manifest, error) { return episode.List(dir) }, nil, nil
+		}
+		return nil, func() (*episode.Episode, error) { return episode.Load(dir, ref) }, nil
+	}
+	named := args[len(args)-1] // EPISODE's URL, else DIR's
+	if len(args) == 2 && !s3.IsURL(named) {
+		named = args[0]
+	}
+	store, id, err := remote.Open(ctx, named)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case len(args) == 2 && named == args[0]: // s3://DIR EPISODE
+		id = args[1]
+	case len(args) == 2 && id == "":
+		return nil, nil, fmt.Errorf("%s holds no episode (give an episode's URL or an id)", named)
+	case id == "":
+		return func() ([]episode.Manifest, error) { return episode.ListBlobs(store) }, nil, nil
+	}
+	return nil, func() (*episode.Episode, error) { return episode.LoadBlobs(store, id) }, nil
 }
 
 // inspectArgs sorts out [DIR] [EPISODE]: a single argument is an episode

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/episode"
 )
@@ -104,4 +106,36 @@ func (m *Mirror) Fetch(local string, o episode.MirrorOptions) error {
 func within(dir, path string) (rel string, ok bool) {
 	rel, err := filepath.Rel(dir, path)
 	return rel, err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// Open opens the store an object store URL names for the blob readers
+// (episode.ListBlobs, LoadBlobs), which read it without a mirror: the
+// URL is a data_dir (its episodes/ is the store), an episodes/
+// directory, or one episode (then id is its id and store its store).
+func Open(ctx context.Context, url string) (store blob.Blobs, id string, err error) {
+	bucket, prefix, _ := strings.Cut(strings.TrimPrefix(url, "s3://"), "/")
+	st, err := s3.Open(ctx, "s3://"+bucket, s3.Options{})
+	if err != nil {
+		return nil, "", err
+	}
+	under := func(p string) blob.Blobs {
+		if p = strings.Trim(p, "/"); p == "" {
+			return st
+		}
+		return blob.Sub(st, p)
+	}
+	prefix = strings.Trim(prefix, "/")
+	parent, base := path.Split(prefix)
+	if base != "" && episode.IsEpisodeIn(under(parent), base) {
+		return under(parent), base, nil
+	}
+	b := under(prefix)
+	l, err := b.List(episode.EpisodesDir + "/")
+	if err != nil {
+		return nil, "", fmt.Errorf("reading %s: %w", url, err)
+	}
+	if len(l) > 0 {
+		return blob.Sub(b, episode.EpisodesDir), "", nil
+	}
+	return b, "", nil
 }
