@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/dataset"
 	"github.com/edged-robotics/edged/episode"
@@ -30,11 +32,7 @@ func newExportCmd() *cobra.Command {
 			"and first_frame.jpg). docs/rtl.md has the vista and etp schemas with samples.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := remote.ReadableEpisode(cmd.Context(), dir, args[0])
-			if err != nil {
-				return err
-			}
-			e, err := episode.Load(episode.StoreDir(d), args[0])
+			e, err := exportLoad(cmd.Context(), dir, args[0], format)
 			if err != nil {
 				return err
 			}
@@ -79,4 +77,23 @@ func writeIndented(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// exportLoad loads episode ref of store dir for export. A store in an
+// object store is read where it is (episode.LoadBlobs) for the formats
+// of the records alone; vista and etp, which read the episode's files
+// (labeling sheets, a first frame), read it through a local mirror.
+func exportLoad(ctx context.Context, dir, ref, format string) (*episode.Episode, error) {
+	if s3.IsURL(dir) && format != "vista" && format != "etp" {
+		store, _, err := remote.Open(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		return episode.LoadBlobs(store, ref)
+	}
+	d, err := remote.ReadableEpisode(ctx, dir, ref)
+	if err != nil {
+		return nil, err
+	}
+	return episode.Load(episode.StoreDir(d), ref)
 }
