@@ -17,11 +17,11 @@ import (
 )
 
 // TestReadersOnAnObjectStore: inspect, export and report read a store
-// in a real S3 server, and fetch only what they read. inspect, and
-// export of the records' formats, read the store where it is
+// in a real S3 server, and fetch only what they read. inspect, score,
+// and export of the records' formats, read the store where it is
 // (episode.ListBlobs, LoadBlobs): they copy nothing to disk (they used
 // to mirror every episode's records, and the sheets of the episode
-// read). report, which reads the sheets, still mirrors the one episode
+// read), nor does score of two episodes' URLs. report, which reads the sheets, still mirrors the one episode
 // it reads; the others' sheets stay in the store.
 func TestReadersOnAnObjectStore(t *testing.T) {
 	srv := s3test.Start(t)
@@ -62,8 +62,11 @@ func TestReadersOnAnObjectStore(t *testing.T) {
 	if out := run("inspect", store+"/episodes/"+ids[1]); !strings.Contains(out, "reach") {
 		t.Errorf("inspect of one episode's URL shows no segment:\n%s", out)
 	}
+	if out := run("score", "--truth", store+"/episodes/"+ids[0], "--pred", store+"/episodes/"+ids[1]); !strings.Contains(out, "F1") {
+		t.Errorf("score of two episodes' URLs:\n%s", out)
+	}
 	if got := cached(t, cache); len(got) != 0 {
-		t.Errorf("inspecting both episodes and exporting %s copied files to disk: %v", ids[1], got)
+		t.Errorf("inspecting both episodes, exporting %s and scoring copied files to disk: %v", ids[1], got)
 	}
 	report := filepath.Join(t.TempDir(), "report.html")
 	run("report", "--dir", store, "--out", report, ids[1])

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 
+	"github.com/edged-robotics/edged/blob/s3"
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/episode/remote"
 	"github.com/edged-robotics/edged/episode/view"
 	"github.com/edged-robotics/edged/score"
@@ -32,19 +35,11 @@ func newScoreCmd() *cobra.Command {
 			"one in seconds without --rate, is reported with the reason and not scored (exit status 1).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			truth, err := remote.Readable(cmd.Context(), truth)
-			if err != nil {
-				return err
-			}
-			pred, err := remote.Readable(cmd.Context(), pred)
-			if err != nil {
-				return err
-			}
-			t, err := view.ReadSegmentation(truth)
+			t, err := scoreInput(cmd.Context(), truth)
 			if err != nil {
 				return fmt.Errorf("--truth: %w", err)
 			}
-			p, err := view.ReadSegmentation(pred)
+			p, err := scoreInput(cmd.Context(), pred)
 			if err != nil {
 				return fmt.Errorf("--pred: %w", err)
 			}
@@ -85,4 +80,25 @@ func newScoreCmd() *cobra.Command {
 	_ = cmd.MarkFlagRequired("truth")
 	_ = cmd.MarkFlagRequired("pred")
 	return cmd
+}
+
+// scoreInput reads an input of score: an episode in an object store
+// (its s3:// URL), read where it is (episode.LoadBlobs), or a path
+// (view.ReadSegmentation).
+func scoreInput(ctx context.Context, p string) (score.Segmentation, error) {
+	if !s3.IsURL(p) {
+		return view.ReadSegmentation(p)
+	}
+	store, id, err := remote.Open(ctx, p)
+	if err != nil {
+		return score.Segmentation{}, err
+	}
+	if id == "" {
+		return score.Segmentation{}, fmt.Errorf("%s is not an episode (give an episode's URL: .../episodes/ID)", p)
+	}
+	e, err := episode.LoadBlobs(store, id)
+	if err != nil {
+		return score.Segmentation{}, err
+	}
+	return view.Segmentation(e), nil
 }
