@@ -13,21 +13,45 @@ import (
 // then each episode's manifest (and its records only when the manifest
 // is missing or corrupt), so no copy of the store on disk is needed.
 func ListBlobs(b blob.Blobs) ([]Manifest, error) {
-	ids, err := blobEpisodes(b)
+	var out []Manifest
+	if err := eachBlobManifest(b, func(m Manifest) { out = append(out, m) }); err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(i, j int) bool { return listedBefore(out[i].Start, out[i].ID, out[j].Start, out[j].ID) })
+	return out, nil
+}
+
+// IDsBlobs is IDs of a store kept in blobs: the ids ListBlobs lists, in
+// its order, without holding their manifests.
+func IDsBlobs(b blob.Blobs) ([]string, error) {
+	var refs []Manifest
+	err := eachBlobManifest(b, func(m Manifest) { refs = append(refs, Manifest{ID: m.ID, Start: m.Start}) })
 	if err != nil {
 		return nil, err
 	}
-	var out []Manifest
+	sort.SliceStable(refs, func(i, j int) bool { return listedBefore(refs[i].Start, refs[i].ID, refs[j].Start, refs[j].ID) })
+	out := make([]string, len(refs))
+	for i, r := range refs {
+		out[i] = r.ID
+	}
+	return out, nil
+}
+
+// eachBlobManifest is eachManifest of a store kept in blobs.
+func eachBlobManifest(b blob.Blobs, fn func(Manifest)) error {
+	ids, err := blobEpisodes(b)
+	if err != nil {
+		return err
+	}
 	for _, id := range ids {
 		m, err := loadManifestOf(blobFiles(b, id))
 		if err != nil {
 			continue // as List: neither a manifest of this format nor records
 		}
 		m.ID = id
-		out = append(out, m)
+		fn(m)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return listedBefore(out[i].Start, out[i].ID, out[j].Start, out[j].ID) })
-	return out, nil
+	return nil
 }
 
 // LoadBlobs is Load of episode ref (an id, or a unique prefix of one)

@@ -28,7 +28,8 @@
 //   - summary.go aggregates verdicts over a store: the pass rate per
 //     check, per robot and per day (UTC, of the episode's start).
 //   - store.go is `edged check`: Check judges one episode or every
-//     episode of a store (CheckStore), one at a time, handing each
+//     episode of a store (CheckStore; CheckBlobs for a store in an
+//     object store, read where it is), one at a time, handing each
 //     report to a Reporter, and ends with the summary and the episodes
 //     a live store's retention deleted meanwhile; report.go writes that
 //     report as text (TextReport) or as one JSON document (JSONReport),

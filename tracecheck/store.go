@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/episode"
 )
 
@@ -48,6 +49,11 @@ func (r *Rules) Check(dir, ref string, load Loader, out Reporter) (unsat int, er
 	if err != nil {
 		return 0, err
 	}
+	return r.checkOne(e, out)
+}
+
+// checkOne reports r over one episode, with no summary.
+func (r *Rules) checkOne(e *episode.Episode, out Reporter) (unsat int, err error) {
 	rep, _ := r.Report(e)
 	unsat = countUnsat(rep.Results)
 	if err := out.Episode(rep); err != nil {
@@ -73,12 +79,45 @@ func (r *Rules) CheckStore(store string, load Loader, out Reporter) (unsat int, 
 	if len(ids) == 0 {
 		return 0, fmt.Errorf("check: no episodes in %s: give an episode directory or a store that holds some", sd)
 	}
+	gone := func(id string) bool {
+		_, err := os.Stat(filepath.Join(sd, id))
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	return r.checkEach(ids, func(id string) (*episode.Episode, error) { return load(sd, id) }, gone, out)
+}
+
+// CheckBlobs is Check of a store kept in blobs (b rooted at the store),
+// read where it is (episode.LoadBlobs): the episode ref (an id or a
+// unique prefix), or with ref "" every episode, as CheckStore.
+func (r *Rules) CheckBlobs(b blob.Blobs, ref string, out Reporter) (unsat int, err error) {
+	load := func(id string) (*episode.Episode, error) { return episode.LoadBlobs(b, id) }
+	if ref != "" {
+		e, err := load(ref)
+		if err != nil {
+			return 0, err
+		}
+		return r.checkOne(e, out)
+	}
+	ids, err := episode.IDsBlobs(b)
+	if err != nil {
+		return 0, err
+	}
+	if len(ids) == 0 {
+		return 0, fmt.Errorf("check: no episodes in %s: give an episode or a store that holds some", b)
+	}
+	gone := func(id string) bool { return !episode.IsEpisodeIn(b, id) }
+	return r.checkEach(ids, load, gone, out)
+}
+
+// checkEach is the loop of CheckStore over ids: an episode gone
+// (deleted since listed) is left out and named.
+func (r *Rules) checkEach(ids []string, load func(id string) (*episode.Episode, error), gone func(id string) bool, out Reporter) (unsat int, err error) {
 	var tally Tally
 	var skipped []string
 	for _, id := range ids {
-		e, err := load(sd, id)
+		e, err := load(id)
 		if err != nil {
-			if _, serr := os.Stat(filepath.Join(sd, id)); errors.Is(serr, fs.ErrNotExist) {
+			if gone(id) {
 				skipped = append(skipped, id)
 				continue
 			}

@@ -18,10 +18,11 @@ import (
 
 // TestReadersOnAnObjectStore: inspect, export and report read a store
 // in a real S3 server, and fetch only what they read. inspect, score,
-// and export of the records' formats, read the store where it is
+// check, and export of the records' formats, read the store where it is
 // (episode.ListBlobs, LoadBlobs): they copy nothing to disk (they used
 // to mirror every episode's records, and the sheets of the episode
-// read), nor does score of two episodes' URLs. report, which reads the sheets, still mirrors the one episode
+// read), nor do score of two episodes' URLs and check of a store, an
+// episode's URL and an id in a store (which read no s3:// before). report, which reads the sheets, still mirrors the one episode
 // it reads; the others' sheets stay in the store.
 func TestReadersOnAnObjectStore(t *testing.T) {
 	srv := s3test.Start(t)
@@ -65,8 +66,17 @@ func TestReadersOnAnObjectStore(t *testing.T) {
 	if out := run("score", "--truth", store+"/episodes/"+ids[0], "--pred", store+"/episodes/"+ids[1]); !strings.Contains(out, "F1") {
 		t.Errorf("score of two episodes' URLs:\n%s", out)
 	}
+	rules := filepath.Join(t.TempDir(), "rules.yaml")
+	must(t, os.WriteFile(rules, []byte("checks: [{name: reaches, formula: 'tr.Exists(reach)'}]\n"), 0o644))
+	for _, args := range [][]string{{store}, {store + "/episodes/" + ids[0]}, {"--dir", store, ids[1]}} {
+		var rep struct{ Episodes []struct{ Episode string } }
+		out := run(append([]string{"check", "--json", "--rules", rules}, args...)...)
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Episodes) == 0 {
+			t.Errorf("check %v: %v\n%s", args, err, out)
+		}
+	}
 	if got := cached(t, cache); len(got) != 0 {
-		t.Errorf("inspecting both episodes, exporting %s and scoring copied files to disk: %v", ids[1], got)
+		t.Errorf("inspecting both episodes, exporting %s, scoring and checking copied files to disk: %v", ids[1], got)
 	}
 	report := filepath.Join(t.TempDir(), "report.html")
 	run("report", "--dir", store, "--out", report, ids[1])

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"text/tabwriter"
 
+	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/episode/remote"
 	"github.com/edged-robotics/edged/tracecheck"
 	"github.com/spf13/cobra"
 )
@@ -17,7 +20,7 @@ func newTraceCheckCmd() *cobra.Command {
 	var rulesFile, dir string
 	var asJSON, failUnsat bool
 	cmd := &cobra.Command{
-		Use:   "check --rules FILE [--json] EPISODE|STORE_DIR",
+		Use:   "check --rules FILE [--json] EPISODE|STORE_DIR|s3://...",
 		Short: "Evaluate RTL trace checks over an episode, or over a whole store with pass rates",
 		Long: "check evaluates the checks of a rules file (docs/rtl.md) over the trace of EPISODE (an episode\n" +
 			"directory, an id or a unique id prefix in --dir) or of every episode of STORE_DIR (a data_dir, an\n" +
@@ -41,7 +44,7 @@ func newTraceCheckCmd() *cobra.Command {
 			if asJSON {
 				out = &jsonReport{w: cmd.OutOrStdout()}
 			}
-			unsat, err := runChecks(rules, dir, args[0], episode.Load, out)
+			unsat, err := checkWhere(cmd.Context(), rules, dir, args[0], out)
 			if err == nil && failUnsat && unsat > 0 {
 				err = fmt.Errorf("check: %d UNSAT verdict(s) (--fail-on-unsat)", unsat)
 			}
@@ -67,6 +70,28 @@ type checkedEpisode = tracecheck.EpisodeReport
 // runChecks is tracecheck's Check with the command's report.
 func runChecks(rules *tracecheck.Rules, dir, ref string, load tracecheck.Loader, out checkSink) (unsat int, err error) {
 	return rules.Check(dir, ref, load, reporter{out})
+}
+
+// checkWhere is runChecks of a store, or an episode, wherever it is: an
+// object store (an s3:// URL, as EPISODE|STORE_DIR or as --dir with an
+// id) is read where it is (tracecheck's CheckBlobs).
+func checkWhere(ctx context.Context, rules *tracecheck.Rules, dir, ref string, out checkSink) (unsat int, err error) {
+	named, id := ref, ""
+	switch {
+	case s3.IsURL(ref):
+	case s3.IsURL(dir):
+		named, id = dir, ref
+	default:
+		return runChecks(rules, dir, ref, episode.Load, out)
+	}
+	store, urlID, err := remote.Open(ctx, named)
+	if err != nil {
+		return 0, err
+	}
+	if id == "" {
+		id = urlID
+	}
+	return rules.CheckBlobs(store, id, reporter{out})
 }
 
 // reporter hands tracecheck's report to a checkSink.
