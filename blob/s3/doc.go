@@ -2,7 +2,8 @@
 // MinIO, Ceph RGW, versitygw...) through the standard client,
 // github.com/minio/minio-go/v7, so `edged sink --out s3://BUCKET/PREFIX`
 // writes the episode store layout (package episode owns it) into a
-// bucket, and the readers read it back (episode/remote).
+// bucket, and the readers read it back where it is (episode.ListBlobs,
+// LoadBlobs; episode/remote says what a URL names).
 //
 // It owns what an s3:// URL means (IsURL, Open) and the rule for
 // writers that share a store (shared.go): OpenShared opens a store for
