@@ -108,7 +108,9 @@ func (d Dir) Put(name string, b []byte, cond Cond) (string, error) {
 // dir's, and starts again (the directory made anew).
 func lockDir(dir string) (func(), error) {
 	for range 100 {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, 0o755); errors.Is(err, fs.ErrNotExist) {
+			continue // Delete removed a parent MkdirAll had just made
+		} else if err != nil {
 			return nil, fmt.Errorf("blob: %w", err)
 		}
 		f, err := lockFile(filepath.Join(dir, dirLock), os.O_RDWR|os.O_CREATE)
