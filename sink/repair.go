@@ -65,6 +65,8 @@ func (s *Sink) endArrived(robot, episodeID string) {
 	case completed:
 		s.completed(robot, episodeID)
 		return
+	case l.Complete && !l.Since.IsZero() && s.now().Sub(l.Since) < endQuiet:
+		return // the end that completed it, again: a transport duplicate (the robot waits resend_after before asking)
 	case l.Complete:
 		s.reacks.Add(1)
 		s.log.Info("sink: end manifest of an episode held complete arrived again; acknowledging it again", "robot", robot, "episode", episodeID)
