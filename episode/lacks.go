@@ -35,7 +35,7 @@ type Lack struct {
 // The files are counted once; then every loop step either finds a held
 // file or adds a piece, so the work is files + limit whatever counts a
 // robot announced.
-func lacksOf(m *Manifest, hasSegment func(int) bool, files map[string]bool, limit int) (pieces []wire.Piece, more bool) {
+func lacksOf(m *Manifest, hasSegment func(int) bool, names []string, limit int) (pieces []wire.Piece, more bool) {
 	add := func(p wire.Piece) bool {
 		if len(pieces) == limit {
 			more = true
@@ -49,9 +49,9 @@ func lacksOf(m *Manifest, hasSegment func(int) bool, files map[string]bool, limi
 			return pieces, more
 		}
 	}
-	names := make([]string, 0, len(files))
-	for rel := range files {
-		names = append(names, rel)
+	files := make(map[string]bool, len(names))
+	for _, n := range names {
+		files[n] = true
 	}
 	held := heldOf(names, 0).Cameras
 	for _, cam := range slices.Sorted(maps.Keys(m.Produced)) {

@@ -173,12 +173,8 @@ func (e *Episode) lack(files []blob.Info) *Lack {
 	for _, s := range e.Segments {
 		segs[s.Index] = true
 	}
-	held := make(map[string]bool, len(files))
-	for _, n := range blobNames(files, "") {
-		held[n] = true
-	}
 	l := &Lack{Closed: true, Since: e.Manifest.EndArrived}
-	l.Pieces, l.More = lacksOf(&e.Manifest, func(i int) bool { return segs[i] }, held, maxListedLacks)
+	l.Pieces, l.More = lacksOf(&e.Manifest, func(i int) bool { return segs[i] }, blobNames(files, ""), maxListedLacks)
 	return l
 }
 

@@ -1,6 +1,8 @@
 package episode
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/edged-robotics/edged/blob"
@@ -25,11 +27,7 @@ func (r *Receiver) Lacking(robot, id string, limit int) (l Lack, completed bool,
 	if !l.Closed || l.Complete {
 		return l, false, nil
 	}
-	files := make(map[string]bool, len(e.files))
-	for rel := range e.files {
-		files[rel] = true
-	}
-	l.Pieces, l.More = lacksOf(&e.m, func(i int) bool { _, ok := e.segs[i]; return ok }, files, limit)
+	l.Pieces, l.More = lacksOf(&e.m, func(i int) bool { _, ok := e.segs[i]; return ok }, slices.Collect(maps.Keys(e.files)), limit)
 	if len(l.Pieces) > 0 || l.More {
 		return l, false, nil
 	}
