@@ -156,10 +156,11 @@ func (u *Uplink) Enqueue(msgs ...Message) error {
 		}
 		out[i] = outbox.Msg{Priority: m.Priority, Data: b}
 		if m.Keep && u.repair != nil {
-			if _, err := wire.ParsePiece(m.Piece().String()); err != nil {
+			name := m.Piece().String()
+			if _, err := wire.ParsePiece(name); err != nil { // a name the receiver could not ask for
 				return fmt.Errorf("uplink: %s not queued: %w", m.Kind, err)
 			}
-			out[i].Group, out[i].Name = m.Episode, m.Piece().String()
+			out[i].Group, out[i].Name = m.Episode, name
 		}
 	}
 	return u.put(out)
