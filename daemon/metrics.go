@@ -223,8 +223,8 @@ func (m metricSink) uplink(d *Daemon) {
 	counter(outboxEvictedHeld, u.Outbox.EvictedHeld)
 	gauge(awaitingEpisodes, float64(u.Repair.Awaiting))
 	oldest := 0.0
-	if aw := d.up.Awaiting(); len(aw) > 0 {
-		oldest = time.Since(aw[0].Since).Seconds()
+	if t := u.Repair.OldestAwaiting; !t.IsZero() {
+		oldest = time.Since(t).Seconds()
 	}
 	gauge(awaitingOldest, oldest)
 	counter(repairRequests, u.Repair.Requests)

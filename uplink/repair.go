@@ -38,6 +38,8 @@ type RepairStats struct {
 	EndResends  uint64 // end manifests sent again after ResendAfter
 	Throttled   uint64 // repair requests ignored: one for the episode was answered under minAnswerGap before
 	Awaiting    int    // ended episodes waiting for the receiver's acknowledgement
+	// OldestAwaiting is when the oldest of them began to wait (zero: none).
+	OldestAwaiting time.Time
 }
 
 // minAnswerGap bounds how often the robot answers repair requests for
@@ -171,7 +173,12 @@ func (r *repairer) tick() {
 			delete(r.answered, id)
 		}
 	}
-	r.counts.Awaiting = len(r.eps)
+	r.counts.Awaiting, r.counts.OldestAwaiting = len(r.eps), time.Time{}
+	for _, a := range r.eps {
+		if r.counts.OldestAwaiting.IsZero() || a.Since.Before(r.counts.OldestAwaiting) {
+			r.counts.OldestAwaiting = a.Since
+		}
+	}
 	r.mu.Unlock()
 }
 
@@ -214,8 +221,7 @@ func (r *repairer) request(req *wire.Repair) {
 func (r *repairer) uploaded(id string) {
 	r.ob.Done(id)
 	r.mu.Lock()
-	delete(r.eps, id)
-	r.counts.Awaiting = len(r.eps)
+	delete(r.eps, id) // the counts follow at the next tick
 	r.mu.Unlock()
 }
 
