@@ -234,23 +234,3 @@ func head(missing []string) string {
 	}
 	return fmt.Sprintf("%s (of %d)", missing[0], len(missing))
 }
-
-// Incomplete is an episode the sink follows: its end manifest arrived
-// and it is not complete.
-type Incomplete struct {
-	Robot, Episode string
-	Since          time.Time // when its end arrived at this sink (this run)
-	Asks           int       // repair requests published
-}
-
-// Incomplete lists the episodes this sink follows, oldest first.
-func (s *Sink) Incomplete() []Incomplete {
-	s.mu.Lock()
-	out := make([]Incomplete, 0, len(s.followed))
-	for _, f := range s.followed {
-		out = append(out, Incomplete{Robot: f.robot, Episode: f.episode, Since: f.since, Asks: f.asks})
-	}
-	s.mu.Unlock()
-	slices.SortFunc(out, func(a, b Incomplete) int { return a.Since.Compare(b.Since) })
-	return out
-}
