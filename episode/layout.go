@@ -21,6 +21,7 @@ import (
 //	  sheets/CAMERA/sheet-NNNN.jpg, .json   SheetDir, SheetName
 //	  labels/CAMERA/NAME.jpg, .json         LabelDir (labeling sheets)
 //	  snippets/CAMERA/sheet-NNNN.msgpack.zst SnippetPath
+//	  annotations/NAME.json                 AnnotationsDir, AnnotationName
 const (
 	EpisodesDir     = "episodes"
 	ManifestFile    = manifestName
