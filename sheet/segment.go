@@ -65,26 +65,48 @@ func SegmentImage(sheets []Sheet, from, to float64, maxSide, quality int) ([]byt
 		return nil, fmt.Errorf("%w: the range [%g, %g] s is not a time range (pass a segment's start and end seconds)",
 			ErrSegmentInput, from, to)
 	}
-	cands := tilesIn(sheets, from, to)
-	if len(cands) == 0 {
-		return BlankImage(maxSide, quality)
-	}
-	first := &sheets[cands[0].sheet].Meta
-	if err := checkTileSize(first, cands[0].sheet); err != nil {
+	p, err := planSegment(sheets, from, to, maxSide)
+	if err != nil {
 		return nil, err
 	}
-	cw, ch := fitCell(first.TileWidth, first.TileHeight, maxSide)
-	n, cols, rows := gridFit(len(cands), cw, ch, maxSide)
-	chosen := make([]segTile, 0, n)
-	for _, i := range spread(len(cands), n) {
-		chosen = append(chosen, cands[i])
+	if len(p.tiles) == 0 {
+		return BlankImage(maxSide, quality)
 	}
 	c, err := newComposer()
 	if err != nil {
 		return nil, err
 	}
 	defer c.close()
-	return c.compose(sheets, chosen, cols, rows, cw, ch, quality)
+	return c.compose(sheets, p, quality)
+}
+
+// segmentPlan is what SegmentImage draws: tiles in time order, in a grid
+// of cols x rows cells of cw x ch pixels. No tiles: a blank.
+type segmentPlan struct {
+	tiles              []segTile
+	cols, rows, cw, ch int
+}
+
+// planSegment chooses the tiles of [from, to] and lays them out within
+// maxSide. The arguments are checked.
+func planSegment(sheets []Sheet, from, to float64, maxSide int) (segmentPlan, error) {
+	cands := tilesIn(sheets, from, to)
+	if len(cands) == 0 {
+		return segmentPlan{}, nil
+	}
+	first := &sheets[cands[0].sheet].Meta
+	if err := checkTileSize(first, cands[0].sheet); err != nil {
+		return segmentPlan{}, err
+	}
+	p := segmentPlan{}
+	p.cw, p.ch = fitCell(first.TileWidth, first.TileHeight, maxSide)
+	var n int
+	n, p.cols, p.rows = gridFit(len(cands), p.cw, p.ch, maxSide)
+	p.tiles = make([]segTile, 0, n)
+	for _, i := range spread(len(cands), n) {
+		p.tiles = append(p.tiles, cands[i])
+	}
+	return p, nil
 }
 
 // BlankImage is a black maxSide x maxSide JPEG at quality: the image of

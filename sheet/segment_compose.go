@@ -37,12 +37,12 @@ func (c *composer) close() {
 	c.enc.Close()
 }
 
-// compose draws chosen into a grid of cols x rows cells of cw x ch and
-// encodes it.
-func (c *composer) compose(sheets []Sheet, chosen []segTile, cols, rows, cw, ch, quality int) ([]byte, error) {
-	w, h := cols*cw, rows*ch
+// compose draws p's tiles and encodes the image.
+func (c *composer) compose(sheets []Sheet, p segmentPlan, quality int) ([]byte, error) {
+	cols, cw, ch := p.cols, p.cw, p.ch
+	w, h := cols*cw, p.rows*ch
 	canvas := make([]byte, w*h*3) // black where a row is not full
-	for i, t := range chosen {
+	for i, t := range p.tiles {
 		src, err := c.tile(sheets, t)
 		if err != nil {
 			return nil, err
@@ -86,15 +86,22 @@ func (c *composer) load(s *Sheet, si int) error {
 	if err := checkTileSize(m, si); err != nil {
 		return err
 	}
-	w, h, pix, err := c.dec.Decode(s.JPEG, 8, c.dbuf)
-	if err != nil {
+	bad := func(err error) error {
 		return fmt.Errorf("%w: sheet %d (index %d) does not decode as a contact sheet: %w", ErrSegmentInput, si, m.Index, err)
 	}
-	c.dbuf, c.w, c.h = pix, w, h
-	if w != m.Width || h != m.Height {
-		return fmt.Errorf("%w: sheet %d (index %d): the JPEG is %dx%d, its metadata says %dx%d (pass each sheet with its own metadata)",
-			ErrSegmentInput, si, m.Index, w, h, m.Width, m.Height)
+	hd, err := c.dec.Header(s.JPEG) // sizes checked before pixels are allocated
+	if err != nil {
+		return bad(err)
 	}
+	if hd.Width != m.Width || hd.Height != m.Height {
+		return fmt.Errorf("%w: sheet %d (index %d): the JPEG is %dx%d, its metadata says %dx%d (pass each sheet with its own metadata)",
+			ErrSegmentInput, si, m.Index, hd.Width, hd.Height, m.Width, m.Height)
+	}
+	w, h, pix, err := c.dec.Decode(s.JPEG, 8, c.dbuf)
+	if err != nil {
+		return bad(err)
+	}
+	c.dbuf, c.w, c.h = pix, w, h
 	cols, rows := w/m.TileWidth, h/m.TileHeight
 	for i, tm := range m.Tiles {
 		if tm.Column < 0 || tm.Row < 0 || tm.Column >= cols || tm.Row >= rows {
