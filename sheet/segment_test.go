@@ -286,3 +286,33 @@ func setJPEGSize(t testing.TB, j []byte, w, h int) []byte {
 	t.Fatal("no SOF0 marker")
 	return nil
 }
+
+// Sheets of another tile size than the first chosen tile's (a recipe
+// changed mid-fleet) are scaled into its cells.
+func TestSegmentImageMixedTileSizes(t *testing.T) {
+	big := contactSheets(t, DefaultRecipe(), 64, 48, 10*time.Second)
+	r := DefaultRecipe()
+	r.TileWidth = 112
+	small := contactSheets(t, r, 64, 48, 20*time.Second)[1] // ticks 20..39, 10-20 s
+	sheets := []Sheet{big[0], small}
+	p, err := planSegment(sheets, 8, 12, VLMTile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ticksOf(p); !slices.Equal(got, tickRange(16, 24)) || p.cw != 224 || p.ch != 168 {
+		t.Fatalf("ticks %v in cells of %dx%d", got, p.cw, p.ch)
+	}
+	j, err := SegmentImage(sheets, 8, 12, VLMTile, DefaultQuality)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, out := decodeRGB(t, j)
+	for i, k := range ticksOf(p) {
+		// The middle of each cell is the frame's colour.
+		cell := gridCell(out, p.cols, p.cw, p.ch, i)
+		c, px := frameColour(int(k)), cell.pix[(p.ch*3/4)*cell.stride+p.cw/2*3:]
+		if d := meanDiff(px, 0, c[:], 0, 1, 1); d > 6 {
+			t.Errorf("cell %d (tick %d): %v, want about %v", i, k, px[:3], c)
+		}
+	}
+}
