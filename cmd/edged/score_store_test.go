@@ -167,3 +167,41 @@ func TestScoreStoredAnnotationsOnS3(t *testing.T) {
 		t.Errorf("score of a stored annotation on s3: %v\n%s%s", err, out, errOut)
 	}
 }
+
+// TestInspectShowsStoredAnnotations: edged inspect EPISODE lists the
+// episode's stored annotations with their scores, and an invalid one
+// with why; --json has them under "annotations" with score's report.
+func TestInspectShowsStoredAnnotations(t *testing.T) {
+	store, ids := twoModelStore(t)
+	out := edged(t, true, "inspect", filepath.Join(store, ids[0]))
+	for _, w := range []string{"annotations  2", "gem@seg-v1.cam", "0.364", "gpt@seg-v1.cam", "1.000"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("inspect lacks %q:\n%s", w, out)
+		}
+	}
+	out = edged(t, true, "inspect", filepath.Dir(store), ids[1])
+	if !strings.Contains(out, "INVALID") || !strings.Contains(out, "gem@seg-v1.cam: recorded invalid: the answer is not JSON") {
+		t.Errorf("inspect does not say why an annotation is invalid:\n%s", out)
+	}
+	var v struct {
+		Annotations []struct {
+			Name  string `json:"name"`
+			Score *struct {
+				SegmentF1 struct {
+					F1 float64 `json:"f1"`
+				} `json:"segment_f1"`
+			} `json:"score"`
+			Invalid string `json:"invalid"`
+		} `json:"annotations"`
+	}
+	raw := edged(t, true, "inspect", "--json", filepath.Join(store, ids[1]))
+	var any map[string]any
+	must(t, json.Unmarshal([]byte(raw), &any))
+	if bad := nonSnakeKeys(any, ""); len(bad) > 0 {
+		t.Errorf("keys that are not snake_case: %v", bad)
+	}
+	must(t, json.Unmarshal([]byte(raw), &v))
+	if len(v.Annotations) != 2 || v.Annotations[0].Invalid == "" || v.Annotations[1].Score == nil || v.Annotations[1].Score.SegmentF1.F1 != 1 {
+		t.Errorf("inspect --json annotations: %s", raw)
+	}
+}
