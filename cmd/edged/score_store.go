@@ -76,7 +76,7 @@ func (s *storedScore) fleet(cmd *cobra.Command, asJSON bool, opts score.Options)
 	if err != nil {
 		return err
 	}
-	sum, err := fleet.Scan(b, s.by, opts)
+	sum, err := fleet.Scan(cmd.Context(), b, s.by, opts)
 	if err != nil {
 		return err
 	}

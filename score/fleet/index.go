@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"sort"
@@ -42,9 +43,10 @@ type entry struct {
 // Refresh brings the index up to date with store b (rooted at the
 // store, as episode.LoadBlobs reads it). full rereads every annotation,
 // which a file replaced by one of the same size needs. An error is a
-// failed listing; what one episode or annotation lacks is a problem in
-// the Summary, never fatal.
-func (ix *Index) Refresh(b blob.Blobs, full bool) error {
+// failed listing, or ctx's when it ends (what was read is kept); what
+// one episode or annotation lacks is a problem in the Summary, never
+// fatal.
+func (ix *Index) Refresh(ctx context.Context, b blob.Blobs, full bool) error {
 	list, err := b.List("")
 	if err != nil {
 		return fmt.Errorf("fleet: list %s: %w", b, err)
@@ -72,18 +74,20 @@ func (ix *Index) Refresh(b blob.Blobs, full bool) error {
 		todo = todo[:ix.MaxPerRefresh]
 	}
 	ix.problems = nil
-	ix.read(b, todo, present)
-	return nil
+	return ix.read(ctx, b, todo, present)
 }
 
 // read scores the annotations todo (EPISODE/NAME, sorted), loading each
-// episode once.
-func (ix *Index) read(b blob.Blobs, todo []string, sizes map[string]int64) {
+// episode once, until ctx ends.
+func (ix *Index) read(ctx context.Context, b blob.Blobs, todo []string, sizes map[string]int64) error {
 	var e *episode.Episode
 	var loadErr error
 	for _, k := range todo {
 		id, name, _ := strings.Cut(k, "/")
 		if e == nil || view.EpisodeID(e) != id {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			if e, loadErr = episode.LoadBlobs(b, id); loadErr != nil {
 				ix.problem(fmt.Sprintf("episode %s: %v (its annotations are left out)", id, loadErr))
 			}
@@ -94,6 +98,7 @@ func (ix *Index) read(b blob.Blobs, todo []string, sizes map[string]int64) {
 		}
 		ix.entries[k] = entry{size: sizes[k], r: NewResult(e, view.ReadAnnotation(b, e, name, ix.Score))}
 	}
+	return nil
 }
 
 func (ix *Index) problem(p string) {
@@ -163,12 +168,12 @@ func judgeName(o score.Options) string {
 
 // Scan is the fleet view of store b (rooted at the store) grouped by by,
 // scored with o: every annotation read once.
-func Scan(b blob.Blobs, by string, o score.Options) (Summary, error) {
+func Scan(ctx context.Context, b blob.Blobs, by string, o score.Options) (Summary, error) {
 	if err := CheckBy(by); err != nil {
 		return Summary{}, err
 	}
 	ix := Index{Score: o}
-	if err := ix.Refresh(b, true); err != nil {
+	if err := ix.Refresh(ctx, b, true); err != nil {
 		return Summary{}, err
 	}
 	return ix.Summary(by), nil

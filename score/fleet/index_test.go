@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"context"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -93,7 +94,7 @@ func TestIndexRefreshIsBounded(t *testing.T) {
 			step.change()
 		}
 		before := b.annotationGets.Load()
-		if err := ix.Refresh(b, step.full); err != nil {
+		if err := ix.Refresh(context.Background(), b, step.full); err != nil {
 			t.Fatal(err)
 		}
 		s := ix.Summary(ByModel)
@@ -106,5 +107,21 @@ func TestIndexRefreshIsBounded(t *testing.T) {
 			t.Errorf("%s: %d reads, %d pending, %d entries, %d scored, %d episodes; want %d, %d, %d, %d, 3",
 				step.what, reads, s.Pending, len(ix.entries), scored, s.Episodes, step.reads, step.pending, step.entries, step.scored)
 		}
+	}
+}
+
+// TestRefreshStopsWithItsContext: a refresh ends when its context does
+// (the sink stopping), without reading on.
+func TestRefreshStopsWithItsContext(t *testing.T) {
+	dir, ids := storeOf(t, 2)
+	for _, id := range ids {
+		put(t, dir, id, "m", episode.AnnotatedSegment{StartSec: 0, EndSec: 10, Subtask: "pick"})
+	}
+	b := &countingBlobs{Blobs: dir}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var ix Index
+	if err := ix.Refresh(ctx, b, false); err != context.Canceled || b.annotationGets.Load() != 0 {
+		t.Errorf("a refresh with its context ended: %v, %d reads", err, b.annotationGets.Load())
 	}
 }

@@ -61,7 +61,10 @@ func (w *Watcher) Run(ctx context.Context, b blob.Blobs) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for n := 0; ; n++ {
-		err := ix.Refresh(b, n > 0 && n%DefaultFullEvery == 0)
+		err := ix.Refresh(ctx, b, n > 0 && n%DefaultFullEvery == 0)
+		if ctx.Err() != nil {
+			return
+		}
 		w.mu.Lock()
 		if err != nil {
 			w.failures++
