@@ -126,7 +126,8 @@ func TestScoreStoredAnnotations(t *testing.T) {
 }
 
 // TestScoreStoredAnnotationsOnS3: the same reads of a store in a real
-// S3 server, where it is.
+// S3 server, where it is; inspect and report of an episode there show
+// its stored annotations too.
 func TestScoreStoredAnnotationsOnS3(t *testing.T) {
 	srv := s3test.Start(t)
 	ids := uploadEpisodes(t, srv, "fleet", 2) // one segment each: [0, 5] "reach"
@@ -141,7 +142,7 @@ func TestScoreStoredAnnotationsOnS3(t *testing.T) {
 		must(t, episode.PutAnnotation(b, id, annotationName(exact), exact))
 		must(t, episode.PutAnnotation(b, id, annotationName(split), split))
 	}
-	env := os.Environ()
+	env := append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
 	for k, v := range srv.Env {
 		env = append(env, k+"="+v)
 	}
@@ -165,6 +166,11 @@ func TestScoreStoredAnnotationsOnS3(t *testing.T) {
 	out, errOut, err = edgedWithin(t, env, time.Minute, "score", srv.URL("fleet")+"/episodes/"+ids[1], "--annotation", "gpt@seg-v1.cam")
 	if err != nil || !strings.Contains(out, "segment F1 @IoU0.75  1.000") {
 		t.Errorf("score of a stored annotation on s3: %v\n%s%s", err, out, errOut)
+	}
+	for _, args := range [][]string{{"inspect", srv.URL("fleet"), ids[0]}, {"report", srv.URL("fleet") + "/episodes/" + ids[0], "--out", filepath.Join(t.TempDir(), "r.html")}} {
+		if out, errOut, err = edgedWithin(t, env, time.Minute, args...); err != nil || !strings.Contains(out, "annotations 2") && !strings.Contains(out, "annotations  2") {
+			t.Errorf("edged %s does not show the 2 stored annotations: %v\n%s%s", args[0], err, out, errOut)
+		}
 	}
 }
 
