@@ -79,8 +79,8 @@ func newScoreCmd() *cobra.Command {
 			return r.WriteText(out)
 		},
 	}
-	cmd.Flags().StringVar(&truth, "truth", "", "reference: episode directory or JSON file (required)")
-	cmd.Flags().StringVar(&pred, "pred", "", "prediction: episode directory or JSON file (required)")
+	cmd.Flags().StringVar(&truth, "truth", "", "reference: episode directory or JSON file (required without EPISODE or --store)")
+	cmd.Flags().StringVar(&pred, "pred", "", "prediction: episode directory or JSON file (required without EPISODE or --store)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().Float64Var(&rate, "rate", 0, "steps per second of the step triples: needed to compare them with seconds, and for recall by duration")
 	cmd.Flags().StringVar(&verdicts, "verdicts", "", "an external judge's label verdicts for end-to-end F1 (JSON)")
