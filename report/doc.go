@@ -4,7 +4,9 @@
 // segment with its labeling sheets), the trace checks' verdicts when the
 // manifest has them (SAT or UNSAT with the witness, docs/rtl.md), the
 // contact sheets per camera at
-// their times, and, for each cloud annotation given, a second timeline row
+// their times, and, for each cloud annotation given (a file) or stored in
+// the episode by edged annotate (annotations/, stored.go: named with its
+// model, prompt version, mode, camera and cost), a second timeline row
 // with its scores against the FSM ground truth (package score: tau_k,
 // tau_zeta with the encoder named, segment F1, end-to-end F1 with the
 // judge named), and the matching that explains those F1 scores: for

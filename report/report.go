@@ -150,11 +150,15 @@ func build(e *episode.Episode, o Options) (*page, error) {
 	p.Cameras = cams
 	truth := view.Segmentation(e)
 	for _, path := range o.Annotations {
-		a := loadAnnotation(path, truth, o)
+		p.Annotations = append(p.Annotations, loadAnnotation(path, truth, o))
+	}
+	stored, notes := storedAnnotations(e, o)
+	p.Notes = append(p.Notes, notes...)
+	p.Annotations = append(p.Annotations, stored...)
+	for _, a := range p.Annotations {
 		for _, s := range a.Seg.Segments {
 			p.colors.of(s.Label)
 		}
-		p.Annotations = append(p.Annotations, a)
 	}
 	p.span = span(e, cams, p.Annotations)
 	p.layout()

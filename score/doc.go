@@ -11,7 +11,8 @@
 //     1 against themselves; write inclusive steps, [0,9] then [10,19]);
 //   - segment F1 at IoU >= 0.75 after snapping the episode edges, its
 //     end-to-end variant with a label judge, recall by duration bucket and
-//     the fixed-length baseline.
+//     the fixed-length baseline; Pool, the F1 of several results'
+//     counts added up (the pooled F1 of package score/fleet).
 //
 // Score also returns a Matching (built by Explain from the F1 results
 // themselves, so it cannot disagree with them): for every truth and

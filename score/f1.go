@@ -84,15 +84,7 @@ func SegmentF1(ref, pred Segmentation, threshold float64, agree func(pred, ref s
 		res.Matched[c.j] = c.i
 		res.Matches++
 	}
-	if res.Predicted > 0 {
-		res.Precision = float64(res.Matches) / float64(res.Predicted)
-	}
-	if res.Reference > 0 {
-		res.Recall = float64(res.Matches) / float64(res.Reference)
-	}
-	if res.Precision+res.Recall > 0 {
-		res.F1 = 2 * res.Precision * res.Recall / (res.Precision + res.Recall)
-	}
+	res.rates()
 	return res, nil
 }
 

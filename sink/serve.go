@@ -15,6 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/edged-robotics/edged/blob"
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/httpserve"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 )
@@ -33,6 +35,20 @@ type ServeOptions struct {
 	CPUProfile string
 	// Logger; default slog.Default().
 	Logger *slog.Logger
+	// Fleet, when set, is shown at /fleet and in /metrics, computed from
+	// the sink's episode store by its own goroutine, which Serve starts
+	// and waits for (`edged sink` gives score/fleet's Watcher).
+	Fleet View
+}
+
+// View is what the sink serves besides its own counters, computed from
+// its episode store (the sink knows no scoring: cmd/edged gives it
+// score/fleet's Watcher). Run computes it until ctx ends; ServeHTTP and
+// Collect read what Run computed last, never the store.
+type View interface {
+	prometheus.Collector
+	http.Handler
+	Run(ctx context.Context, store blob.Blobs)
 }
 
 // Serve runs a Sink of cfg until ctx ends or the process gets SIGINT or
@@ -66,7 +82,7 @@ func Serve(ctx context.Context, cfg Config, o ServeOptions) error {
 	}
 	defer s.Close()
 	if o.Listen != "off" {
-		_, stopHTTP, err := httpserve.Start(o.Listen, "--listen", s.Handler(), log)
+		_, stopHTTP, err := httpserve.Start(o.Listen, "--listen", s.handler(o.Fleet), log)
 		if err != nil {
 			return err
 		}
@@ -74,6 +90,12 @@ func Serve(ctx context.Context, cfg Config, o ServeOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if o.Fleet != nil {
+		vctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); o.Fleet.Run(vctx, s.Episodes()) }()
+		defer func() { cancel(); <-done }()
+	}
 	err = s.Run(ctx)
 	log.Info("sink: stopped", "stats", fmt.Sprintf("%+v", s.Stats()))
 	return err
@@ -82,10 +104,18 @@ func Serve(ctx context.Context, cfg Config, o ServeOptions) error {
 // Handler serves the sink's /metrics (Prometheus: the sink's counters
 // and the Go runtime's and process's) and /healthz (ready while it is
 // subscribed at the broker).
-func (s *Sink) Handler() http.Handler {
+func (s *Sink) Handler() http.Handler { return s.handler(nil) }
+
+// handler is Handler with view v, when not nil, at /fleet and in
+// /metrics.
+func (s *Sink) handler(v View) http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(s.Collector(), collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	mux := http.NewServeMux()
+	if v != nil {
+		reg.MustRegister(v)
+		mux.Handle("GET /fleet", v)
+	}
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		var problems []string
@@ -116,3 +146,7 @@ func ProfileCPU(path string, log *slog.Logger) (stop func(), err error) {
 		}
 	}, nil
 }
+
+// Episodes is the sink's episode store (OUT/episodes), for the readers
+// (episode.LoadBlobs) and a View.
+func (s *Sink) Episodes() blob.Blobs { return blob.Sub(s.store, episode.EpisodesDir) }

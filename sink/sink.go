@@ -69,8 +69,10 @@
 // called from any goroutine; calls for one robot are serialized.
 //
 // Serve (serve.go) is `edged sink` around a Sink: the password file,
-// the CPU profile, /metrics and /healthz (Handler), and Run until
-// SIGINT or SIGTERM; the command keeps only flags and the store's URL.
+// the CPU profile, /metrics and /healthz (Handler), a View of the
+// episode store when given (/fleet and /metrics; its goroutine started
+// and waited for by Serve), and Run until SIGINT or SIGTERM; the
+// command keeps only flags and the store's URL.
 package sink
 
 import (

@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/episode/remote"
 	"github.com/edged-robotics/edged/episode/view"
+	"github.com/edged-robotics/edged/score"
 	"github.com/spf13/cobra"
 )
 
@@ -37,6 +39,8 @@ func newInspectCmd() *cobra.Command {
 			"  cost         the cost line of the episode's files: bytes of contact sheets, labeling sheets,\n" +
 			"               snippets and the rest, VLM tokens to show every sheet once, and both per\n" +
 			"               camera-hour of episode time (contact_sheet_bytes, vlm_tokens, ...)\n" +
+			"  annotations  what edged annotate stored, each scored against the FSM segments (name, annotation,\n" +
+			"               score as edged score --json prints it, invalid or unscored: why not); omitted when none\n" +
 			"Lists are [] when empty, never null.",
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -58,16 +62,25 @@ func newInspectCmd() *cobra.Command {
 				}
 				return view.WriteList(out, ms)
 			}
-			e, err := load()
+			e, store, err := load()
+			if err != nil {
+				return err
+			}
+			anns, err := view.StoredAnnotations(store, e, score.Options{})
 			if err != nil {
 				return err
 			}
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				return enc.Encode(newInspectEpisode(e))
+				ie := newInspectEpisode(e)
+				ie.Annotations = anns
+				return enc.Encode(ie)
 			}
-			return view.WriteTimeline(out, e)
+			if err := view.WriteTimeline(out, e); err != nil {
+				return err
+			}
+			return view.WriteAnnotations(out, anns)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
@@ -90,6 +103,9 @@ type inspectEpisode struct {
 	// Lack: what a receiver lacks of an episode its end closed (omitted
 	// elsewhere).
 	Lack *episode.Lack `json:"lack,omitempty"`
+	// Annotations: the episode's stored annotations, scored (omitted
+	// when none).
+	Annotations []view.AnnotationScore `json:"annotations,omitempty"`
 }
 
 func newInspectEpisode(e *episode.Episode) inspectEpisode {
@@ -109,7 +125,7 @@ func nonNil[T any](s []T) []T {
 // store's list, or one episode (load not nil). A store in an object
 // store (an s3:// URL: a data_dir, its episodes/ or one episode) is
 // read where it is (episode.ListBlobs, LoadBlobs), never copied.
-func inspectReads(ctx context.Context, cfgFile string, args []string) (list func() ([]episode.Manifest, error), load func() (*episode.Episode, error), err error) {
+func inspectReads(ctx context.Context, cfgFile string, args []string) (list func() ([]episode.Manifest, error), load func() (*episode.Episode, blob.Blobs, error), err error) {
 	urls := 0
 	for _, a := range args {
 		if s3.IsURL(a) {
@@ -124,7 +140,13 @@ func inspectReads(ctx context.Context, cfgFile string, args []string) (list func
 		if ref == "" {
 			return func() ([]episode.Manifest, error) { return episode.List(dir) }, nil, nil
 		}
-		return nil, func() (*episode.Episode, error) { return episode.Load(dir, ref) }, nil
+		return nil, func() (*episode.Episode, blob.Blobs, error) {
+			e, err := episode.Load(dir, ref)
+			if err != nil {
+				return nil, nil, err
+			}
+			return e, blob.Dir{Root: filepath.Dir(e.Dir)}, nil // e.Dir's store, whatever ref named
+		}, nil
 	}
 	named := args[len(args)-1] // EPISODE's URL, else DIR's
 	if len(args) == 2 && !s3.IsURL(named) {
@@ -142,7 +164,10 @@ func inspectReads(ctx context.Context, cfgFile string, args []string) (list func
 	case id == "":
 		return func() ([]episode.Manifest, error) { return episode.ListBlobs(store) }, nil, nil
 	}
-	return nil, func() (*episode.Episode, error) { return episode.LoadBlobs(store, id) }, nil
+	return nil, func() (*episode.Episode, blob.Blobs, error) {
+		e, err := episode.LoadBlobs(store, id)
+		return e, store, err
+	}, nil
 }
 
 // inspectArgs sorts out [DIR] [EPISODE]: a single argument is an episode

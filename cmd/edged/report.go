@@ -28,7 +28,8 @@ func newReportCmd() *cobra.Command {
 			"file that loads nothing from the network: the header, the FSM segments as a timeline with a table\n" +
 			"(each segment with its labeling sheets), the contact sheets per camera at their times, and for each\n" +
 			"--annotation (a cloud VLM annotation, {\"segments\":[{start_sec,end_sec,subtask}]}) a timeline row\n" +
-			"with tau_k, tau_zeta, segment F1 and end-to-end F1 against the FSM ground truth. Images are capped\n" +
+			"with tau_k, tau_zeta, segment F1 and end-to-end F1 against the FSM ground truth; so is every annotation\n" +
+			"edged annotate stored in the episode, named with its model and prompt version. Images are capped\n" +
 			"(--max-sheets per camera, evenly spaced; --max-image-mib in all) and the page says what it left out.\n" +
 			"DATA_DIR is --dir, else the config's data_dir, else " + config.DefaultDataDir + ". It never writes the store.",
 		Args: cobra.ExactArgs(1),

@@ -20,10 +20,11 @@ func init() { register(newScoreCmd) }
 func newScoreCmd() *cobra.Command {
 	var truth, pred, verdicts string
 	var asJSON bool
+	var stored storedScore
 	var rate, overlap float64
 	cmd := &cobra.Command{
-		Use:   "score --truth A --pred B",
-		Short: "Score a predicted segmentation against a reference (tau_k, tau_zeta, segment F1, baseline)",
+		Use:   "score --truth A --pred B | EPISODE --annotation NAME | --store STORE [--by model|robot|day]",
+		Short: "Score a predicted segmentation against a reference (tau_k, tau_zeta, segment F1, baseline), or a fleet's annotations",
 		Long: "score compares two segmentations with every metric of SCORING.md. Each input is an episode\n" +
 			"directory (its recorded FSM segments), a JSON {\"segments\":[{start_sec,end_sec,subtask}]} file\n" +
 			"(seconds) or a JSON list of [start, end, \"label\"] triples (integer steps; --rate converts them\n" +
@@ -32,9 +33,16 @@ func newScoreCmd() *cobra.Command {
 			"the matching that explains the F1 scores: each truth segment's match at IoU >= 0.75 (with the\n" +
 			"judge's verdict) or its best IoU when unmatched, then each unmatched prediction; --json has it\n" +
 			"whole under \"matching\" (keys in docs/SCORING.md). An invalid input, or one in steps against\n" +
-			"one in seconds without --rate, is reported with the reason and not scored (exit status 1).",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+			"one in seconds without --rate, is reported with the reason and not scored (exit status 1).\n\n" +
+			storedScoreHelp,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if done, err := stored.run(cmd, args, asJSON, verdicts, overlap); done {
+				return err
+			}
+			if truth == "" || pred == "" {
+				return errors.New("score: give --truth and --pred, or EPISODE --annotation NAME, or --store STORE")
+			}
 			t, err := scoreInput(cmd.Context(), truth)
 			if err != nil {
 				return fmt.Errorf("--truth: %w", err)
@@ -71,14 +79,13 @@ func newScoreCmd() *cobra.Command {
 			return r.WriteText(out)
 		},
 	}
-	cmd.Flags().StringVar(&truth, "truth", "", "reference: episode directory or JSON file (required)")
-	cmd.Flags().StringVar(&pred, "pred", "", "prediction: episode directory or JSON file (required)")
+	cmd.Flags().StringVar(&truth, "truth", "", "reference: episode directory or JSON file (required without EPISODE or --store)")
+	cmd.Flags().StringVar(&pred, "pred", "", "prediction: episode directory or JSON file (required without EPISODE or --store)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().Float64Var(&rate, "rate", 0, "steps per second of the step triples: needed to compare them with seconds, and for recall by duration")
 	cmd.Flags().StringVar(&verdicts, "verdicts", "", "an external judge's label verdicts for end-to-end F1 (JSON)")
 	cmd.Flags().Float64Var(&overlap, "lexical-overlap", 0.5, "content-word overlap the offline lexical judge needs")
-	_ = cmd.MarkFlagRequired("truth")
-	_ = cmd.MarkFlagRequired("pred")
+	stored.flags(cmd)
 	return cmd
 }
 

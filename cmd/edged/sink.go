@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/edged-robotics/edged/blob/s3"
+	"github.com/edged-robotics/edged/score/fleet"
 	"github.com/edged-robotics/edged/sink"
 )
 
@@ -14,6 +16,7 @@ func init() { register(newSinkCmd) }
 func newSinkCmd() *cobra.Command {
 	var cfg sink.Config
 	var o sink.ServeOptions
+	var fleetEvery time.Duration
 	c := &cobra.Command{
 		Use:   "sink --broker URL --out DIR|s3://BUCKET/PREFIX [--group NAME --id ID]",
 		Short: "Receive what robots upload over MQTT and write each episode as a directory",
@@ -22,6 +25,8 @@ every message, drops duplicates by id (also across restarts), reassembles
 chunks and writes each episode into OUT/episodes/EPISODE in the robot's own
 format, so edged inspect, score, export and report work on OUT as on a
 robot's data_dir; OUT/robots/ROBOT/status.json holds each robot's status.
+With --listen, /fleet and /metrics show the fleet view of OUT's annotations
+(edged score --store, docs/annotate.md), recomputed every --fleet-every.
 It acknowledges every complete episode to its robot. See docs/wire.md.
 Sinks of one --group share the load and one OUT (a directory on one host,
 or an object store): give each a stable --id of its own. See docs/fleet.md.`,
@@ -33,6 +38,9 @@ or an object store): give each a stable --id of its own. See docs/fleet.md.`,
 					return err
 				}
 				cfg.Store = st
+			}
+			if fleetEvery > 0 && o.Listen != "off" {
+				o.Fleet = &fleet.Watcher{Every: fleetEvery}
 			}
 			return sink.Serve(cmd.Context(), cfg, o)
 		},
@@ -54,6 +62,7 @@ or an object store): give each a stable --id of its own. See docs/fleet.md.`,
 	f.DurationVar(&cfg.RepairAfter, "repair-after", sink.DefaultRepairAfter, fmt.Sprintf(
 		"ask a robot for what an ended, incomplete episode lacks this long after its end arrived (then backing off, %d times at most)", sink.DefaultMaxRepairAsks))
 	f.StringVar(&o.Listen, "listen", "off", "serve /metrics (Prometheus) and /healthz on this address, e.g. 127.0.0.1:9465; off: none")
+	f.DurationVar(&fleetEvery, "fleet-every", fleet.DefaultEvery, "with --listen, recompute the fleet view (/fleet, edged_fleet_* on /metrics: docs/annotate.md) this often; 0: none")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file when the sink stops (go tool pprof reads it)")
 	_ = c.MarkFlagRequired("broker")
 	_ = c.MarkFlagRequired("out")

@@ -10,9 +10,14 @@
 //   - segmentation.go turns a recorded episode into a score.Segmentation
 //     (Segmentation) and reads an input of `edged score` and `edged
 //     report` (ReadSegmentation: an episode directory or an annotation
-//     file, parsed by score.ParseSegmentation).
+//     file, parsed by score.ParseSegmentation);
+//   - annotation.go reads the annotations edged annotate stored in an
+//     episode and scores each against its FSM segments
+//     (StoredAnnotations, ReadAnnotation, ScoreAnnotation: the one way
+//     inspect, report and score/fleet score them) and renders them for
+//     `edged inspect EPISODE` (WriteAnnotations).
 //
-// It sits above both episode and score and below cmd/edged and report,
-// its only callers. Every function is pure apart from the reads it
+// It sits above both episode and score and below cmd/edged, report and
+// score/fleet, its only callers. Every function is pure apart from the reads it
 // names, and safe for concurrent use.
 package view

@@ -23,7 +23,7 @@ var layer = map[string]int{
 	"capture": 3, "bag": 3, "bag/mcap": 0, "bag/rosbag2": 4, "bag/recording": 5, "bag/rosbag2/rosbag2test": 0, "ros2/cdr": 2, "ros2/dds": 3, "ros2/ddstest": 4,
 	"ringbuf": 4, "episode": 4, "blob": 1, "blob/s3": 2, "blob/blobtest": 2,
 	"sheet": 5, "fsm": 5, "sink": 5, "episode/view": 5, "tracecheck": 5, "episode/remote": 5,
-	"ship": 6, "report": 6, "dataset": 6,
+	"ship": 6, "report": 6, "dataset": 6, "score/fleet": 6,
 	// config composes the components' own defaults and rules (each
 	// component owns its section's), so it sits above every component
 	// it configures and below the daemon that maps it onto them.
