@@ -2,6 +2,8 @@ package episode
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -127,4 +129,19 @@ func blobEpisodes(b blob.Blobs) ([]string, error) {
 	}
 	sort.Strings(ids)
 	return ids, nil
+}
+
+// OpenDir is the episode directory dir as the blob readers read it:
+// its store's blobs (blob.Dir of its parent) and its id, so a reader
+// of an episode's files (report, dataset) reads a directory and an
+// object store alike.
+func OpenDir(dir string) (store blob.Blobs, id string, err error) {
+	if !IsEpisodeDir(dir) {
+		if _, err := os.Stat(dir); err != nil {
+			return nil, "", fmt.Errorf("episode: %w (give an episode directory, a data_dir or an episode id)", err)
+		}
+		return nil, "", fmt.Errorf("episode: %s is not an episode directory (no %s)", dir, manifestName)
+	}
+	dir = filepath.Clean(dir)
+	return blob.Dir{Root: filepath.Dir(dir)}, filepath.Base(dir), nil
 }

@@ -30,10 +30,8 @@
 // One format, two writers of it: Store and Writer on the robot, and
 // Receiver (receiver.go) at the sink, through blob.Blobs (a directory,
 // blob.Dir, or an object store, blob/s3; several sinks may share one,
-// their writes of shared files conditional on the version read;
-// Mirror (mirror.go) copies a store back into a directory for the
-// readers, several GETs at once, MirrorWith RecordsOnly just what List
-// and Resolve read), which writes what robots ship into
+// their writes of shared files conditional on the version read), which
+// writes what robots ship into
 // OUT/episodes in exactly this format, keeps the robot's segment index
 // (one record per index, never another one), writes every other file
 // once, and keeps its manifest (the robot's fields plus Held and

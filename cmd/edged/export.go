@@ -1,13 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
-	"github.com/edged-robotics/edged/blob/s3"
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/dataset"
 	"github.com/edged-robotics/edged/episode"
@@ -32,15 +31,20 @@ func newExportCmd() *cobra.Command {
 			"and first_frame.jpg). docs/rtl.md has the vista and etp schemas with samples.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := exportLoad(cmd.Context(), dir, args[0], format)
+			store, id, err := remote.OpenEpisode(cmd.Context(), dir, args[0])
 			if err != nil {
 				return err
 			}
+			e, err := episode.LoadBlobs(store, id)
+			if err != nil {
+				return err
+			}
+			files := blob.Sub(store, e.Manifest.ID)
 			if format == "etp" {
 				if outFile == "" || outFile == "-" {
 					return fmt.Errorf("export: --format etp writes a directory (etp.json, first_frame.jpg): give it with -o DIR")
 				}
-				_, err := dataset.WriteETP(outFile, e)
+				_, err := dataset.WriteETP(outFile, e, files)
 				return err
 			}
 			w := cmd.OutOrStdout()
@@ -53,7 +57,10 @@ func newExportCmd() *cobra.Command {
 				w = f
 			}
 			if format == "vista" {
-				err = writeIndented(w, dataset.NewVista(e))
+				var v dataset.Vista
+				if v, err = dataset.NewVista(e, files); err == nil {
+					err = writeIndented(w, v)
+				}
 			} else {
 				err = view.Export(w, e, format, rate)
 			}
@@ -67,7 +74,7 @@ func newExportCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", view.FormatWGO, "wgo, steps, foxglove, vista or etp")
-	cmd.Flags().StringVar(&dir, "dir", config.DefaultDataDir, "data_dir or episode store directory")
+	cmd.Flags().StringVar(&dir, "dir", config.DefaultDataDir, "data_dir or episode store directory, or an s3:// URL of either")
 	cmd.Flags().Float64Var(&rate, "rate", 10, "steps per second for --format steps")
 	cmd.Flags().StringVarP(&outFile, "output", "o", "", "write to this file instead of stdout (etp: this directory)")
 	return cmd
@@ -77,23 +84,4 @@ func writeIndented(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-// exportLoad loads episode ref of store dir for export. A store in an
-// object store is read where it is (episode.LoadBlobs) for the formats
-// of the records alone; vista and etp, which read the episode's files
-// (labeling sheets, a first frame), read it through a local mirror.
-func exportLoad(ctx context.Context, dir, ref, format string) (*episode.Episode, error) {
-	if s3.IsURL(dir) && format != "vista" && format != "etp" {
-		store, _, err := remote.Open(ctx, dir)
-		if err != nil {
-			return nil, err
-		}
-		return episode.LoadBlobs(store, ref)
-	}
-	d, err := remote.ReadableEpisode(ctx, dir, ref)
-	if err != nil {
-		return nil, err
-	}
-	return episode.Load(episode.StoreDir(d), ref)
 }
