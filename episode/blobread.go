@@ -58,9 +58,10 @@ func eachBlobManifest(b blob.Blobs, fn func(Manifest)) error {
 
 // LoadBlobs is Load of episode ref (an id, or a unique prefix of one)
 // of the store in b: for an id, its manifest's size, its manifest, one
-// listing of the episode, its two record files and the metadata of its
-// sheets, which the cost line counts; the sheets themselves are not
-// read. Episode.Dir names the episode in b.
+// listing of the episode and its two record files, and the metadata of
+// those sheets whose tokens the manifest does not give (costOfFiles);
+// the sheets themselves are not read. Episode.Dir names the episode in
+// b.
 func LoadBlobs(b blob.Blobs, ref string) (*Episode, error) {
 	id, err := resolveBlobs(b, ref)
 	if err != nil {
