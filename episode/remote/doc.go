@@ -4,6 +4,7 @@
 // Open opens a URL for the blob readers (episode.ListBlobs, LoadBlobs);
 // OpenEpisode names one episode, wherever it is, for LoadBlobs and for
 // the readers of its files (report, dataset), which read them through
-// blob.Blobs. Every reader reads the store where it is: nothing is
+// blob.Blobs; Named sorts out a command's [DIR] [EPISODE] arguments
+// (edged inspect's) into the reads they name. Every reader reads the store where it is: nothing is
 // mirrored to disk, and one episode read is a handful of GETs.
 package remote

@@ -65,3 +65,44 @@ func TestOpenEpisode(t *testing.T) {
 		})
 	}
 }
+
+// TestNamed: inspect's [DIR] [EPISODE] in directories: a store to list,
+// an episode directory, an id in a store or in the default data_dir.
+func TestNamed(t *testing.T) {
+	data := t.TempDir()
+	store := blob.Dir{Root: filepath.Join(data, episode.EpisodesDir)}
+	if _, err := store.Put("arm-01-a/"+episode.ManifestFile, []byte(`{"format":1,"robot":"arm-01"}`), blob.Cond{}); err != nil {
+		t.Fatal(err)
+	}
+	epDir := filepath.Join(store.Root, "arm-01-a")
+	for _, tc := range []struct {
+		name    string
+		dataDir string
+		args    []string
+		list    bool
+	}{
+		{"the default store", data, nil, true},
+		{"a store", "/nowhere", []string{data}, true},
+		{"an episode directory", "/nowhere", []string{epDir}, false},
+		{"an id in the default store", data, []string{"arm-01"}, false},
+		{"an id in a store", "/nowhere", []string{data, "arm-01-a"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Named(context.Background(), tc.dataDir, tc.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.list {
+				ms, err := r.List()
+				if err != nil || len(ms) != 1 || r.Load != nil {
+					t.Fatalf("list %v, %v", ms, err)
+				}
+				return
+			}
+			e, err := r.Load()
+			if err != nil || e.Manifest.ID != "arm-01-a" || r.List != nil {
+				t.Fatalf("load %v, %v", e, err)
+			}
+		})
+	}
+}
