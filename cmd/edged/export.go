@@ -39,32 +39,7 @@ func newExportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			files := blob.Sub(store, e.Manifest.ID)
-			if format == "etp" {
-				if outFile == "" || outFile == "-" {
-					return fmt.Errorf("export: --format etp writes a directory (etp.json, first_frame.jpg): give it with -o DIR")
-				}
-				_, err := dataset.WriteETP(outFile, e, files)
-				return err
-			}
-			w := cmd.OutOrStdout()
-			if outFile != "" && outFile != "-" {
-				f, err := os.Create(outFile)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				w = f
-			}
-			if format == "vista" {
-				var v dataset.Vista
-				if v, err = dataset.NewVista(e, files); err == nil {
-					err = writeIndented(w, v)
-				}
-			} else {
-				err = view.Export(w, e, format, rate)
-			}
-			if err != nil {
+			if err := writeExport(e, blob.Sub(store, e.Manifest.ID), format, rate, outFile, cmd.OutOrStdout()); err != nil {
 				return err
 			}
 			for _, p := range e.Problems {
@@ -78,6 +53,35 @@ func newExportCmd() *cobra.Command {
 	cmd.Flags().Float64Var(&rate, "rate", 10, "steps per second for --format steps")
 	cmd.Flags().StringVarP(&outFile, "output", "o", "", "write to this file instead of stdout (etp: this directory)")
 	return cmd
+}
+
+// writeExport writes episode e (its files in files) in format to
+// outFile: a directory for etp, else a file, "" or "-" for stdout.
+func writeExport(e *episode.Episode, files blob.Blobs, format string, rate float64, outFile string, stdout io.Writer) error {
+	if format == "etp" {
+		if outFile == "" || outFile == "-" {
+			return fmt.Errorf("export: --format etp writes a directory (etp.json, first_frame.jpg): give it with -o DIR")
+		}
+		_, err := dataset.WriteETP(outFile, e, files)
+		return err
+	}
+	w := stdout
+	if outFile != "" && outFile != "-" {
+		f, err := os.Create(outFile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	if format != "vista" {
+		return view.Export(w, e, format, rate)
+	}
+	v, err := dataset.NewVista(e, files)
+	if err != nil {
+		return err
+	}
+	return writeIndented(w, v)
 }
 
 func writeIndented(w io.Writer, v any) error {

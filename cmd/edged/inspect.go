@@ -35,13 +35,9 @@ func newInspectCmd() *cobra.Command {
 			"Lists are [] when empty, never null.",
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dataDir := config.DefaultDataDir
-			if cfgFile != "" {
-				c, err := config.Load(cfgFile)
-				if err != nil {
-					return err
-				}
-				dataDir = c.DataDir
+			dataDir, err := dataDirOf("", cfgFile)
+			if err != nil {
+				return err
 			}
 			reads, err := remote.Named(cmd.Context(), dataDir, args)
 			if err != nil {

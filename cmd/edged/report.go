@@ -99,14 +99,17 @@ func reportEpisode(ctx context.Context, dir, cfgFile, ref string) (blob.Blobs, s
 	if s3.IsURL(ref) || episode.IsEpisodeDir(ref) {
 		return remote.OpenEpisode(ctx, "", ref)
 	}
-	d, err := reportDataDir(dir, cfgFile)
+	d, err := dataDirOf(dir, cfgFile)
 	if err != nil {
 		return nil, "", err
 	}
 	return remote.OpenEpisode(ctx, d, ref)
 }
 
-func reportDataDir(dir, cfgFile string) (string, error) {
+// dataDirOf is the data_dir a command reads: dir (--dir) if given,
+// else the data_dir of the config file cfgFile (--config), else the
+// default.
+func dataDirOf(dir, cfgFile string) (string, error) {
 	if dir != "" {
 		return dir, nil
 	}
