@@ -7,10 +7,12 @@ import (
 	"image/color"
 	"image/jpeg"
 	"os"
+	"path"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/sheet"
 )
@@ -18,8 +20,8 @@ import (
 var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // fakeEpisode is an episode directory with a 2x1 contact sheet whose
-// first tile is a placeholder and whose second is red.
-func fakeEpisode(t *testing.T) *episode.Episode {
+// first tile is a placeholder and whose second is red, and its files.
+func fakeEpisode(t *testing.T) (*episode.Episode, blob.Blobs) {
 	dir := t.TempDir()
 	e := &episode.Episode{Dir: dir, Manifest: episode.Manifest{ID: "arm-01-x", Robot: "arm-01", Instruction: "put the banana in the closet"}}
 	for i, l := range []string{"pick(banana)", "PUT_IN_CLOSET", "place(banana, closet)"} {
@@ -44,11 +46,14 @@ func fakeEpisode(t *testing.T) *episode.Episode {
 	meta, _ := json.Marshal(sheet.Meta{Kind: "episode", Index: 1, TileWidth: 10, TileHeight: 10, Width: 20, Height: 10, Quality: 90,
 		Tiles: []sheet.TileMeta{{Placeholder: true}, {Column: 1, Seconds: 0.5, Stamp: sheet.ROSTimeOf(t0)}}})
 	os.WriteFile(filepath.Join(sd, "sheet-0001.json"), meta, 0o644)
-	return e
+	return e, blob.Dir{Root: dir}
 }
 
 func TestVista(t *testing.T) {
-	v := NewVista(fakeEpisode(t))
+	v, err := NewVista(fakeEpisode(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if v.Level != 3 || v.Description != "We pick banana, then we put in closet, then we place banana closet." {
 		t.Fatalf("level %d, description %q", v.Level, v.Description)
 	}
@@ -63,7 +68,8 @@ func TestVista(t *testing.T) {
 
 func TestETP(t *testing.T) {
 	out := t.TempDir()
-	x, err := WriteETP(out, fakeEpisode(t))
+	e, ep := fakeEpisode(t)
+	x, err := WriteETP(out, e, ep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,17 +85,16 @@ func TestETP(t *testing.T) {
 		t.Errorf("first frame is not the red tile: %v", img.At(5, 5))
 	}
 	// Bad metadata is an error, never a panic.
-	e := fakeEpisode(t)
+	e, ep = fakeEpisode(t)
 	meta, _ := json.Marshal(sheet.Meta{TileWidth: 50, TileHeight: 10, Tiles: []sheet.TileMeta{{Column: 3}}})
-	os.WriteFile(filepath.Join(e.Dir, episode.SheetsDir, "cam", "sheet-0001.json"), meta, 0o644)
-	if _, err := WriteETP(t.TempDir(), e); err == nil {
+	ep.Put(path.Join(episode.SheetsDir, "cam", "sheet-0001.json"), meta, blob.Cond{})
+	if _, err := WriteETP(t.TempDir(), e, ep); err == nil {
 		t.Error("a tile outside the sheet: no error")
 	}
 	// No sheets: no image; exported into the directory of an earlier
 	// export, that one's image goes (a stale first_frame.jpg would pass
 	// for this episode's).
-	e.Dir = t.TempDir()
-	if x, err := WriteETP(out, e); err != nil || x.Image != "" || x.ImageSource != nil {
+	if x, err := WriteETP(out, e, blob.Dir{Root: t.TempDir()}); err != nil || x.Image != "" || x.ImageSource != nil {
 		t.Errorf("no sheets: %+v %v", x, err)
 	}
 	if _, err := os.Stat(filepath.Join(out, FrameFile)); !os.IsNotExist(err) {

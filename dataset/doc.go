@@ -22,6 +22,8 @@
 // camera in name order.
 //
 // It sits above episode, sheet (whose metadata it reads) and rtl, below
-// cmd/edged. Functions are pure apart from the reads and writes they
-// name; every file read is capped.
+// cmd/edged. An episode's files are read through blob.Blobs (blob.Sub of
+// its store: a directory or an object store, read where it is).
+// Functions are pure apart from the reads and writes they name; every
+// file read is capped.
 package dataset

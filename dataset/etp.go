@@ -9,11 +9,12 @@ import (
 	"image/jpeg"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/fsutil"
 	"github.com/edged-robotics/edged/rtl"
@@ -69,9 +70,10 @@ type PlanStep struct {
 	Outcome  string    `json:"outcome"`
 }
 
-// WriteETP writes the ETP sample of e into dir (created if needed):
-// etp.json and, when the episode has contact sheets, first_frame.jpg.
-func WriteETP(dir string, e *episode.Episode) (ETP, error) {
+// WriteETP writes the ETP sample of e, whose files are ep (blob.Sub of
+// its store), into dir (created if needed): etp.json and, when the
+// episode has contact sheets, first_frame.jpg.
+func WriteETP(dir string, e *episode.Episode, ep blob.Blobs) (ETP, error) {
 	x := ETP{Format: ETPFormat, Episode: e.Manifest.ID, Robot: e.Manifest.Robot,
 		Instruction: e.Manifest.Instruction, Plan: []PlanStep{}}
 	for i, s := range steps(e) {
@@ -82,7 +84,7 @@ func WriteETP(dir string, e *episode.Episode) (ETP, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return x, fmt.Errorf("export etp: %w", err)
 	}
-	frame, src, err := FirstFrame(e.Dir)
+	frame, src, err := FirstFrame(ep)
 	if err != nil {
 		return x, err
 	}
@@ -118,14 +120,22 @@ func writeFrame(path string, frame []byte) error {
 	return nil
 }
 
-// FirstFrame cuts the first tile that shows a frame out of the episode's
-// contact sheets (cameras in name order, sheets in index order) as a
-// JPEG; nil when there is none.
-func FirstFrame(epDir string) ([]byte, *ImageSource, error) {
-	for _, cam := range cameras(filepath.Join(epDir, episode.SheetsDir)) {
-		for _, name := range sheetNames(filepath.Join(epDir, episode.SheetsDir, cam)) {
-			rel := filepath.ToSlash(filepath.Join(episode.SheetsDir, cam, name))
-			meta, err := readMeta(filepath.Join(epDir, rel+".json"))
+// FirstFrame cuts the first tile that shows a frame out of the contact
+// sheets of the episode ep (cameras in name order, sheets in index
+// order) as a JPEG; nil when there is none.
+func FirstFrame(ep blob.Blobs) ([]byte, *ImageSource, error) {
+	sheets, err := listed(ep, episode.SheetsDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, cam := range sheets.cameras() {
+		for _, name := range sheets.byCam[cam] {
+			base, ok := strings.CutSuffix(name, ".json")
+			if !ok || !strings.HasPrefix(base, episode.SheetPrefix) {
+				continue
+			}
+			rel := path.Join(episode.SheetsDir, cam, base)
+			meta, err := readMeta(ep, rel+".json")
 			if err != nil {
 				return nil, nil, err
 			}
@@ -133,7 +143,7 @@ func FirstFrame(epDir string) ([]byte, *ImageSource, error) {
 				if t.Placeholder {
 					continue
 				}
-				img, err := cutTile(filepath.Join(epDir, rel+".jpg"), meta, t)
+				img, err := cutTile(ep, rel+".jpg", meta, t)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -145,62 +155,46 @@ func FirstFrame(epDir string) ([]byte, *ImageSource, error) {
 	return nil, nil, nil
 }
 
-// sheetNames lists the contact sheets of a camera directory, without
-// extension, in index order.
-func sheetNames(dir string) []string {
-	ents, err := os.ReadDir(dir)
+func readMeta(ep blob.Blobs, name string) (*sheet.Meta, error) {
+	b, _, err := ep.Get(name, maxMetaBytes)
 	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && strings.HasPrefix(n, episode.SheetPrefix) {
-			out = append(out, n)
-		}
-	}
-	sort.Strings(out) // sheet-NNNN: zero-padded
-	return out
-}
-
-func readMeta(path string) (*sheet.Meta, error) {
-	b, err := fsutil.ReadFileCapped(path, maxMetaBytes)
-	if err != nil {
-		return nil, fmt.Errorf("export etp: %w", err)
+		return nil, fmt.Errorf("export etp: %s/%s: %w", ep, name, err)
 	}
 	var m sheet.Meta
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("export etp: %s: bad sheet metadata: %w", path, err)
+		return nil, fmt.Errorf("export etp: %s/%s: bad sheet metadata: %w", ep, name, err)
 	}
 	return &m, nil
 }
 
 // cutTile decodes the sheet (its size checked against the cap first)
 // and encodes tile t at the sheet's quality.
-func cutTile(path string, m *sheet.Meta, t sheet.TileMeta) ([]byte, error) {
-	b, err := fsutil.ReadFileCapped(path, maxSheetBytes)
+func cutTile(ep blob.Blobs, name string, m *sheet.Meta, t sheet.TileMeta) ([]byte, error) {
+	where := ep.String() + "/" + name
+	b, _, err := ep.Get(name, maxSheetBytes)
 	if err != nil {
-		return nil, fmt.Errorf("export etp: %w", err)
+		return nil, fmt.Errorf("export etp: %s: %w", where, err)
 	}
 	cfg, err := jpeg.DecodeConfig(bytes.NewReader(b))
 	if err != nil {
-		return nil, fmt.Errorf("export etp: %s: %w", path, err)
+		return nil, fmt.Errorf("export etp: %s: %w", where, err)
 	}
 	if cfg.Width*cfg.Height > maxPixels {
-		return nil, fmt.Errorf("export etp: %s: %dx%d is more than %d pixels", path, cfg.Width, cfg.Height, maxPixels)
+		return nil, fmt.Errorf("export etp: %s: %dx%d is more than %d pixels", where, cfg.Width, cfg.Height, maxPixels)
 	}
 	img, err := jpeg.Decode(bytes.NewReader(b))
 	if err != nil {
-		return nil, fmt.Errorf("export etp: %s: %w", path, err)
+		return nil, fmt.Errorf("export etp: %s: %w", where, err)
 	}
 	r := image.Rect(t.Column*m.TileWidth, t.Row*m.TileHeight, (t.Column+1)*m.TileWidth, (t.Row+1)*m.TileHeight)
 	if m.TileWidth <= 0 || m.TileHeight <= 0 || !r.In(img.Bounds()) {
-		return nil, fmt.Errorf("export etp: %s: tile %v lies outside the %v sheet (bad metadata)", path, r, img.Bounds())
+		return nil, fmt.Errorf("export etp: %s: tile %v lies outside the %v sheet (bad metadata)", where, r, img.Bounds())
 	}
 	sub, ok := img.(interface {
 		SubImage(image.Rectangle) image.Image
 	})
 	if !ok {
-		return nil, fmt.Errorf("export etp: %s: cannot cut a %T", path, img)
+		return nil, fmt.Errorf("export etp: %s: cannot cut a %T", where, img)
 	}
 	q := m.Quality
 	if q < 1 || q > 100 {

@@ -1,12 +1,15 @@
 package dataset
 
 import (
+	"fmt"
+	"maps"
 	"math"
-	"os"
-	"path/filepath"
+	"path"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/rtl"
 )
@@ -44,21 +47,25 @@ type SheetRef struct {
 	Path   string `json:"path"`   // relative to the episode directory
 }
 
-// NewVista builds the ViSTa sample of an episode; it reads only the
-// directory listings of the episode's labeling sheets.
-func NewVista(e *episode.Episode) Vista {
+// NewVista builds the ViSTa sample of an episode whose files are ep
+// (blob.Sub of its store, as episode.LoadBlobs read it); it reads only
+// the listing of the episode's labeling sheets.
+func NewVista(e *episode.Episode, ep blob.Blobs) (Vista, error) {
 	v := Vista{Format: VistaFormat, Episode: e.Manifest.ID, Robot: e.Manifest.Robot,
 		Instruction: e.Manifest.Instruction, Steps: []VistaStep{}}
-	cams := cameras(filepath.Join(e.Dir, episode.LabelsDir))
+	labels, err := listed(ep, episode.LabelsDir)
+	if err != nil {
+		return v, err
+	}
 	var phrases []string
 	for i, s := range steps(e) {
 		el := rtl.ParseElement(s.Label)
 		st := VistaStep{Step: i + 1, Description: "We " + phrase(el), Action: el.Name, Args: nonNil(el.Args),
 			Label: s.Label, StartSec: round6(s.StartSec), EndSec: round6(s.EndSec), Outcome: s.Outcome, Sheets: []SheetRef{}}
-		for _, cam := range cams {
-			rel := filepath.Join(episode.LabelsDir, cam, episode.LabelName(s.Index)+".jpg")
-			if _, err := os.Stat(filepath.Join(e.Dir, rel)); err == nil {
-				st.Sheets = append(st.Sheets, SheetRef{Camera: cam, Path: filepath.ToSlash(rel)})
+		for _, cam := range labels.cameras() {
+			rel := path.Join(episode.LabelsDir, cam, episode.LabelName(s.Index)+".jpg")
+			if labels.has[rel] {
+				st.Sheets = append(st.Sheets, SheetRef{Camera: cam, Path: rel})
 			}
 		}
 		v.Steps = append(v.Steps, st)
@@ -69,7 +76,7 @@ func NewVista(e *episode.Episode) Vista {
 		d := strings.Join(phrases, ", then ") + "."
 		v.Description = strings.ToUpper(d[:1]) + d[1:]
 	}
-	return v
+	return v, nil
 }
 
 // steps are the closed segments in start order.
@@ -98,20 +105,36 @@ func phrase(el rtl.Element) string {
 	return s
 }
 
-// cameras lists the camera directories under dir, in name order.
-func cameras(dir string) []string {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		if e.IsDir() {
-			out = append(out, e.Name())
-		}
-	}
-	return out
+// listing is one listing of an episode's kind of sheets (sheets/ or
+// labels/): the files, by camera directory.
+type listing struct {
+	has   map[string]bool     // every file, relative to the episode
+	byCam map[string][]string // each camera's file names, sorted
 }
+
+// listed lists the files under kind/CAMERA/ of the episode ep.
+func listed(ep blob.Blobs, kind string) (listing, error) {
+	l, err := ep.List(kind + "/")
+	if err != nil {
+		return listing{}, fmt.Errorf("export: listing %s/%s: %w", ep, kind, err)
+	}
+	out := listing{has: map[string]bool{}, byCam: map[string][]string{}}
+	for _, f := range l {
+		parts := strings.Split(f.Name, "/")
+		if len(parts) != 3 || parts[1] == "" || parts[1][0] == '.' {
+			continue
+		}
+		out.has[f.Name] = true
+		out.byCam[parts[1]] = append(out.byCam[parts[1]], parts[2])
+	}
+	for _, names := range out.byCam {
+		sort.Strings(names)
+	}
+	return out, nil
+}
+
+// cameras are the camera directories listed, in name order.
+func (l listing) cameras() []string { return slices.Sorted(maps.Keys(l.byCam)) }
 
 func nonNil[T any](s []T) []T {
 	if s == nil {

@@ -2,6 +2,8 @@ package episode
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -56,9 +58,10 @@ func eachBlobManifest(b blob.Blobs, fn func(Manifest)) error {
 
 // LoadBlobs is Load of episode ref (an id, or a unique prefix of one)
 // of the store in b: for an id, its manifest's size, its manifest, one
-// listing of the episode, its two record files and the metadata of its
-// sheets, which the cost line counts; the sheets themselves are not
-// read. Episode.Dir names the episode in b.
+// listing of the episode and its two record files, and the metadata of
+// those sheets whose tokens the manifest does not give (costOfFiles);
+// the sheets themselves are not read. Episode.Dir names the episode in
+// b.
 func LoadBlobs(b blob.Blobs, ref string) (*Episode, error) {
 	id, err := resolveBlobs(b, ref)
 	if err != nil {
@@ -127,4 +130,19 @@ func blobEpisodes(b blob.Blobs) ([]string, error) {
 	}
 	sort.Strings(ids)
 	return ids, nil
+}
+
+// OpenDir is the episode directory dir as the blob readers read it:
+// its store's blobs (blob.Dir of its parent) and its id, so a reader
+// of an episode's files (report, dataset) reads a directory and an
+// object store alike.
+func OpenDir(dir string) (store blob.Blobs, id string, err error) {
+	if !IsEpisodeDir(dir) {
+		if _, err := os.Stat(dir); err != nil {
+			return nil, "", fmt.Errorf("episode: %w (give an episode directory, a data_dir or an episode id)", err)
+		}
+		return nil, "", fmt.Errorf("episode: %s is not an episode directory (no %s)", dir, manifestName)
+	}
+	dir = filepath.Clean(dir)
+	return blob.Dir{Root: filepath.Dir(dir)}, filepath.Base(dir), nil
 }

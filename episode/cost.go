@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/edged-robotics/edged/blob"
@@ -18,10 +19,12 @@ import (
 // the files (ReadCost), by one reader, so that the robot's store and a
 // sink's copy of the same episode are measured alike: at the sink it is
 // what was shipped (every byte there arrived over the uplink). The
-// tokens are each sheet's vlm_tokens, or, where the files are exactly
-// what the robot's end manifest announced with their tokens
-// (producedTokens), the announced sums: the same numbers, from the same
-// robot, without a read of every sheet's metadata.
+// tokens are each sheet's vlm_tokens, or, where a camera's sheets are
+// exactly what the robot's end manifest announced with their tokens
+// (knownTokens), the announced sums, or, of a complete episode whose
+// sheets are still the ones counted, the receiver's cost line
+// (Manifest.Cost): the same numbers without a read of every sheet's
+// metadata (on an object store, a GET each).
 //
 // The robot's store holds no state snippets (they are cut from the
 // joint stream when a sheet ships, and only shipped), so a robot's cost
@@ -121,66 +124,18 @@ func costOfDir(dir string, files []blob.Info, m *Manifest) (Cost, error) {
 	return costOfFiles(files, read, m)
 }
 
-// costOfFiles: every file (named relative to the episode) counts in one
-// kind; the sheet .json files, read with read, give the tokens and, for
-// an open episode, its time. A directory and an object store share it.
+// costOfFiles: every file (named relative to the episode, with its
+// size as listed) counts in one kind; the VLM tokens of the sheets are
+// the ones m announced or stored where they stand for the files
+// (knownTokens), else read with read from the sheets' metadata, which
+// also gives an open episode's time. A directory and an object store
+// share it: on an object store each metadata read is a GET, so what is
+// announced is read from no sheet.
 func costOfFiles(files []blob.Info, read func(rel string) ([]byte, error), m *Manifest) (Cost, error) {
-	var c Cost
-	cams := map[string]bool{}
-	var lastTile float64
-	contact, label, announced := producedTokens(m, heldOf(blobNames(files, ""), 0).Cameras)
-	if announced {
-		read = nil // the tokens are known; what a tile covers is not needed
-	}
-	for _, f := range files {
-		parts := strings.Split(f.Name, "/")
-		kind := ""
-		if len(parts) == 3 {
-			kind = parts[0]
-		}
-		name := parts[len(parts)-1]
-		switch {
-		case kind == SheetsDir && isSheetFile(name, SheetPrefix):
-			cams[parts[1]] = true
-			c.ContactBytes += f.Size
-			if strings.HasSuffix(name, ".json") {
-				c.ContactSheets++
-				if read == nil {
-					continue
-				}
-				t, end, err := sheetTokens(f.Name, read)
-				if err != nil {
-					return c, err
-				}
-				c.ContactTokens += t
-				lastTile = max(lastTile, end)
-			}
-		case kind == LabelsDir && isSheetFile(name, LabelPrefix):
-			cams[parts[1]] = true
-			c.LabelBytes += f.Size
-			if strings.HasSuffix(name, ".json") {
-				c.LabelSheets++
-				if read == nil {
-					continue
-				}
-				t, _, err := sheetTokens(f.Name, read)
-				if err != nil {
-					return c, err
-				}
-				c.LabelTokens += t
-			}
-		case kind == SnippetsDir && strings.HasSuffix(name, SnippetExt) && !strings.HasPrefix(name, "."):
-			cams[parts[1]] = true
-			c.SnippetBytes += f.Size
-			c.Snippets++
-		case strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp"):
-			// an atomic write in progress (fsutil.WriteFileAtomic)
-		default:
-			c.OtherBytes += f.Size
-		}
-	}
-	if announced {
-		c.ContactTokens, c.LabelTokens = contact, label
+	c, cams := countFiles(files)
+	lastTile, err := c.addTokens(cams, read, m)
+	if err != nil {
+		return c, err
 	}
 	c.Bytes = c.ContactBytes + c.LabelBytes + c.SnippetBytes + c.OtherBytes
 	c.Tokens = c.ContactTokens + c.LabelTokens
@@ -197,6 +152,108 @@ func costOfFiles(files []blob.Info, read func(rel string) ([]byte, error), m *Ma
 	return c, nil
 }
 
+// camSheets are one camera's sheet metadata files (.json), named
+// relative to the episode, in name (so index) order.
+type camSheets struct {
+	contact, label []string
+}
+
+// countFiles counts the bytes of every kind and the sheets and snippets
+// of files, and lists each camera's sheet metadata.
+func countFiles(files []blob.Info) (Cost, map[string]*camSheets) {
+	var c Cost
+	cams := map[string]*camSheets{}
+	camera := func(name string) *camSheets {
+		if cams[name] == nil {
+			cams[name] = &camSheets{}
+		}
+		return cams[name]
+	}
+	for _, f := range files {
+		parts := strings.Split(f.Name, "/")
+		kind, name := "", parts[len(parts)-1]
+		if len(parts) == 3 {
+			kind = parts[0]
+		}
+		meta := strings.HasSuffix(name, ".json")
+		switch {
+		case kind == SheetsDir && isSheetFile(name, SheetPrefix):
+			cs := camera(parts[1])
+			c.ContactBytes += f.Size
+			if meta {
+				c.ContactSheets++
+				cs.contact = append(cs.contact, f.Name)
+			}
+		case kind == LabelsDir && isSheetFile(name, LabelPrefix):
+			cs := camera(parts[1])
+			c.LabelBytes += f.Size
+			if meta {
+				c.LabelSheets++
+				cs.label = append(cs.label, f.Name)
+			}
+		case kind == SnippetsDir && strings.HasSuffix(name, SnippetExt) && !strings.HasPrefix(name, "."):
+			camera(parts[1])
+			c.SnippetBytes += f.Size
+			c.Snippets++
+		case strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp"):
+			// an atomic write in progress (fsutil.WriteFileAtomic)
+		default:
+			c.OtherBytes += f.Size
+		}
+	}
+	for _, cs := range cams {
+		sort.Strings(cs.contact)
+		sort.Strings(cs.label)
+	}
+	return c, cams
+}
+
+// addTokens adds the VLM tokens of every camera's sheets to c: the
+// ones known without a read (knownTokens), else each sheet's metadata.
+// It returns the episode time the last contact-sheet tile covers, read
+// (from each camera's last contact sheet) only when m has no time.
+func (c *Cost) addTokens(cams map[string]*camSheets, read func(string) ([]byte, error), m *Manifest) (lastTile float64, err error) {
+	if s := m.Cost; m.Complete && s != nil && s.ContactSheets == c.ContactSheets && s.LabelSheets == c.LabelSheets {
+		// A receiver's cost line of the files it completed with, which
+		// are still there: its tokens are theirs.
+		c.ContactTokens, c.LabelTokens = s.ContactTokens, s.LabelTokens
+		cams = nil
+	}
+	for cam, cs := range cams {
+		contact, label := knownTokens(m, cam, len(cs.contact), len(cs.label))
+		var end float64
+		if contact < 0 {
+			contact, end, err = sumTokens(cs.contact, read)
+		} else if m.Duration() <= 0 && len(cs.contact) > 0 {
+			_, end, err = sheetTokens(cs.contact[len(cs.contact)-1], read)
+		}
+		if label < 0 && err == nil {
+			label, _, err = sumTokens(cs.label, read)
+		}
+		if err != nil {
+			return 0, err
+		}
+		c.ContactTokens += contact
+		c.LabelTokens += label
+		lastTile = max(lastTile, end)
+	}
+	return lastTile, nil
+}
+
+// sumTokens reads the metadata of every sheet named: their VLM tokens,
+// and the episode time the last tile of any covers.
+func sumTokens(names []string, read func(string) ([]byte, error)) (tokens int, end float64, err error) {
+	for _, n := range names {
+		t, e, err := sheetTokens(n, read)
+		if err != nil {
+			return 0, 0, err
+		}
+		tokens += t
+		end = max(end, e)
+	}
+	return tokens, end, nil
+}
+
 // Bounds of one sheet's VLM tokens (recipe.VLMTokens): an announced
 // sum outside n sheets' bounds is not believed.
 var (
@@ -204,31 +261,26 @@ var (
 	maxSheetTokens = recipe.VLMTokens(recipe.MaxSheetSide, recipe.MaxSheetSide)
 )
 
-// producedTokens returns the VLM tokens of the contact sheets and of
-// the labeling sheets m's robot announced (Manifest.Produced) when they
-// can stand for the sheets' own metadata: m is closed (its time is known
-// without the tiles), the files counted (held, per camera) are exactly
-// the announced ones, and every camera's tokens are within what its
-// sheets can cost. Otherwise the cost reads each sheet's metadata.
-func producedTokens(m *Manifest, held map[string]CameraCounts) (contact, label int, ok bool) {
-	if !m.Closed || m.Duration() <= 0 || len(m.Produced) == 0 {
-		return 0, 0, false
+// knownTokens returns the VLM tokens of camera cam's contact sheets and
+// of its labeling sheets that m's robot announced (Manifest.Produced),
+// each -1 where the announcement cannot stand for the sheets' own
+// metadata: m is not closed (the end manifest announces), the files
+// counted (sheets contact sheets, labels labeling sheets) are not
+// exactly the announced ones, or the tokens are not within what that
+// many sheets can cost.
+func knownTokens(m *Manifest, cam string, sheets, labels int) (contact, label int) {
+	contact, label = -1, -1
+	p, ok := m.Produced[cam]
+	if !m.Closed || !ok {
+		return contact, label
 	}
-	for cam := range held {
-		if _, listed := m.Produced[cam]; !listed {
-			return 0, 0, false
-		}
+	if p.Sheets == sheets && plausibleTokens(p.SheetTokens, sheets) {
+		contact = p.SheetTokens
 	}
-	for cam, p := range m.Produced {
-		h := held[cam]
-		if h.Sheets != p.Sheets || h.LabelSheets != p.LabelSheets || h.Snippets != p.Snippets ||
-			!plausibleTokens(p.SheetTokens, p.Sheets) || !plausibleTokens(p.LabelTokens, p.LabelSheets) {
-			return 0, 0, false
-		}
-		contact += p.SheetTokens
-		label += p.LabelTokens
+	if p.LabelSheets == labels && plausibleTokens(p.LabelTokens, labels) {
+		label = p.LabelTokens
 	}
-	return contact, label, true
+	return contact, label
 }
 
 // plausibleTokens: n sheets can cost tokens.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/edged-robotics/edged/blob"
 )
 
 // sheetJSON is a sheet's metadata as the sheet package writes it (the
@@ -208,49 +210,40 @@ func readM(t *testing.T, dir string) Manifest {
 	return m
 }
 
-// TestProducedTokens: the announced tokens stand for the sheets'
-// metadata only when the files counted are exactly what was announced,
-// of a closed episode, with plausible tokens for every camera.
-func TestProducedTokens(t *testing.T) {
+// TestKnownTokens: a camera's announced tokens stand for its sheets'
+// metadata, per kind of sheet, only when the files counted are exactly
+// what was announced, of a closed episode, with plausible tokens.
+func TestKnownTokens(t *testing.T) {
 	end := t0.Add(10 * time.Second)
-	closed := func(produced map[string]CameraCounts) *Manifest {
-		return &Manifest{Start: t0, End: end, Closed: true, Produced: produced}
+	closed := func(produced CameraCounts) *Manifest {
+		return &Manifest{Start: t0, End: end, Closed: true, Produced: map[string]CameraCounts{"a": produced}}
 	}
-	counts := CameraCounts{Sheets: 2, LabelSheets: 1, Snippets: 2}
 	announced := CameraCounts{Sheets: 2, LabelSheets: 1, Snippets: 2, SheetTokens: 1032, LabelTokens: 516}
 	with := func(f func(c *CameraCounts)) CameraCounts { c := announced; f(&c); return c }
-	one := map[string]CameraCounts{"a": counts}
 	tests := []struct {
 		name           string
 		m              *Manifest
-		held           map[string]CameraCounts
+		cam            string
+		sheets, labels int
 		contact, label int
-		ok             bool
 	}{
-		{"exactly what was announced", closed(map[string]CameraCounts{"a": announced}), one, 1032, 516, true},
-		{"two cameras", closed(map[string]CameraCounts{"a": announced,
-			"b": {Sheets: 2, Snippets: 2, SheetTokens: 516}}),
-			map[string]CameraCounts{"a": counts, "b": {Sheets: 2, Snippets: 2}}, 1548, 516, true},
-		{"an older robot", closed(one), one, 0, 0, false},
-		{"more files than announced", closed(map[string]CameraCounts{"a": announced}),
-			map[string]CameraCounts{"a": {Sheets: 3, LabelSheets: 1, Snippets: 2}}, 0, 0, false},
-		{"fewer files than announced", closed(map[string]CameraCounts{"a": announced}),
-			map[string]CameraCounts{"a": {Sheets: 2, Snippets: 2}}, 0, 0, false},
-		{"a camera not announced", closed(map[string]CameraCounts{"a": announced}),
-			map[string]CameraCounts{"a": counts, "b": {Sheets: 1}}, 0, 0, false},
-		{"labels without tokens", closed(map[string]CameraCounts{"a": with(func(c *CameraCounts) { c.LabelTokens = 0 })}), one, 0, 0, false},
-		{"tokens of a camera without sheets", closed(map[string]CameraCounts{"a": announced, "b": {SheetTokens: 1000}}), one, 0, 0, false},
-		{"negative tokens", closed(map[string]CameraCounts{"a": with(func(c *CameraCounts) { c.SheetTokens = -5 })}), one, 0, 0, false},
-		{"fewer tokens than two sheets cost", closed(map[string]CameraCounts{"a": with(func(c *CameraCounts) { c.SheetTokens = 300 })}), one, 0, 0, false},
-		{"more tokens than two sheets can cost", closed(map[string]CameraCounts{"a": with(func(c *CameraCounts) { c.SheetTokens = 1e12 })}), one, 0, 0, false},
-		{"open", &Manifest{Start: t0, End: end, Produced: map[string]CameraCounts{"a": announced}}, one, 0, 0, false},
-		{"closed without an end time", &Manifest{Start: t0, Closed: true, Produced: map[string]CameraCounts{"a": announced}}, one, 0, 0, false},
+		{"exactly what was announced", closed(announced), "a", 2, 1, 1032, 516},
+		{"closed without an end time", &Manifest{Start: t0, Closed: true, Produced: map[string]CameraCounts{"a": announced}}, "a", 2, 1, 1032, 516},
+		{"an older robot", closed(CameraCounts{Sheets: 2, LabelSheets: 1}), "a", 2, 1, -1, -1},
+		{"more contact sheets than announced", closed(announced), "a", 3, 1, -1, 516},
+		{"fewer labeling sheets than announced", closed(announced), "a", 2, 0, 1032, -1},
+		{"a camera not announced", closed(announced), "b", 1, 0, -1, -1},
+		{"labels without tokens", closed(with(func(c *CameraCounts) { c.LabelTokens = 0 })), "a", 2, 1, 1032, -1},
+		{"negative tokens", closed(with(func(c *CameraCounts) { c.SheetTokens = -5 })), "a", 2, 1, -1, 516},
+		{"fewer tokens than two sheets cost", closed(with(func(c *CameraCounts) { c.SheetTokens = 300 })), "a", 2, 1, -1, 516},
+		{"more tokens than two sheets can cost", closed(with(func(c *CameraCounts) { c.SheetTokens = 1e12 })), "a", 2, 1, -1, 516},
+		{"open", &Manifest{Start: t0, End: end, Produced: map[string]CameraCounts{"a": announced}}, "a", 2, 1, -1, -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			contact, label, ok := producedTokens(tt.m, tt.held)
-			if contact != tt.contact || label != tt.label || ok != tt.ok {
-				t.Errorf("got %d %d %v, want %d %d %v", contact, label, ok, tt.contact, tt.label, tt.ok)
+			contact, label := knownTokens(tt.m, tt.cam, tt.sheets, tt.labels)
+			if contact != tt.contact || label != tt.label {
+				t.Errorf("got %d %d, want %d %d", contact, label, tt.contact, tt.label)
 			}
 		})
 	}
@@ -320,5 +313,79 @@ func TestCompletionUsesAnnouncedTokens(t *testing.T) {
 	got := readM(t, filepath.Join(dir, rid))
 	if !got.Complete || got.Cost == nil || got.Cost.ContactTokens != sheets*516 || got.Cost.ContactSheets != sheets {
 		t.Fatalf("complete %v, cost %+v; want %d contact tokens of %d sheets", got.Complete, got.Cost, sheets*516, sheets)
+	}
+}
+
+// TestCostGets: one episode read (LoadBlobs) of an episode of many
+// sheets reads the metadata of no sheet whose tokens are known: what
+// its robot announced, per camera and kind of sheet, or the cost line
+// the receiver that completed it wrote; only an episode without a time
+// reads its last sheet per camera. (Every sheet's metadata was read,
+// a GET each on an object store, unless every camera's files were
+// exactly the announced ones.)
+func TestCostGets(t *testing.T) {
+	const sheets, labels = 40, 6
+	end := t0.Add(time.Duration(sheets*10) * time.Second)
+	announced := CameraCounts{Sheets: sheets, LabelSheets: labels, SheetTokens: sheets * 516, LabelTokens: labels * 258}
+	older := CameraCounts{Sheets: sheets, LabelSheets: labels}
+	stored := &Cost{ContactSheets: 2 * sheets, LabelSheets: 2 * labels, ContactTokens: 2 * sheets * 516, LabelTokens: 2 * labels * 258}
+	for _, tc := range []struct {
+		name     string
+		m        Manifest
+		lacking  bool // camera b lacks its last contact sheet
+		maxMetas int  // sheet metadata read
+	}{
+		{"announced", Manifest{End: end, Closed: true, Produced: map[string]CameraCounts{"a": announced, "b": announced}}, false, 0},
+		{"an older robot's, complete with its cost line",
+			Manifest{End: end, Closed: true, Complete: true, Cost: stored, Produced: map[string]CameraCounts{"a": older, "b": older}}, false, 0},
+		{"closed without an end time", Manifest{Closed: true, Produced: map[string]CameraCounts{"a": announced, "b": announced}}, false, 2},
+		{"one camera lacks a sheet", Manifest{End: end, Closed: true, Produced: map[string]CameraCounts{"a": announced, "b": announced}}, true, sheets - 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := blob.Dir{Root: t.TempDir()}
+			tc.m.Format, tc.m.Robot, tc.m.Start = ManifestFormat, "arm-01", t0
+			b, err := json.Marshal(tc.m)
+			must(t, err)
+			putBlob(t, store, "ep/"+manifestName, b)
+			for _, cam := range []string{"a", "b"} {
+				n := sheets
+				if tc.lacking && cam == "b" {
+					n--
+				}
+				for i := 1; i <= n; i++ {
+					putBlob(t, store, fmt.Sprintf("ep/sheets/%s/%s.jpg", cam, SheetName(i)), []byte("\xff\xd8 a sheet"))
+					putBlob(t, store, fmt.Sprintf("ep/sheets/%s/%s.json", cam, SheetName(i)), sheetJSON(1120, 504, 516, 20*(i-1), 20))
+				}
+				for i := range labels {
+					putBlob(t, store, fmt.Sprintf("ep/labels/%s/%s.json", cam, LabelName(i)), sheetJSON(672, 252, 258, 0, 5))
+				}
+			}
+			c := newCounting(store)
+			e, err := LoadBlobs(c, "ep")
+			must(t, err)
+			metas, gets := 0, 0
+			for name, n := range c.gets {
+				gets += n
+				if strings.HasSuffix(name, ".json") && name != manifestName {
+					metas += n
+				}
+			}
+			wantSheets := 2 * sheets
+			if tc.lacking {
+				wantSheets--
+			}
+			if metas > tc.maxMetas || e.Cost.ContactSheets != wantSheets || e.Cost.ContactTokens != wantSheets*516 ||
+				e.Cost.LabelTokens != 2*labels*258 || e.Cost.Seconds != float64(sheets*10) || len(e.Problems) != 0 {
+				t.Errorf("%d sheet metadata read (at most %d), cost %+v, problems %v", metas, tc.maxMetas, e.Cost, e.Problems)
+			}
+			t.Logf("%d GETs (%d of sheet metadata) for %d sheets", gets, metas, wantSheets+2*labels)
+		})
+	}
+}
+
+func putBlob(t *testing.T, b blob.Blobs, name string, body []byte) {
+	t.Helper()
+	if _, err := b.Put(name, body, blob.Cond{}); err != nil {
+		t.Fatal(err)
 	}
 }

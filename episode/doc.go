@@ -16,11 +16,12 @@
 // Episode.Cost): bytes of contact sheets, labeling sheets, snippets and
 // the rest, VLM tokens to show every sheet once, per camera-hour of
 // episode time. One reader for both ends: at a sink it is what was
-// shipped, and a complete episode's manifest carries it (Manifest.Cost;
-// its tokens are the ones the end manifest announced when the files are
-// exactly what it announced);
-// a robot's store holds no snippets (they are only shipped), so its line
-// counts none.
+// shipped, and a complete episode's manifest carries it (Manifest.Cost).
+// Sizes come from the listing; tokens from what the end manifest
+// announced per camera, or a complete episode's Manifest.Cost, and only
+// otherwise from the sheets' metadata, so an episode read is a handful
+// of GETs on an object store. A robot's store holds no snippets (they
+// are only shipped), so its line counts none.
 //
 // layout.go names every one of these paths and the camera directory rule
 // (CameraDir); the robot's daemon and the sink take their paths from it.
@@ -30,10 +31,8 @@
 // One format, two writers of it: Store and Writer on the robot, and
 // Receiver (receiver.go) at the sink, through blob.Blobs (a directory,
 // blob.Dir, or an object store, blob/s3; several sinks may share one,
-// their writes of shared files conditional on the version read;
-// Mirror (mirror.go) copies a store back into a directory for the
-// readers, several GETs at once, MirrorWith RecordsOnly just what List
-// and Resolve read), which writes what robots ship into
+// their writes of shared files conditional on the version read), which
+// writes what robots ship into
 // OUT/episodes in exactly this format, keeps the robot's segment index
 // (one record per index, never another one), writes every other file
 // once, and keeps its manifest (the robot's fields plus Held and
@@ -94,8 +93,9 @@
 // corrupt records in Episode.Problems instead of failing.
 // ListBlobs and LoadBlobs (blobread.go) are List and Load of a store
 // kept in blob.Blobs (an object store), the same code over the same
-// files (files.go): one listing, then an episode's manifest, records and
-// sheet metadata, no copy of the store on disk.
+// files (files.go): one listing, then an episode's manifest and records
+// (and the metadata of sheets whose tokens are not announced), no copy
+// of the store on disk.
 //
 // Concurrency: a Store is safe for concurrent use; a Writer belongs to
 // one goroutine (the fsm run loop). At most one Writer is open at a time.

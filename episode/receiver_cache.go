@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/edged-robotics/edged/blob"
-	"github.com/edged-robotics/edged/internal/fsutil"
 )
 
 func (r *Receiver) forget(id string) {
@@ -169,11 +166,4 @@ func (e *received) readSegments(bl blob.Blobs) error {
 		}
 	}
 	return nil
-}
-
-func writeFileAtomic(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("episode: %w", err)
-	}
-	return fsutil.WriteFileAtomic(path, b)
 }

@@ -30,10 +30,13 @@
 // is. Every file read is capped before it is allocated; an unreadable or
 // corrupt sheet is listed as a note, never fatal.
 //
-// Inputs are read with package episode (Load; the readers take no lock,
-// so a report can be made beside a live edged), sheet metadata with
-// package sheet (Meta) and annotations and the truth as segmentations
-// with package episode/view (ReadSegmentation, Segmentation).
+// Inputs are read with package episode (LoadBlobs, from Options.Store:
+// a directory, blob.Dir, or an object store, read where it is; the
+// readers take no lock, so a report can be made beside a live edged),
+// the episode's sheets through the same blob.Blobs (one listing, then
+// each sheet's metadata, package sheet's Meta, and the JPEGs inlined),
+// and annotations and the truth as segmentations with package
+// episode/view (ReadSegmentation, Segmentation).
 // WriteFile writes the page to a file atomically (temp file, rename),
 // its errors naming edged report's --out.
 // The package has no goroutines and no state; Write is safe for

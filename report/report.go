@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/episode/view"
 	"github.com/edged-robotics/edged/score"
@@ -29,9 +30,11 @@ const (
 
 // Options of one report. Zero fields take the documented defaults.
 type Options struct {
-	// StoreDir is the episode store in which an episode id (or a unique
-	// prefix) is looked up; unused when the reference is a directory.
-	StoreDir string
+	// Store is the episode store (its episodes/: a directory, blob.Dir,
+	// or an object store) in which the episode, an id or a unique
+	// prefix of one, is read where it is; nil: the episode is named by
+	// its directory.
+	Store blob.Blobs
 	// Annotations are files in a format of SCORING.md (normally the
 	// {"segments":[{start_sec,end_sec,subtask}]} format cloud VLM
 	// pipelines emit), each shown and scored against the FSM segments.
@@ -94,17 +97,25 @@ type Summary struct {
 	Notes              []string
 }
 
-// Write renders the episode ref (an episode directory, or an id or unique
-// id prefix in o.StoreDir) as one self-contained HTML document to w. It
-// streams: on an error w may hold part of a page (write to a temporary
-// file and rename it on success).
+// Write renders the episode ref (an id or unique id prefix in o.Store,
+// else an episode directory) as one self-contained HTML document to w.
+// It streams: on an error w may hold part of a page (write to a
+// temporary file and rename it on success).
 func Write(w io.Writer, ref string, o Options) (*Summary, error) {
 	o.defaults()
-	e, err := episode.Load(o.StoreDir, ref)
+	store, id := o.Store, ref
+	if store == nil {
+		var err error
+		if store, id, err = episode.OpenDir(ref); err != nil {
+			return nil, err
+		}
+	}
+	e, err := episode.LoadBlobs(store, id)
 	if err != nil {
 		return nil, err
 	}
-	p, err := build(e, o)
+	o.Store = store // the store the episode was read from: its stored annotations are there too
+	p, err := build(e, blob.Sub(store, e.Manifest.ID), o)
 	if err != nil {
 		return nil, err
 	}
@@ -131,8 +142,8 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// build gathers everything the template shows.
-func build(e *episode.Episode, o Options) (*page, error) {
+// build gathers everything the template shows; ep holds e's files.
+func build(e *episode.Episode, ep blob.Blobs, o Options) (*page, error) {
 	p := &page{
 		Episode:   e,
 		Generator: o.Generator,
@@ -145,7 +156,7 @@ func build(e *episode.Episode, o Options) (*page, error) {
 	for _, s := range e.Segments {
 		p.colors.of(s.Label)
 	}
-	cams, notes := readCameras(filepath.Join(e.Dir, episode.SheetsDir), o)
+	cams, notes := readCameras(ep, o)
 	p.Notes = append(p.Notes, notes...)
 	p.Cameras = cams
 	truth := view.Segmentation(e)

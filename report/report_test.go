@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/episode/view"
 	"github.com/edged-robotics/edged/score"
@@ -62,7 +63,7 @@ func TestReportShowsEpisode(t *testing.T) {
 	f.writeSheets(t, "/cam/wrist/compressed", 3, 5, 4)
 	f.writeLabelSheets(t, "/cam/front/image_raw/compressed")
 	ann := annotation(t, vlmAnnotation)
-	html, s := render(t, f.id, Options{StoreDir: f.store, Annotations: []string{ann}, Generator: "edged test"})
+	html, s := render(t, f.id, Options{Store: blob.Dir{Root: f.store}, Annotations: []string{ann}, Generator: "edged test"})
 	selfContained(t, html)
 
 	if s.Segments != 4 || s.Cameras != 2 || s.Sheets != 6 || s.SheetsOmitted != 0 || s.LabelSheets != 4 || s.Annotations != 1 {
@@ -140,7 +141,7 @@ func TestCapsAreEvenlySpacedAndNoted(t *testing.T) {
 	long := []segSpec{{"patrol", 0, 1800, episode.Completed}}
 	f := record(t, long, "")
 	dir := f.writeSheets(t, "/cam", 30, 2, 1)
-	html, s := render(t, f.id, Options{StoreDir: f.dataDir + "/episodes", MaxSheets: 4})
+	html, s := render(t, f.id, Options{Store: blob.Dir{Root: f.dataDir + "/episodes"}, MaxSheets: 4})
 	if s.Sheets != 4 || s.SheetsOmitted != 26 {
 		t.Fatalf("summary %+v", s)
 	}
@@ -195,7 +196,7 @@ func TestBadFilesAreNotesNotFailures(t *testing.T) {
 
 func TestUnknownEpisode(t *testing.T) {
 	f := record(t, pickPlace, "")
-	if _, err := Write(&bytes.Buffer{}, "nope", Options{StoreDir: f.store}); err == nil {
+	if _, err := Write(&bytes.Buffer{}, "nope", Options{Store: blob.Dir{Root: f.store}}); err == nil {
 		t.Fatal("an unknown episode gave a report")
 	}
 }

@@ -5,14 +5,14 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/edged-robotics/edged/internal/fsutil"
 	"html/template"
-	"os"
-	"path/filepath"
+	"path"
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/sheet"
 )
@@ -20,7 +20,7 @@ import (
 // camera is one camera's sheets as shown.
 type camera struct {
 	Name   string // the topic, from the metadata (else the directory name)
-	Dir    string // directory holding the sheets
+	Dir    string // where the sheets are (the store's name for them)
 	Anchor string
 
 	Sheets        []*sheetView // contact sheets inlined, in time order
@@ -31,12 +31,20 @@ type camera struct {
 	LabelsTotal   int
 	LabelsOmitted int
 
+	files  []sheetFile  // the camera's sheet JPEGs, as listed
 	all    []*sheetView // every contact sheet with metadata (for the lane)
 	labels []*sheetView // labeling sheets inlined
 	end    float64      // last second covered by a sheet
 	bytes  int64
 	// labelCount counts labeling sheets inlined.
 	labelCount int
+}
+
+// sheetFile is one sheet's JPEG as listed.
+type sheetFile struct {
+	name  string // relative to the episode: sheets/CAMERA/sheet-0001.jpg
+	size  int64
+	label bool
 }
 
 // sheetView is one sheet (contact or labeling) on the page.
@@ -51,8 +59,8 @@ type sheetView struct {
 	Bytes    int
 	Chips    []chip // segments overlapping the sheet
 	Range    string
-	dir      string
-	size     int64 // of the JPEG on disk
+	name     string // the JPEG, relative to the episode
+	size     int64  // of the JPEG, as listed
 }
 
 var (
@@ -60,114 +68,128 @@ var (
 	labelName = regexp.MustCompile(`^label-[0-9]{1,12}(-[0-9]{1,12})?\.jpg$`) // label-SSSS (by segment), or by ticks before segments were named
 )
 
-// readCameras reads every camera directory under dir (episode/sheets).
-// A missing directory means an episode without sheets.
-func readCameras(dir string, o Options) ([]*camera, []string) {
-	ents, err := os.ReadDir(dir)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
+// readCameras reads the sheets of every camera of the episode whose
+// files are ep (blob.Sub of its store): one listing of its sheets/ and
+// labels/, then the metadata of every sheet and the JPEGs shown.
+func readCameras(ep blob.Blobs, o Options) ([]*camera, []string) {
+	cams, notes, err := listCameras(ep)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("sheets: %v", err)}
 	}
-	var names []string
-	for _, e := range ents {
-		if e.IsDir() && e.Name()[0] != '.' {
-			names = append(names, e.Name())
-		}
+	if len(cams) == 0 {
+		return nil, notes
 	}
-	var cams []*camera
-	var notes []string
-	if len(names) == 0 {
-		return nil, nil
-	}
-	share := o.MaxImageBytes / int64(len(names))
-	for i, n := range names {
-		c, ns := readCamera(filepath.Join(dir, n), o, share)
+	share := o.MaxImageBytes / int64(len(cams))
+	for i, c := range cams {
+		notes = append(notes, c.read(ep, o, share)...)
 		c.Anchor = "cam-" + strconv.Itoa(i)
-		cams = append(cams, c)
-		notes = append(notes, ns...)
 	}
 	sort.SliceStable(cams, func(i, j int) bool { return cams[i].Name < cams[j].Name })
 	return cams, notes
 }
 
-// readCamera reads one camera directory: the metadata of every sheet,
-// then the JPEGs of those shown, within budget bytes (three quarters for
-// contact sheets, the rest and whatever they left for labeling sheets).
-func readCamera(dir string, o Options, budget int64) (*camera, []string) {
-	c := &camera{Name: filepath.Base(dir), Dir: dir}
-	var notes []string
-	note := func(format string, a ...any) {
-		notes = append(notes, fmt.Sprintf("%s: ", dir)+fmt.Sprintf(format, a...))
-	}
-	ents, err := os.ReadDir(dir)
+// listCameras lists the cameras of the episode ep, in directory name
+// order: those with a directory under sheets/, each with its contact
+// and labeling sheet JPEGs (labeling sheets are in labels/CAMERA,
+// episode.LabelDir; older episodes kept them beside the contact sheets).
+func listCameras(ep blob.Blobs) ([]*camera, []string, error) {
+	sheets, err := ep.List(episode.SheetsDir + "/")
 	if err != nil {
-		note("%v", err)
-		return c, notes
+		return nil, nil, err
 	}
-	// Labeling sheets are in labels/CAMERA (episode.LabelDir); older
-	// episodes kept them beside the contact sheets.
-	lDir := episode.LabelDir(filepath.Dir(filepath.Dir(dir)), filepath.Base(dir))
-	nSheets := len(ents)
-	lents, _ := os.ReadDir(lDir)
-	ents = append(ents, lents...)
-	if len(ents) > MaxSheetFiles {
-		note("%d files, only the first %d considered", len(ents), MaxSheetFiles)
-		ents = ents[:MaxSheetFiles]
+	labels, err := ep.List(episode.LabelsDir + "/")
+	if err != nil {
+		return nil, nil, err
 	}
-	var labels []*sheetView
-	for i, e := range ents {
-		name := e.Name()
-		isSheet, isLabel := sheetName.MatchString(name), labelName.MatchString(name)
-		if !isSheet && !isLabel {
+	byDir := map[string]*camera{}
+	var cams []*camera
+	for i, f := range append(sheets, labels...) {
+		parts := strings.Split(f.Name, "/")
+		if len(parts) != 3 || parts[1] == "" || parts[1][0] == '.' {
 			continue
 		}
-		from := dir
-		if i >= nSheets {
-			from, isSheet = lDir, false
+		c := byDir[parts[1]]
+		if c == nil && i < len(sheets) {
+			c = &camera{Name: parts[1], Dir: ep.String() + "/" + episode.SheetsDir + "/" + parts[1]}
+			byDir[parts[1]] = c
+			cams = append(cams, c)
 		}
-		v, err := readMeta(from, name)
-		if err != nil {
-			note("%s not shown: %v", name, err)
+		isSheet, isLabel := sheetName.MatchString(parts[2]), labelName.MatchString(parts[2])
+		if c == nil || (!isSheet && !isLabel) {
 			continue
 		}
-		if v.Meta.Camera != "" {
-			c.Name = v.Meta.Camera
-		}
-		c.end = max(c.end, v.To)
-		if isSheet {
-			c.all = append(c.all, v)
-		} else {
-			labels = append(labels, v)
+		c.files = append(c.files, sheetFile{name: f.Name, size: f.Size, label: isLabel || i >= len(sheets)})
+	}
+	var notes []string
+	for _, c := range cams {
+		if len(c.files) > MaxSheetFiles {
+			notes = append(notes, fmt.Sprintf("%s: %d sheets, only the first %d considered", c.Dir, len(c.files), MaxSheetFiles))
+			c.files = c.files[:MaxSheetFiles]
 		}
 	}
-	sort.SliceStable(c.all, func(i, j int) bool { return c.all[i].From < c.all[j].From })
-	sort.SliceStable(labels, func(i, j int) bool { return labels[i].From < labels[j].From })
+	sort.SliceStable(cams, func(i, j int) bool { return cams[i].Name < cams[j].Name })
+	return cams, notes, nil
+}
+
+// read reads the camera's sheets: the metadata of every one, then the
+// JPEGs of those shown, within budget bytes (three quarters for contact
+// sheets, the rest and whatever they left for labeling sheets).
+func (c *camera) read(ep blob.Blobs, o Options, budget int64) (notes []string) {
+	note := func(format string, a ...any) {
+		notes = append(notes, fmt.Sprintf("%s: ", c.Dir)+fmt.Sprintf(format, a...))
+	}
+	labels := c.readMetas(ep, note)
 	c.SheetsTotal, c.LabelsTotal = len(c.all), len(labels)
 
 	left := budget * 3 / 4
 	chosen := pick(c.all, o.MaxSheets, left)
 	c.Spaced = len(chosen) < len(c.all) && len(chosen) > 0
-	for _, v := range chosen {
-		if inline(v, &left, note) {
-			c.Sheets = append(c.Sheets, v)
-		}
-	}
+	c.Sheets = inlineAll(ep, chosen, &left, note)
 	c.SheetsOmitted = len(c.all) - len(c.Sheets)
 	left += budget / 4
-	for _, v := range pick(labels, o.MaxLabelSheets, left) {
-		if inline(v, &left, note) {
-			c.labels = append(c.labels, v)
-		}
-	}
+	c.labels = inlineAll(ep, pick(labels, o.MaxLabelSheets, left), &left, note)
 	c.labelCount = len(c.labels)
 	c.LabelsOmitted = len(labels) - len(c.labels)
 	c.bytes = budget - left
 	for _, v := range c.labels {
 		v.Camera = c.Name
 	}
-	return c, notes
+	return notes
+}
+
+// readMetas reads the metadata of every sheet of the camera, in time
+// order: the contact sheets into c.all, the labeling sheets returned.
+func (c *camera) readMetas(ep blob.Blobs, note func(string, ...any)) (labels []*sheetView) {
+	for _, f := range c.files {
+		v, err := readMeta(ep, f)
+		if err != nil {
+			note("%s not shown: %v", path.Base(f.name), err)
+			continue
+		}
+		if v.Meta.Camera != "" {
+			c.Name = v.Meta.Camera
+		}
+		c.end = max(c.end, v.To)
+		if f.label {
+			labels = append(labels, v)
+		} else {
+			c.all = append(c.all, v)
+		}
+	}
+	sort.SliceStable(c.all, func(i, j int) bool { return c.all[i].From < c.all[j].From })
+	sort.SliceStable(labels, func(i, j int) bool { return labels[i].From < labels[j].From })
+	return labels
+}
+
+// inlineAll inlines those of vs that fit in *left (inline).
+func inlineAll(ep blob.Blobs, vs []*sheetView, left *int64, note func(string, ...any)) []*sheetView {
+	var out []*sheetView
+	for _, v := range vs {
+		if inline(ep, v, left, note) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // pick chooses which sheets to inline: at most n, and as many as budget
@@ -209,16 +231,14 @@ func spaced(vs []*sheetView, n int) []*sheetView {
 }
 
 // readMeta reads the JSON metadata beside a sheet JPEG.
-func readMeta(dir, jpg string) (*sheetView, error) {
-	base := jpg[:len(jpg)-len(".jpg")]
-	b, err := fsutil.ReadFileCapped(filepath.Join(dir, base+".json"), MaxMetaBytes)
+func readMeta(ep blob.Blobs, f sheetFile) (*sheetView, error) {
+	jpg := path.Base(f.name)
+	base := strings.TrimSuffix(jpg, ".jpg")
+	b, _, err := ep.Get(strings.TrimSuffix(f.name, ".jpg")+".json", MaxMetaBytes)
 	if err != nil {
 		return nil, fmt.Errorf("metadata: %w", err)
 	}
-	v := &sheetView{File: jpg, Anchor: "s-" + base, dir: dir}
-	if st, err := os.Stat(filepath.Join(dir, jpg)); err == nil {
-		v.size = st.Size()
-	}
+	v := &sheetView{File: jpg, Anchor: "s-" + base, name: f.name, size: f.size}
 	if err := json.Unmarshal(b, &v.Meta); err != nil {
 		return nil, fmt.Errorf("metadata %s.json: %w", base, err)
 	}
@@ -237,22 +257,17 @@ func readMeta(dir, jpg string) (*sheetView, error) {
 	return v, nil
 }
 
-// inline reads v's JPEG into a data: URI if it fits in *left.
-func inline(v *sheetView, left *int64, note func(string, ...any)) bool {
-	path := filepath.Join(v.dir, v.File)
-	st, err := os.Stat(path)
-	if err != nil {
-		note("%s: %v", v.File, err)
+// inline reads v's JPEG into a data: URI if it fits in *left (its size
+// as listed is checked before it is read).
+func inline(ep blob.Blobs, v *sheetView, left *int64, note func(string, ...any)) bool {
+	if v.size > MaxImageFileBytes {
+		note("%s not inlined: %d bytes, more than %d", v.File, v.size, MaxImageFileBytes)
 		return false
 	}
-	if st.Size() > MaxImageFileBytes {
-		note("%s not inlined: %d bytes, more than %d", v.File, st.Size(), MaxImageFileBytes)
+	if v.size > *left {
 		return false
 	}
-	if st.Size() > *left {
-		return false
-	}
-	b, err := fsutil.ReadFileCapped(path, MaxImageFileBytes)
+	b, _, err := ep.Get(v.name, min(MaxImageFileBytes, *left))
 	if err != nil {
 		note("%s: %v", v.File, err)
 		return false

@@ -2,22 +2,19 @@ package report
 
 import (
 	"fmt"
-	"path/filepath"
 
-	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/episode/view"
 	"github.com/edged-robotics/edged/score"
 )
 
 // storedAnnotations are the annotations edged annotate stored in the
-// episode (EPISODE/annotations/), each scored by view.ScoreAnnotation as
+// episode (read from o.Store) (EPISODE/annotations/), each scored by view.ScoreAnnotation as
 // inspect and the fleet view score it, shown like the --annotation
 // files: named by its file, with its model, prompt version, mode,
 // camera and cost. One that cannot be read or scored is shown with why.
 func storedAnnotations(e *episode.Episode, o Options) ([]*Annotation, []string) {
-	store := blob.Dir{Root: filepath.Dir(e.Dir)}
-	scored, err := view.StoredAnnotations(store, e, score.Options{Encoder: o.Encoder, Judge: o.Judge})
+	scored, err := view.StoredAnnotations(o.Store, e, score.Options{Encoder: o.Encoder, Judge: o.Judge})
 	if err != nil {
 		return nil, []string{"stored annotations not read: " + err.Error()}
 	}

@@ -27,7 +27,7 @@ func TestStoredAnnotationsAreRows(t *testing.T) {
 	must(t, episode.PutAnnotation(b, f.id, goodName, good))
 	must(t, episode.PutAnnotation(b, f.id, episode.AnnotationName(bad.Model, bad.Prompt, bad.Mode, ""), bad))
 
-	html, s := render(t, f.id, Options{StoreDir: f.store})
+	html, s := render(t, f.id, Options{Store: b})
 	if s.Annotations != 2 {
 		t.Errorf("%d annotations in the summary, want the 2 stored", s.Annotations)
 	}

@@ -2,7 +2,6 @@ package uplink_test
 
 import (
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -91,7 +90,7 @@ func published(t *testing.T, u *testUplink) {
 func checkRepaired(t *testing.T, u *testUplink, up *uploadedRecorder, out, id string) {
 	t.Helper()
 	waitAcknowledged(t, u, up, id)
-	checkStored(t, out, id)
+	checkStored(t, blob.Dir{Root: episode.StoreDir(out)}, id)
 }
 
 func waitAcknowledged(t *testing.T, u *testUplink, up *uploadedRecorder, id string) {
@@ -103,10 +102,11 @@ func waitAcknowledged(t *testing.T, u *testUplink, up *uploadedRecorder, id stri
 	})
 }
 
-// checkStored: complete in the store out with each file once.
-func checkStored(t *testing.T, out, id string) {
+// checkStored: complete in the store (episodes/) with each file once,
+// read where it is (episode.LoadBlobs).
+func checkStored(t *testing.T, store blob.Blobs, id string) {
 	t.Helper()
-	e, err := episode.Load(episode.StoreDir(out), id)
+	e, err := episode.LoadBlobs(store, id)
 	mustNil(t, err)
 	if !e.Manifest.Complete || len(e.Segments) != 3 || e.Lack != nil {
 		t.Fatalf("at the sink: complete %v, %d segments, lacks %+v", e.Manifest.Complete, len(e.Segments), e.Lack)
@@ -118,14 +118,12 @@ func checkStored(t *testing.T, out, id string) {
 		}
 		seen[s.Index] = true
 	}
+	l, err := store.List(id + "/") // the store's own lock files (dot names) are not listed
+	mustNil(t, err)
 	var files []string
-	mustNil(t, filepath.WalkDir(e.Dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && !strings.HasPrefix(d.Name(), ".") { // the store's own lock files
-			rel, _ := filepath.Rel(e.Dir, p)
-			files = append(files, rel)
-		}
-		return err
-	}))
+	for _, f := range l {
+		files = append(files, strings.TrimPrefix(f.Name, id+"/"))
+	}
 	slices.Sort(files)
 	want := []string{"labels/camera_color/label-0000.jpg", "labels/camera_color/label-0000.json",
 		"labels/camera_color/label-0001.jpg", "labels/camera_color/label-0001.json",
@@ -241,23 +239,19 @@ func TestRepairAfterSinkLostEverything(t *testing.T) {
 func TestRepairWithSinkGroup(t *testing.T) {
 	t.Run("directory", func(t *testing.T) {
 		out := t.TempDir()
-		testRepairWithSinkGroup(t, out, nil, func() string { return out })
+		testRepairWithSinkGroup(t, out, nil, blob.Dir{Root: filepath.Join(out, episode.EpisodesDir)})
 	})
 	t.Run("s3", func(t *testing.T) {
 		srv := s3test.Start(t)
 		st, err := s3.Open(context.Background(), srv.URL("fleet"), s3.Options{Getenv: srv.Getenv})
 		mustNil(t, err)
-		testRepairWithSinkGroup(t, srv.URL("fleet"), st, func() string {
-			local := t.TempDir()
-			mustNil(t, episode.Mirror(st, "", local))
-			return local
-		})
+		testRepairWithSinkGroup(t, srv.URL("fleet"), st, blob.Sub(st, episode.EpisodesDir))
 	})
 }
 
 // testRepairWithSinkGroup runs two sinks of a group on out (store, when
-// set, is its object store); local returns a directory holding it.
-func testRepairWithSinkGroup(t *testing.T, out string, store blob.Blobs, local func() string) {
+// set, is its object store); stored is its episodes/ to read.
+func testRepairWithSinkGroup(t *testing.T, out string, store, stored blob.Blobs) {
 	b := brokertest.Start(t, brokertest.Options{})
 	u, up := repairRobot(t, b.URL, mqttconn.Auth{})
 	ep := repairEpisode{t, u, epID("group")}
@@ -271,7 +265,7 @@ func testRepairWithSinkGroup(t *testing.T, out string, store blob.Blobs, local f
 	}
 	ep.ship(2, 3, 4)
 	waitAcknowledged(t, u, up, ep.id)
-	checkStored(t, local(), ep.id)
+	checkStored(t, stored, ep.id)
 	var asked uint64
 	for _, s := range sinks {
 		asked += s.sink.Stats().RepairRequests

@@ -2,14 +2,9 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"strconv"
-	"time"
 
 	"github.com/edged-robotics/edged/config"
-	"github.com/edged-robotics/edged/ros"
-	"github.com/edged-robotics/edged/ros/msg"
-	"github.com/edged-robotics/edged/ros2/cdr"
+	"github.com/edged-robotics/edged/rostool"
 	"github.com/spf13/cobra"
 )
 
@@ -38,47 +33,27 @@ func newEchoCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := signalContext(cmd.Context())
 			defer cancel()
-			p := echoPrinter{w: cmd.OutOrStdout(), json: asJSON, allBytes: allBytes, defs: map[*ros.PublisherInfo]echoDef{}}
+			e := rostool.Echo{Topic: args[0], Count: count, MaxMessageBytes: int(maxMessage), Notes: cmd.ErrOrStderr(),
+				Discovery: rf.ros2.discovery, Printer: &rostool.Printer{W: cmd.OutOrStdout(), JSON: asJSON, AllBytes: allBytes}}
 			if rf.ros2.enabled {
-				return echoROS2(ctx, cmd, &rf, &p, args[0], count, int(maxMessage))
+				reg, err := rf.ros2.registry()
+				if err != nil {
+					return err
+				}
+				e.Printer.ROS2Types = reg
+				p, err := rf.ros2.participant(&rf)
+				if err != nil {
+					return err
+				}
+				defer p.Close()
+				return e.ROS2(ctx, p)
 			}
 			n, err := rf.node(ctx)
 			if err != nil {
 				return err
 			}
 			defer n.Close()
-			if err := checkMaster(ctx, n); err != nil {
-				return err
-			}
-			max := int(maxMessage)
-			sub, err := n.Subscribe(ctx, ros.SubscribeOptions{Topic: args[0], QueueSize: 64, MaxMessageBytes: max, QueueBytes: 2 * max})
-			if err != nil {
-				return err
-			}
-			defer sub.Close()
-			notePublishers(ctx, n, sub.Topic(), cmd.ErrOrStderr())
-			errs := time.NewTicker(time.Second)
-			defer errs.Stop()
-			var seenErrors uint64
-			for printed := 0; count <= 0 || printed < count; {
-				select {
-				case <-ctx.Done():
-					return nil
-				case <-errs.C:
-					if e := sub.Stats().Errors; e > seenErrors {
-						fmt.Fprintf(cmd.ErrOrStderr(), "# %s: %d connection errors so far (a message over --max-message %s closes the connection; see -v)\n", sub.Topic(), e, maxMessage.String())
-						seenErrors = e
-					}
-				case m := <-sub.Messages():
-					err := p.print(m)
-					m.Release()
-					if err != nil {
-						return err
-					}
-					printed++
-				}
-			}
-			return nil
+			return e.ROS1(ctx, n)
 		},
 	}
 	rf.add(cmd, "echo")
@@ -87,87 +62,6 @@ func newEchoCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&allBytes, "bytes", false, "print every byte array's values, however long")
 	cmd.Flags().Var(&maxMessage, "max-message", "largest message accepted (e.g. 256MiB)")
 	return cmd
-}
-
-// echoPrinter decodes messages with their publisher's definition, parsed
-// once per connection.
-type echoPrinter struct {
-	w         io.Writer
-	ros2Types *cdr.Registry // nil: the bundled ROS 2 definitions
-	json      bool
-	allBytes  bool
-	defs      map[*ros.PublisherInfo]echoDef
-	buf       []byte
-}
-
-// echoDef decodes one publisher's messages: ROS1 from the definition it
-// sent, ROS 2 (CDR) from the bundled definitions or --msg-dir.
-type echoDef struct {
-	Type   string
-	decode func([]byte) (*msg.Value, error)
-}
-
-func (p *echoPrinter) definition(pub *ros.PublisherInfo) (echoDef, error) {
-	if pub.Encoding == ros.EncodingCDR {
-		reg := p.ros2Types
-		if reg == nil {
-			reg = cdr.Bundled()
-		}
-		d, err := reg.Parse(pub.Type, pub.MessageDefinition)
-		if err != nil {
-			return echoDef{}, fmt.Errorf("no definition of the ROS 2 type %s (give its .msg files with --msg-dir DIR laid out pkg/msg/Name.msg): %w", pub.Type, err)
-		}
-		return echoDef{Type: pub.Type, decode: d.Decode}, nil
-	}
-	d, err := msg.Parse(pub.Type, pub.MessageDefinition)
-	if err != nil {
-		return echoDef{}, fmt.Errorf("publisher %s sent a definition of %s that does not parse: %w", pub.CallerID, pub.Type, err)
-	}
-	return echoDef{Type: d.Type, decode: d.Decode}, nil
-}
-
-func (p *echoPrinter) print(m *ros.Message) error {
-	def, ok := p.defs[m.Publisher]
-	if !ok {
-		d, err := p.definition(m.Publisher)
-		if err != nil {
-			return fmt.Errorf("%s: %w", m.Topic, err)
-		}
-		p.defs[m.Publisher], def = d, d
-	}
-	v, err := def.decode(m.Data)
-	if err != nil {
-		_, werr := fmt.Fprintf(p.w, "# %s: message of %d bytes does not decode as %s: %v\n", m.Topic, len(m.Data), def.Type, err)
-		return werr
-	}
-	b := p.buf[:0]
-	if p.json {
-		b = append(b, `{"topic":`...)
-		b = strconv.AppendQuote(b, m.Topic)
-		b = append(b, `,"type":`...)
-		b = strconv.AppendQuote(b, def.Type)
-		b = append(b, `,"publisher":`...)
-		b = strconv.AppendQuote(b, m.Publisher.CallerID)
-		b = append(b, `,"received":`...)
-		b = strconv.AppendQuote(b, m.Received.UTC().Format(time.RFC3339Nano))
-		b = append(b, `,"msg":`...)
-		b = p.appendValue(b, v)
-		b = append(b, "}\n"...)
-	} else {
-		b = fmt.Appendf(b, "--- %s %s from %s at %s\n", m.Topic, def.Type, m.Publisher.CallerID, m.Received.Format("15:04:05.000"))
-		b = p.appendValue(b, v)
-		b = append(b, '\n')
-	}
-	p.buf = b
-	_, err = p.w.Write(b)
-	return err
-}
-
-func (p *echoPrinter) appendValue(b []byte, v *msg.Value) []byte {
-	if p.allBytes {
-		return v.AppendJSONBytes(b)
-	}
-	return v.AppendJSON(b)
 }
 
 // sizeFlag is a byte size flag in the config's units (64MiB, 1GiB).

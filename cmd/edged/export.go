@@ -1,13 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
-	"github.com/edged-robotics/edged/blob/s3"
+	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/dataset"
 	"github.com/edged-robotics/edged/episode"
@@ -32,32 +31,15 @@ func newExportCmd() *cobra.Command {
 			"and first_frame.jpg). docs/rtl.md has the vista and etp schemas with samples.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := exportLoad(cmd.Context(), dir, args[0], format)
+			store, id, err := remote.OpenEpisode(cmd.Context(), dir, args[0])
 			if err != nil {
 				return err
 			}
-			if format == "etp" {
-				if outFile == "" || outFile == "-" {
-					return fmt.Errorf("export: --format etp writes a directory (etp.json, first_frame.jpg): give it with -o DIR")
-				}
-				_, err := dataset.WriteETP(outFile, e)
+			e, err := episode.LoadBlobs(store, id)
+			if err != nil {
 				return err
 			}
-			w := cmd.OutOrStdout()
-			if outFile != "" && outFile != "-" {
-				f, err := os.Create(outFile)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				w = f
-			}
-			if format == "vista" {
-				err = writeIndented(w, dataset.NewVista(e))
-			} else {
-				err = view.Export(w, e, format, rate)
-			}
-			if err != nil {
+			if err := writeExport(e, blob.Sub(store, e.Manifest.ID), format, rate, outFile, cmd.OutOrStdout()); err != nil {
 				return err
 			}
 			for _, p := range e.Problems {
@@ -67,33 +49,43 @@ func newExportCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", view.FormatWGO, "wgo, steps, foxglove, vista or etp")
-	cmd.Flags().StringVar(&dir, "dir", config.DefaultDataDir, "data_dir or episode store directory")
+	cmd.Flags().StringVar(&dir, "dir", config.DefaultDataDir, "data_dir or episode store directory, or an s3:// URL of either")
 	cmd.Flags().Float64Var(&rate, "rate", 10, "steps per second for --format steps")
 	cmd.Flags().StringVarP(&outFile, "output", "o", "", "write to this file instead of stdout (etp: this directory)")
 	return cmd
+}
+
+// writeExport writes episode e (its files in files) in format to
+// outFile: a directory for etp, else a file, "" or "-" for stdout.
+func writeExport(e *episode.Episode, files blob.Blobs, format string, rate float64, outFile string, stdout io.Writer) error {
+	if format == "etp" {
+		if outFile == "" || outFile == "-" {
+			return fmt.Errorf("export: --format etp writes a directory (etp.json, first_frame.jpg): give it with -o DIR")
+		}
+		_, err := dataset.WriteETP(outFile, e, files)
+		return err
+	}
+	w := stdout
+	if outFile != "" && outFile != "-" {
+		f, err := os.Create(outFile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	if format != "vista" {
+		return view.Export(w, e, format, rate)
+	}
+	v, err := dataset.NewVista(e, files)
+	if err != nil {
+		return err
+	}
+	return writeIndented(w, v)
 }
 
 func writeIndented(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-// exportLoad loads episode ref of store dir for export. A store in an
-// object store is read where it is (episode.LoadBlobs) for the formats
-// of the records alone; vista and etp, which read the episode's files
-// (labeling sheets, a first frame), read it through a local mirror.
-func exportLoad(ctx context.Context, dir, ref, format string) (*episode.Episode, error) {
-	if s3.IsURL(dir) && format != "vista" && format != "etp" {
-		store, _, err := remote.Open(ctx, dir)
-		if err != nil {
-			return nil, err
-		}
-		return episode.LoadBlobs(store, ref)
-	}
-	d, err := remote.ReadableEpisode(ctx, dir, ref)
-	if err != nil {
-		return nil, err
-	}
-	return episode.Load(episode.StoreDir(d), ref)
 }

@@ -1,14 +1,8 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 
-	"github.com/edged-robotics/edged/blob"
-	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/episode/remote"
@@ -44,13 +38,17 @@ func newInspectCmd() *cobra.Command {
 			"Lists are [] when empty, never null.",
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			list, load, err := inspectReads(cmd.Context(), cfgFile, args)
+			dataDir, err := dataDirOf("", cfgFile)
+			if err != nil {
+				return err
+			}
+			reads, err := remote.Named(cmd.Context(), dataDir, args)
 			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
-			if load == nil {
-				ms, err := list()
+			if reads.Load == nil {
+				ms, err := reads.List()
 				if err != nil {
 					return err
 				}
@@ -62,7 +60,7 @@ func newInspectCmd() *cobra.Command {
 				}
 				return view.WriteList(out, ms)
 			}
-			e, store, err := load()
+			e, store, err := reads.Load()
 			if err != nil {
 				return err
 			}
@@ -73,9 +71,9 @@ func newInspectCmd() *cobra.Command {
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				ie := newInspectEpisode(e)
-				ie.Annotations = anns
-				return enc.Encode(ie)
+				ej := view.NewEpisodeJSON(e)
+				ej.Annotations = anns
+				return enc.Encode(ej)
 			}
 			if err := view.WriteTimeline(out, e); err != nil {
 				return err
@@ -86,112 +84,4 @@ func newInspectCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
 	cmd.Flags().StringVar(&cfgFile, "config", "", "take the data_dir from this config file")
 	return cmd
-}
-
-// inspectEpisode is the JSON of `edged inspect --json EPISODE`. episode.Episode
-// has no JSON tags (it is an in-memory type; its Manifest is the on-disk
-// format and is not changed here), so it would print Go field names
-// (Manifest, Dir) beside the manifest's snake_case. Every field of
-// episode.Episode must appear here (a test checks it).
-type inspectEpisode struct {
-	Manifest    episode.Manifest     `json:"manifest"`
-	Dir         string               `json:"dir"`
-	Segments    []episode.Segment    `json:"segments"`
-	Transitions []episode.Transition `json:"transitions"`
-	Problems    []string             `json:"problems"`
-	Cost        episode.Cost         `json:"cost"`
-	// Lack: what a receiver lacks of an episode its end closed (omitted
-	// elsewhere).
-	Lack *episode.Lack `json:"lack,omitempty"`
-	// Annotations: the episode's stored annotations, scored (omitted
-	// when none).
-	Annotations []view.AnnotationScore `json:"annotations,omitempty"`
-}
-
-func newInspectEpisode(e *episode.Episode) inspectEpisode {
-	return inspectEpisode{Manifest: e.Manifest, Dir: e.Dir, Segments: nonNil(e.Segments),
-		Transitions: nonNil(e.Transitions), Problems: nonNil(e.Problems), Cost: e.Cost, Lack: e.Lack}
-}
-
-// nonNil makes an empty list print as [] rather than null.
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
-// inspectReads are the reads inspect makes of its arguments: the
-// store's list, or one episode (load not nil). A store in an object
-// store (an s3:// URL: a data_dir, its episodes/ or one episode) is
-// read where it is (episode.ListBlobs, LoadBlobs), never copied.
-func inspectReads(ctx context.Context, cfgFile string, args []string) (list func() ([]episode.Manifest, error), load func() (*episode.Episode, blob.Blobs, error), err error) {
-	urls := 0
-	for _, a := range args {
-		if s3.IsURL(a) {
-			urls++
-		}
-	}
-	if urls == 0 {
-		dir, ref, err := inspectArgs(cfgFile, args)
-		if err != nil {
-			return nil, nil, err
-		}
-		if ref == "" {
-			return func() ([]episode.Manifest, error) { return episode.List(dir) }, nil, nil
-		}
-		return nil, func() (*episode.Episode, blob.Blobs, error) {
-			e, err := episode.Load(dir, ref)
-			if err != nil {
-				return nil, nil, err
-			}
-			return e, blob.Dir{Root: filepath.Dir(e.Dir)}, nil // e.Dir's store, whatever ref named
-		}, nil
-	}
-	named := args[len(args)-1] // EPISODE's URL, else DIR's
-	if len(args) == 2 && !s3.IsURL(named) {
-		named = args[0]
-	}
-	store, id, err := remote.Open(ctx, named)
-	if err != nil {
-		return nil, nil, err
-	}
-	switch {
-	case len(args) == 2 && named == args[0]: // s3://DIR EPISODE
-		id = args[1]
-	case len(args) == 2 && id == "":
-		return nil, nil, fmt.Errorf("%s holds no episode (give an episode's URL or an id)", named)
-	case id == "":
-		return func() ([]episode.Manifest, error) { return episode.ListBlobs(store) }, nil, nil
-	}
-	return nil, func() (*episode.Episode, blob.Blobs, error) {
-		e, err := episode.LoadBlobs(store, id)
-		return e, store, err
-	}, nil
-}
-
-// inspectArgs sorts out [DIR] [EPISODE]: a single argument is an episode
-// directory, a store directory, or an episode id in the default store.
-func inspectArgs(cfgFile string, args []string) (dir, ref string, err error) {
-	dir = config.DefaultDataDir
-	if cfgFile != "" {
-		c, err := config.Load(cfgFile)
-		if err != nil {
-			return "", "", err
-		}
-		dir = c.DataDir
-	}
-	switch len(args) {
-	case 2:
-		return episode.StoreDir(args[0]), args[1], nil
-	case 1:
-		if _, err := os.Stat(filepath.Join(args[0], "manifest.json")); err == nil {
-			return "", args[0], nil
-		}
-		if st, err := os.Stat(args[0]); err == nil && st.IsDir() {
-			return episode.StoreDir(args[0]), "", nil
-		}
-		return episode.StoreDir(dir), args[0], nil
-	}
-	return episode.StoreDir(dir), "", nil
 }

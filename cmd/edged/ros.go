@@ -2,15 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/edged-robotics/edged/ros"
+	"github.com/edged-robotics/edged/rostool"
 	"github.com/spf13/cobra"
 )
 
@@ -40,18 +38,11 @@ func (f *rosFlags) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 }
 
-// anonymousName is a node name no other process uses: the tool, the pid
-// and the start time in milliseconds, as rostopic and rosnode name
-// theirs, so two sessions never evict each other.
-func anonymousName(tool string) string {
-	return fmt.Sprintf("edged_%s_%d_%d", tool, os.Getpid(), time.Now().UnixMilli())
-}
-
 func (f *rosFlags) node(ctx context.Context) (*ros.Node, error) {
 	log := f.logger()
 	name := f.name
 	if name == "" {
-		name = anonymousName(f.tool)
+		name = rostool.AnonymousName(f.tool)
 	}
 	cfg := rosArgs.Apply(ros.Config{NodeName: name, Logger: log})
 	if f.master != "" {
@@ -63,25 +54,4 @@ func (f *rosFlags) node(ctx context.Context) (*ros.Node, error) {
 // signalContext is cancelled by SIGINT or SIGTERM.
 func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-}
-
-// checkMaster fails with what to do when the master does not answer:
-// a tool that waits silently on a dead master looks like an idle topic.
-func checkMaster(ctx context.Context, n *ros.Node) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if _, err := n.Master().GetPid(ctx); err != nil {
-		return fmt.Errorf("the ROS master at %s does not answer (is rosmaster running? check ROS_MASTER_URI or --master): %w", n.Master().URI(), err)
-	}
-	return nil
-}
-
-// notePublishers writes a note to w when nobody publishes topic yet.
-func notePublishers(ctx context.Context, n *ros.Node, topic string, w io.Writer) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	st, err := n.Master().GetSystemState(ctx)
-	if err == nil && len(st.Publishers[topic]) == 0 {
-		fmt.Fprintf(w, "# no node publishes %s yet; waiting for one (Ctrl-C to stop)\n", topic)
-	}
 }

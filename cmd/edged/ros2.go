@@ -1,11 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/edged-robotics/edged/ros2/cdr"
@@ -62,92 +59,4 @@ func (f *rosFlags2) registry() (*cdr.Registry, error) {
 		return nil, fmt.Errorf("--msg-dir: %w", err)
 	}
 	return reg, nil
-}
-
-// topicsROS2 lists the ROS 2 topics that have publishers on the domain,
-// as the DCPSPublication built-in topic reports them after --discovery.
-func topicsROS2(ctx context.Context, cmd *cobra.Command, rf *rosFlags) error {
-	p, err := rf.ros2.participant(rf)
-	if err != nil {
-		return err
-	}
-	defer p.Close()
-	ctx, cancel := context.WithTimeout(ctx, rf.ros2.discovery)
-	defer cancel()
-	<-ctx.Done() // discovery takes the whole window: publishers keep appearing
-	pubs := p.Publications()
-	w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "TOPIC\tTYPE\tPUBLISHERS\tQOS\tNODES")
-	for _, t := range dds.Topics(pubs) {
-		qos := ""
-		for _, pub := range pubs {
-			if pub.Topic == t.Name {
-				qos = pub.QoS.String()
-				break
-			}
-		}
-		nodes := strings.Join(t.Nodes, ",") // from ros_discovery_info; plain DDS writers have none
-		if nodes == "" {
-			nodes = "-"
-		}
-		for _, typ := range t.Types {
-			fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\n", t.Name, typ, t.Publishers, qos, nodes)
-		}
-	}
-	return w.Flush()
-}
-
-// echoROS2 prints a ROS 2 topic's messages until count or ctx ends.
-func echoROS2(ctx context.Context, cmd *cobra.Command, rf *rosFlags, pr *echoPrinter, topic string, count, maxMessage int) error {
-	reg, err := rf.ros2.registry()
-	if err != nil {
-		return err
-	}
-	pr.ros2Types = reg
-	p, err := rf.ros2.participant(rf)
-	if err != nil {
-		return err
-	}
-	defer p.Close()
-	sub, err := p.Subscribe(ctx, dds.SubscribeOptions{Topic: topic, QueueSize: 64, MaxMessageBytes: maxMessage, QueueBytes: 2 * maxMessage})
-	if err != nil {
-		return err
-	}
-	defer sub.Close()
-	noteROS2Publishers(ctx, cmd, rf, p, sub.Topic())
-	for printed := 0; count <= 0 || printed < count; {
-		select {
-		case <-ctx.Done():
-			return nil
-		case m, ok := <-sub.Messages():
-			if !ok {
-				return nil
-			}
-			err := pr.print(m)
-			m.Release()
-			if err != nil {
-				return err
-			}
-			printed++
-		}
-	}
-	return nil
-}
-
-// noteROS2Publishers writes a note when nobody publishes topic within
-// the discovery window.
-func noteROS2Publishers(ctx context.Context, cmd *cobra.Command, rf *rosFlags, p *dds.Participant, topic string) {
-	ctx, cancel := context.WithTimeout(ctx, rf.ros2.discovery)
-	defer cancel()
-	_, err := p.WaitPublications(ctx, func(pubs []dds.Publication) bool {
-		for _, pub := range pubs {
-			if pub.Topic == topic {
-				return true
-			}
-		}
-		return false
-	})
-	if err != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "# no ROS 2 node publishes %s on domain %d yet; waiting for one (Ctrl-C to stop)\n", topic, rf.ros2.domain)
-	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -53,18 +54,8 @@ func newRunCmd() *cobra.Command {
 			defer closeLog()
 			rosLog := rosout.New(logHandler, level)
 			log := slog.New(rosLog)
-			reload := make(chan struct{}, 1)
-			hup := make(chan os.Signal, 1)
-			signal.Notify(hup, syscall.SIGHUP)
-			defer signal.Stop(hup)
-			go func() { // forwards SIGHUP; ends with the process
-				for range hup {
-					select {
-					case reload <- struct{}{}:
-					default: // a reload is already pending
-					}
-				}
-			}()
+			reload, stopReload := reloadOnHUP()
+			defer stopReload()
 			d, err := daemon.New(cfg, daemon.Options{Logger: log, Version: version, Reload: reload,
 				LoadConfig: func() (*config.Config, error) { return config.Load(cfgPath) },
 				ROSArgs:    rosArgs, Rosout: rosLog, LogLevel: level})
@@ -73,18 +64,47 @@ func newRunCmd() *cobra.Command {
 			}
 			ctx, cancel := signalContext(cmd.Context())
 			defer cancel()
-			go func() { // a stop that hangs still ends, before systemd's TimeoutStopSec
-				<-ctx.Done()
-				time.Sleep(stopDeadline)
-				log.Error("edged: shutdown took longer than its deadline; exiting", "deadline", stopDeadline)
-				os.Exit(2)
-			}()
+			go exitIfStopHangs(ctx, log)
 			return d.Run(ctx)
 		},
 	}
 	cmd.Flags().StringVarP(&cfgPath, "config", "c", "/etc/edged/edged.yaml", "config file")
 	cmd.Flags().BoolVar(&debug, "debug", false, "debug logging")
 	return cmd
+}
+
+// reloadOnHUP forwards SIGHUP to reload (a reload already pending
+// absorbs another) until stop, which waits for the forwarding goroutine.
+func reloadOnHUP() (reload chan struct{}, stop func()) {
+	reload = make(chan struct{}, 1)
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-quit:
+				return
+			case <-hup:
+				select {
+				case reload <- struct{}{}:
+				default: // a reload is already pending
+				}
+			}
+		}
+	}()
+	return reload, func() { signal.Stop(hup); close(quit); <-done }
+}
+
+// exitIfStopHangs ends the process (status 2) when a stop begun by ctx
+// takes longer than stopDeadline, before systemd's TimeoutStopSec. It
+// lives as long as the process: a stop that finishes returns from main.
+func exitIfStopHangs(ctx context.Context, log *slog.Logger) {
+	<-ctx.Done()
+	time.Sleep(stopDeadline)
+	log.Error("edged: shutdown took longer than its deadline; exiting", "deadline", stopDeadline)
+	os.Exit(2)
 }
 
 // runLogHandler is the terminal's handler, also appending to the file

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,14 +17,12 @@ import (
 	"github.com/edged-robotics/edged/internal/s3test"
 )
 
-// TestReadersOnAnObjectStore: inspect, export and report read a store
-// in a real S3 server, and fetch only what they read. inspect, score,
-// check, and export of the records' formats, read the store where it is
-// (episode.ListBlobs, LoadBlobs): they copy nothing to disk (they used
-// to mirror every episode's records, and the sheets of the episode
-// read), nor do score of two episodes' URLs and check of a store, an
-// episode's URL and an id in a store (which read no s3:// before). report, which reads the sheets, still mirrors the one episode
-// it reads; the others' sheets stay in the store.
+// TestReadersOnAnObjectStore: inspect, export, score, check and report
+// read a store in a real S3 server where it is (episode.ListBlobs,
+// LoadBlobs, and the episode's files through blob.Blobs): they copy
+// nothing to disk and make no cache directory (report and export
+// --format vista/etp, which read the sheets, used to mirror the
+// episode they read under the user's cache directory).
 func TestReadersOnAnObjectStore(t *testing.T) {
 	srv := s3test.Start(t)
 	ids := uploadEpisodes(t, srv, "fleet", 2)
@@ -80,11 +79,23 @@ func TestReadersOnAnObjectStore(t *testing.T) {
 	}
 	report := filepath.Join(t.TempDir(), "report.html")
 	run("report", "--dir", store, "--out", report, ids[1])
-	if fi, err := os.Stat(report); err != nil || fi.Size() == 0 {
+	if b, err := os.ReadFile(report); err != nil || !strings.Contains(string(b), ids[1]) {
 		t.Errorf("report of %s from %s: %v", ids[1], store, err)
 	}
-	if got := mirroredSheets(t, cache); len(got) != 1 || !strings.Contains(got[0], ids[1]) {
-		t.Errorf("after the report of %s the mirror holds the sheets %v; want its own only", ids[1], got)
+	run("report", "--out", report, store+"/episodes/"+ids[0])
+	if b, err := os.ReadFile(report); err != nil || !strings.Contains(string(b), ids[0]) {
+		t.Errorf("report of %s's URL: %v", ids[0], err)
+	}
+	if out := run("export", "--dir", store, "--format", "vista", ids[1]); !strings.Contains(out, `"description": "We reach."`) {
+		t.Errorf("vista export of %s from %s:\n%s", ids[1], store, out)
+	}
+	etp := t.TempDir()
+	run("export", "--dir", store, "--format", "etp", "-o", etp, ids[0])
+	if b, err := os.ReadFile(filepath.Join(etp, "etp.json")); err != nil || !strings.Contains(string(b), ids[0]) {
+		t.Errorf("etp export of %s from %s: %v\n%s", ids[0], store, err, b)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "edged")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the readers made a cache directory (%v): %v", err, cached(t, cache))
 	}
 }
 
@@ -131,18 +142,6 @@ func uploadEpisodes(t *testing.T, srv *s3test.Server, prefix string, n int) []st
 		return err
 	}))
 	return ids
-}
-
-// mirroredSheets lists the contact sheets under the readers' cache.
-func mirroredSheets(t *testing.T, cache string) []string {
-	t.Helper()
-	var out []string
-	for _, p := range cached(t, cache) {
-		if strings.HasSuffix(p, ".jpg") {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // cached lists the files under cache (a mirror's).

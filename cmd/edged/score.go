@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/episode"
@@ -53,12 +52,8 @@ func newScoreCmd() *cobra.Command {
 			}
 			opts := score.Options{Rate: rate, Judge: score.LexicalJudge{MinOverlap: overlap}}
 			if verdicts != "" {
-				b, err := os.ReadFile(verdicts)
-				if err != nil {
-					return err
-				}
-				if opts.Judge, err = score.ParseVerdicts(b); err != nil {
-					return err
+				if opts.Judge, err = view.ReadVerdicts(verdicts); err != nil {
+					return fmt.Errorf("--verdicts: %w", err)
 				}
 			}
 			out := cmd.OutOrStdout()
@@ -96,12 +91,9 @@ func scoreInput(ctx context.Context, p string) (score.Segmentation, error) {
 	if !s3.IsURL(p) {
 		return view.ReadSegmentation(p)
 	}
-	store, id, err := remote.Open(ctx, p)
+	store, id, err := remote.OpenEpisode(ctx, "", p)
 	if err != nil {
 		return score.Segmentation{}, err
-	}
-	if id == "" {
-		return score.Segmentation{}, fmt.Errorf("%s is not an episode (give an episode's URL: .../episodes/ID)", p)
 	}
 	e, err := episode.LoadBlobs(store, id)
 	if err != nil {

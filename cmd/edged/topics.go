@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"sort"
-	"text/tabwriter"
 	"time"
 
+	"github.com/edged-robotics/edged/rostool"
 	"github.com/spf13/cobra"
 )
 
@@ -23,7 +21,12 @@ func newTopicsCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if rf.ros2.enabled {
-				return topicsROS2(cmd.Context(), cmd, &rf)
+				p, err := rf.ros2.participant(&rf)
+				if err != nil {
+					return err
+				}
+				defer p.Close()
+				return rostool.TopicsROS2(cmd.Context(), p, cmd.OutOrStdout(), rf.ros2.discovery)
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
 			defer cancel()
@@ -32,24 +35,7 @@ func newTopicsCmd() *cobra.Command {
 				return err
 			}
 			defer n.Close()
-			st, err := n.Master().GetSystemState(ctx)
-			if err != nil {
-				return fmt.Errorf("ask the master at %s for its topics (is rosmaster running? check ROS_MASTER_URI): %w", n.Master().URI(), err)
-			}
-			types, err := n.Master().GetTopicTypes(ctx)
-			if err != nil {
-				return fmt.Errorf("get topic types: %w", err)
-			}
-			sort.Slice(types, func(i, j int) bool { return types[i].Name < types[j].Name })
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "TOPIC\tTYPE\tPUBLISHERS\tSUBSCRIBERS")
-			for _, t := range types {
-				if !all && len(st.Publishers[t.Name]) == 0 {
-					continue // the master keeps types of topics nobody publishes any more
-				}
-				fmt.Fprintf(w, "%s\t%s\t%d\t%d\n", t.Name, t.Type, len(st.Publishers[t.Name]), len(st.Subscribers[t.Name]))
-			}
-			return w.Flush()
+			return rostool.TopicsROS1(ctx, n, cmd.OutOrStdout(), all)
 		},
 	}
 	rf.add(cmd, "topics")

@@ -2,94 +2,107 @@ package remote
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/blob/s3"
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/s3test"
 )
 
-// TestReadable: a local path is read where it is; a store URL through
-// its mirror in the user's cache directory, which holds, for one
-// episode read from a store, every episode's records and that episode
-// whole, and the other episodes' sheets not at all.
-func TestReadable(t *testing.T) {
+// TestOpenEpisode: an episode is named where it is, in a directory or
+// an object store, and read there by episode.LoadBlobs.
+func TestOpenEpisode(t *testing.T) {
 	srv := s3test.Start(t)
 	srv.SetEnv(t)
-	cache := t.TempDir()
-	t.Setenv("XDG_CACHE_HOME", cache)
-	s, err := s3.Open(context.Background(), srv.URL("fleet"), s3.Options{Getenv: srv.Getenv})
+	ctx := context.Background()
+	s, err := s3.Open(ctx, srv.URL("fleet"), s3.Options{Getenv: srv.Getenv})
 	if err != nil {
 		t.Fatal(err)
 	}
+	data := t.TempDir()
+	local := blob.Dir{Root: data}
+	manifest := []byte(`{"format":1,"robot":"arm-01","closed":true}`)
 	for _, ep := range []string{"arm-01-a", "arm-01-b"} {
-		for _, name := range []string{"manifest.json", "segments.rec", "sheets/cam/sheet-0001.jpg"} {
-			if _, err := s.Put("episodes/"+ep+"/"+name, []byte(ep+" "+name), blob.Cond{}); err != nil {
+		for _, st := range []blob.Blobs{s, local} {
+			if _, err := st.Put("episodes/"+ep+"/manifest.json", manifest, blob.Cond{}); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	ctx := context.Background()
-	mirror := filepath.Join(cache, "edged", "s3", filepath.FromSlash(strings.TrimPrefix(srv.URL("fleet"), "s3://")))
-	held := func(ep, name string) bool {
-		_, err := os.Stat(filepath.Join(mirror, "episodes", ep, filepath.FromSlash(name)))
-		return err == nil
-	}
+	epDir := filepath.Join(data, "episodes", "arm-01-b")
 	for _, tc := range []struct {
-		name     string
-		read     func() (string, error)
-		wantDir  string
-		sheetsOf []string // episodes whose sheets the mirror holds after
+		name, store, ref string
+		want, err        string // the episode read, or what the error says
 	}{
-		{"a local directory", func() (string, error) { return Readable(ctx, "some/dir") }, "some/dir", nil},
-		{"a local store", func() (string, error) { return ReadableEpisode(ctx, "some/dir", "x") }, "some/dir", nil},
-		{"a store to list", func() (string, error) { return ReadableEpisode(ctx, srv.URL("fleet"), "") }, mirror, nil},
-		{"one episode of a store", func() (string, error) { return ReadableEpisode(ctx, srv.URL("fleet"), "arm-01-a") }, mirror, []string{"arm-01-a"}},
-		{"one episode's URL", func() (string, error) { return Readable(ctx, srv.URL("fleet/episodes/arm-01-b")) },
-			filepath.Join(mirror, "episodes", "arm-01-b"), []string{"arm-01-a", "arm-01-b"}},
+		{"an episode directory", "", epDir, "arm-01-b", ""},
+		{"an id in a data_dir", data, "arm-01-a", "arm-01-a", ""},
+		{"a prefix in an episodes/ directory", filepath.Join(data, "episodes"), "arm-01-b", "arm-01-b", ""},
+		{"an id in a store URL", srv.URL("fleet"), "arm-01-a", "arm-01-a", ""},
+		{"an episode's URL", "", srv.URL("fleet/episodes/arm-01-b"), "arm-01-b", ""},
+		{"a store's URL as the episode", "", srv.URL("fleet"), "", "is not an episode"},
+		{"a missing directory", "", filepath.Join(data, "nope"), "", "no such file"},
+		{"a directory that is no episode", "", data, "", "not an episode directory"},
+		{"an unknown id", data, "arm-02", "", "no episode"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir, err := tc.read()
-			if err != nil || dir != tc.wantDir {
-				t.Fatalf("dir %q, %v; want %q", dir, err, tc.wantDir)
+			st, id, err := OpenEpisode(ctx, tc.store, tc.ref)
+			var e *episode.Episode
+			if err == nil {
+				e, err = episode.LoadBlobs(st, id)
 			}
-			if !strings.HasPrefix(tc.wantDir, mirror) {
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err %v, want %q", err, tc.err)
+				}
 				return
 			}
-			for _, ep := range []string{"arm-01-a", "arm-01-b"} {
-				if tc.name != "one episode's URL" && (!held(ep, "manifest.json") || !held(ep, "segments.rec")) {
-					t.Errorf("%s: the records of %s are not mirrored", tc.name, ep)
-				}
-				want := false
-				for _, s := range tc.sheetsOf {
-					want = want || s == ep
-				}
-				if got := held(ep, "sheets/cam/sheet-0001.jpg"); got != want {
-					t.Errorf("%s: sheets of %s mirrored %v, want %v", tc.name, ep, got, want)
-				}
+			if err != nil || e.Manifest.ID != tc.want {
+				t.Fatalf("read %v, %v; want %s", e, err, tc.want)
 			}
 		})
 	}
 }
 
-func TestWithin(t *testing.T) {
+// TestNamed: inspect's [DIR] [EPISODE] in directories: a store to list,
+// an episode directory, an id in a store or in the default data_dir.
+func TestNamed(t *testing.T) {
+	data := t.TempDir()
+	store := blob.Dir{Root: filepath.Join(data, episode.EpisodesDir)}
+	if _, err := store.Put("arm-01-a/"+episode.ManifestFile, []byte(`{"format":1,"robot":"arm-01"}`), blob.Cond{}); err != nil {
+		t.Fatal(err)
+	}
+	epDir := filepath.Join(store.Root, "arm-01-a")
 	for _, tc := range []struct {
-		path, rel string
-		ok        bool
+		name    string
+		dataDir string
+		args    []string
+		list    bool
 	}{
-		{"/m", ".", true},
-		{"/m/episodes/a", "episodes/a", true},
-		{"/m/../x", "../x", false},
-		{"/m2", "../m2", false},
-		{"/", "..", false},
-		{"/m/..a", "..a", true},
+		{"the default store", data, nil, true},
+		{"a store", "/nowhere", []string{data}, true},
+		{"an episode directory", "/nowhere", []string{epDir}, false},
+		{"an id in the default store", data, []string{"arm-01"}, false},
+		{"an id in a store", "/nowhere", []string{data, "arm-01-a"}, false},
 	} {
-		rel, ok := within("/m", tc.path)
-		if rel != tc.rel || ok != tc.ok {
-			t.Errorf("within(/m, %s) = %q, %v; want %q, %v", tc.path, rel, ok, tc.rel, tc.ok)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Named(context.Background(), tc.dataDir, tc.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.list {
+				ms, err := r.List()
+				if err != nil || len(ms) != 1 || r.Load != nil {
+					t.Fatalf("list %v, %v", ms, err)
+				}
+				return
+			}
+			e, _, err := r.Load()
+			if err != nil || e.Manifest.ID != "arm-01-a" || r.List != nil {
+				t.Fatalf("load %v, %v", e, err)
+			}
+		})
 	}
 }

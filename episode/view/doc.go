@@ -10,7 +10,9 @@
 //   - segmentation.go turns a recorded episode into a score.Segmentation
 //     (Segmentation) and reads an input of `edged score` and `edged
 //     report` (ReadSegmentation: an episode directory or an annotation
-//     file, parsed by score.ParseSegmentation);
+//     file, parsed by score.ParseSegmentation) and the verdicts file of
+//     an external judge (ReadVerdicts, parsed by score.ParseVerdicts),
+//     each read capped at score.MaxInputBytes;
 //   - annotation.go reads the annotations edged annotate stored in an
 //     episode and scores each against its FSM segments
 //     (StoredAnnotations, ReadAnnotation, ScoreAnnotation: the one way

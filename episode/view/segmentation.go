@@ -39,3 +39,18 @@ func ReadSegmentation(path string) (score.Segmentation, error) {
 	}
 	return s, nil
 }
+
+// ReadVerdicts reads an external judge's verdicts file (--verdicts of
+// edged score and edged report): at most score.MaxInputBytes of it,
+// parsed by score.ParseVerdicts.
+func ReadVerdicts(path string) (*score.Verdicts, error) {
+	b, err := fsutil.ReadFileCapped(path, score.MaxInputBytes)
+	if err != nil {
+		return nil, fmt.Errorf("verdicts: %w", err)
+	}
+	v, err := score.ParseVerdicts(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}

@@ -110,6 +110,40 @@ func TestReadSegmentation(t *testing.T) {
 	}
 }
 
+// TestReadVerdicts: a verdicts file is read capped (one larger than
+// score.MaxInputBytes is refused before it is read whole), and what is
+// wrong with one says which file.
+func TestReadVerdicts(t *testing.T) {
+	dir := t.TempDir()
+	good := `{"judge":"gpt","verdicts":[{"pred":"lift it","truth":"lift","agree":true}]}`
+	huge := strings.Repeat(" ", score.MaxInputBytes) + good
+	for _, tc := range []struct {
+		file, body, err string
+	}{
+		{"verdicts.json", good, ""},
+		{"huge.json", huge, "larger than"},
+		{"bad.json", `{"judge":`, "bad.json"},
+		{"missing.json", "", "no such file"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			p := filepath.Join(dir, tc.file)
+			if tc.body != "" {
+				must(t, os.WriteFile(p, []byte(tc.body), 0o644))
+			}
+			v, err := ReadVerdicts(p)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || !v.Agree("lift it", "lift") {
+				t.Fatalf("%v %v", v, err)
+			}
+		})
+	}
+}
+
 func TestSegmentation(t *testing.T) {
 	_, e := recorded(t)
 	sg := Segmentation(e)
