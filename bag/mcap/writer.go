@@ -118,7 +118,7 @@ func NewWriter(w io.Writer, o WriterOptions) (*Writer, error) {
 		return nil, err
 	}
 	wr := &Writer{opts: o, out: output{w: bufio.NewWriterSize(w, 64<<10)}}
-	if wr.comp, err = newCompressor(o.Compression); err != nil {
+	if wr.comp, err = newCompressor(o.Compression, o.ChunkSize); err != nil {
 		return nil, err
 	}
 	b, at := beginRecord(append([]byte(nil), Magic...), opHeader)
@@ -194,8 +194,8 @@ func (w *Writer) WriteMessage(channelID uint16, sequence uint32, logTime, publis
 		return fmt.Errorf("mcap: message on channel %d: channel not added (AddChannel first)", channelID)
 	}
 	ch := &w.channels[channelID-1]
-	if err := w.fits("message on channel "+topicOf(ch), len(data), w.opts.MaxMessageBytes); err != nil {
-		return err
+	if int64(len(data)) > w.opts.MaxMessageBytes {
+		return w.fits("message on channel "+topicOf(ch), len(data), w.opts.MaxMessageBytes)
 	}
 	size := recordPrefix + messageFields + len(data)
 	if !ch.written {
@@ -208,6 +208,9 @@ func (w *Writer) WriteMessage(channelID uint16, sequence uint32, logTime, publis
 		if err := w.flushChunk(); err != nil {
 			return err
 		}
+	}
+	if w.chunk.buf == nil {
+		w.chunk.buf = make([]byte, 0, w.opts.ChunkSize) // the chunk's size, once: no growing by appends
 	}
 	w.addDefinitions(ch)
 	w.chunk.add(channelID, sequence, logTime, publishTime, data)

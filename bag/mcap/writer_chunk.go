@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"math/bits"
 	"slices"
 
 	"github.com/klauspost/compress/zstd"
@@ -137,20 +138,38 @@ type compressor struct {
 	lw   *lz4.Writer
 }
 
-func newCompressor(name string) (compressor, error) {
+func newCompressor(name string, chunkSize int64) (compressor, error) {
 	switch name {
 	case CompressionNone:
 		return compressor{}, nil
 	case CompressionZstd:
-		zw, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+		// a window no larger than a chunk: EncodeAll compresses one
+		// chunk at a time, and a larger window only costs memory
+		window := max(zstd.MinWindowSize, 1<<bits.Len64(uint64(chunkSize-1)))
+		zw, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(window))
 		if err != nil {
 			return compressor{}, fmt.Errorf("mcap: zstd encoder: %w", err)
 		}
 		return compressor{name: name, zw: zw}, nil
 	case CompressionLZ4:
-		return compressor{name: name, lw: lz4.NewWriter(nil)}, nil
+		lw := lz4.NewWriter(nil)
+		if err := lw.Apply(lz4.BlockSizeOption(lz4BlockSize(chunkSize))); err != nil {
+			return compressor{}, fmt.Errorf("mcap: lz4 encoder: %w", err)
+		}
+		return compressor{name: name, lw: lw}, nil
 	}
 	return compressor{}, fmt.Errorf("mcap: WriterOptions.Compression %q: want %q, %q or %q", name, CompressionZstd, CompressionLZ4, CompressionNone)
+}
+
+// lz4BlockSize is the smallest lz4 frame block that holds a chunk (the
+// writer's buffers are the block's size), at most the largest, 4 MiB.
+func lz4BlockSize(chunkSize int64) lz4.BlockSize {
+	for _, b := range []lz4.BlockSize{lz4.Block64Kb, lz4.Block256Kb, lz4.Block1Mb} {
+		if chunkSize <= int64(b) {
+			return b
+		}
+	}
+	return lz4.Block4Mb
 }
 
 // compress returns src compressed into dst's storage (src itself when

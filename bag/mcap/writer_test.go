@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -51,7 +52,13 @@ func testScript(n int) script {
 func (s script) write(t testing.TB, o WriterOptions) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, o)
+	s.writeTo(t, &buf, o)
+	return buf.Bytes()
+}
+
+func (s script) writeTo(t testing.TB, out io.Writer, o WriterOptions) {
+	t.Helper()
+	w, err := NewWriter(out, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +89,6 @@ func (s script) write(t testing.TB, o WriterOptions) []byte {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes()
 }
 
 // inLogTimeOrder is s's messages as a reader yields them (the test
