@@ -50,9 +50,10 @@
 // the last chunk, DataEnd (the data CRC), the summary (schemas,
 // channels, statistics, chunk and metadata indexes, each group with a
 // Summary Offset) and the footer (the summary CRC). A message over
-// MaxMessageBytes, or a schema, channel or metadata record over
-// DefaultMaxRecordBytes, is refused with ErrTooLarge and the file stays
-// valid; the first failure of the io.Writer sticks, returned by every
+// MaxMessageBytes, a schema, channel or metadata record over
+// DefaultMaxRecordBytes, or schemas and channels past half of it in all
+// (the summary repeats them), is refused with ErrTooLarge and the file
+// stays valid; the first failure of the io.Writer sticks, returned by every
 // later call and by Close (idempotent), and the file is left without
 // summary: a Reader scans it. The same calls give the same bytes. A
 // Writer is for one goroutine; its callers (clips, `edged export`) bring

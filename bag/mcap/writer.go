@@ -21,6 +21,11 @@ const (
 	DefaultMaxMessageBytes = DefaultMaxRecordBytes
 	// DefaultLibrary is the Header's library when WriterOptions has none.
 	DefaultLibrary = "edged"
+	// maxDefinitionBytes bounds the schema and channel records together:
+	// the summary repeats them all, and a Reader with default Options
+	// reads a summary of at most DefaultMaxRecordBytes (the rest of it is
+	// the chunk indexes, about 100 bytes a chunk).
+	maxDefinitionBytes = DefaultMaxRecordBytes / 2
 )
 
 // Chunk compressions (WriterOptions.Compression).
@@ -83,6 +88,7 @@ type Writer struct {
 	schemas  []definition // schema id i+1
 	channels []channel    // channel id i+1
 	stats    statistics
+	defBytes int // the schema and channel records' size (maxDefinitionBytes)
 	// The summary's groups as they grow: one record per chunk and per
 	// metadata record.
 	chunkIndexes, metadataIndexes []byte
@@ -147,12 +153,13 @@ func (w *Writer) AddSchema(name, encoding string, data []byte) (uint16, error) {
 	}
 	id := uint16(len(w.schemas) + 1)
 	size := 2 + 4 + len(name) + 4 + len(encoding) + 4 + len(data)
-	if err := w.fits("schema "+name, size, DefaultMaxRecordBytes); err != nil {
+	if err := w.definitionFits("schema "+name, size); err != nil {
 		return 0, err
 	}
 	b, at := beginRecord(make([]byte, 0, recordPrefix+size), opSchema)
 	b = endRecord(putBytes32(putStr(putStr(putU16(b, id), name), encoding), data), at)
 	w.schemas = append(w.schemas, definition{record: b})
+	w.defBytes += len(b)
 	return id, nil
 }
 
@@ -174,12 +181,13 @@ func (w *Writer) AddChannel(schemaID uint16, topic, messageEncoding string, meta
 	}
 	id := uint16(len(w.channels) + 1)
 	size := 2 + 2 + 4 + len(topic) + 4 + len(messageEncoding) + strMapSize(metadata)
-	if err := w.fits("channel "+topic, size, DefaultMaxRecordBytes); err != nil {
+	if err := w.definitionFits("channel "+topic, size); err != nil {
 		return 0, err
 	}
 	b, at := beginRecord(make([]byte, 0, recordPrefix+size), opChannel)
 	b = endRecord(putStrMap(putStr(putStr(putU16(putU16(b, id), schemaID), topic), messageEncoding), metadata), at)
 	w.channels = append(w.channels, channel{definition: definition{record: b}, schemaID: schemaID})
+	w.defBytes += len(b)
 	return id, nil
 }
 
@@ -306,6 +314,18 @@ func (w *Writer) usable() error {
 func (w *Writer) fits(what string, n int, limit int64) error {
 	if int64(n) > limit {
 		return fmt.Errorf("%w: %s of %d bytes, more than the cap of %d: refused, the file stays valid", ErrTooLarge, what, n, limit)
+	}
+	return nil
+}
+
+// definitionFits refuses a schema or channel record of n bytes that
+// would take the summary past what a Reader reads.
+func (w *Writer) definitionFits(what string, n int) error {
+	if err := w.fits(what, n, DefaultMaxRecordBytes); err != nil {
+		return err
+	}
+	if left := maxDefinitionBytes - w.defBytes; recordPrefix+n > left {
+		return fmt.Errorf("%w: %s of %d bytes: the schemas and channels already added leave %d of the summary's %d for them: refused, the file stays valid", ErrTooLarge, what, n, left, maxDefinitionBytes)
 	}
 	return nil
 }

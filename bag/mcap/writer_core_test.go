@@ -163,7 +163,7 @@ func readWithCore(t *testing.T, file []byte) coreView {
 // wrote, through the summary and indexes and front to back, and finds
 // every message, channel, schema and metadata record, CRCs matching.
 func TestWriterWithMcapCore(t *testing.T) {
-	s := testScript(3000)
+	s := testScript(1500)
 	for _, tc := range []struct {
 		compression string
 		chunkSize   int64

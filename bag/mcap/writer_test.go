@@ -285,6 +285,15 @@ func TestWriterRefuses(t *testing.T) {
 		{"no topic", func() error { _, err := w.AddChannel(0, "", "ros1", nil); return err }, "must be set", nil},
 		{"no schema encoding", func() error { _, err := w.AddSchema("a/B", "", nil); return err }, "must be set", nil},
 		{"schema too large", func() error { _, err := w.AddSchema("a/B", "ros1msg", make([]byte, DefaultMaxRecordBytes)); return err }, "schema a/B", ErrTooLarge},
+		{"summary full", func() error {
+			big := make([]byte, maxDefinitionBytes/3)
+			for i := range 3 {
+				if _, err := w.AddSchema(fmt.Sprint("big/", i), "ros1msg", big); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, "schema big/2 of 11184836 bytes: the schemas and channels already added leave", ErrTooLarge},
 	} {
 		err := tc.call()
 		if err == nil || !strings.Contains(err.Error(), tc.want) || (tc.is != nil && !errors.Is(err, tc.is)) {
