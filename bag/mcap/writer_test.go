@@ -367,3 +367,64 @@ func TestWriterWriteFails(t *testing.T) {
 		})
 	}
 }
+
+// TestWriterCutShort: a file cut where a writer died (no summary, a
+// chunk half written) still gives every message of its complete
+// chunks: each carries the schemas and channels its messages first
+// need, so the Reader's scan finds them without the summary.
+func TestWriterCutShort(t *testing.T) {
+	s := testScript(600)
+	file := s.write(t, WriterOptions{ChunkSize: 8 << 10})
+	full, err := NewReader(bytes.NewReader(file), int64(len(file)), "full.mcap", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := slices.Clone(full.blocks)
+	slices.SortFunc(chunks, func(a, b block) int { return cmp.Compare(a.offset, b.offset) })
+	var ld loader
+	defer ld.close()
+	before := 0 // messages in the chunks before chunks[i]
+	for i, c := range chunks[:len(chunks)-1] {
+		end := c.offset + recordPrefix + int64(c.length)
+		for _, cut := range []int64{end - 1, end, chunks[i+1].offset} { // mid-chunk, after it, after its message indexes
+			r, err := NewReader(bytes.NewReader(file[:cut]), cut, "cut.mcap", Options{})
+			if err != nil {
+				t.Fatalf("cut at %d: %v", cut, err)
+			}
+			want := before
+			if cut >= end {
+				want += countChunk(t, &ld, full, c)
+			}
+			if got := countMessages(t, r); got != want || len(r.Info().Problems) == 0 || (want > 0 && len(r.Channels()) == 0) {
+				t.Fatalf("cut at %d: %d messages, %d channels, problems %v; want %d", cut, got, len(r.Channels()), r.Info().Problems, want)
+			}
+		}
+		before += countChunk(t, &ld, full, c)
+	}
+}
+
+func countChunk(t *testing.T, ld *loader, r *Reader, b block) int {
+	t.Helper()
+	c, err := ld.load(r, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(c.entries)
+}
+
+func countMessages(t *testing.T, r *Reader) int {
+	t.Helper()
+	it := r.Messages()
+	defer it.Close()
+	n := 0
+	for it.Next() {
+		if it.Message().Channel == nil {
+			t.Fatal("a message without its channel")
+		}
+		n++
+	}
+	if it.Err() != nil {
+		t.Fatal(it.Err())
+	}
+	return n
+}
