@@ -2,6 +2,7 @@ package episode
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -83,4 +84,13 @@ func isRecordFile(name string) bool {
 		return true
 	}
 	return false
+}
+
+// writeFileAtomic writes a whole file of a local copy of a store
+// (mirror.go), creating its directory.
+func writeFileAtomic(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("episode: %w", err)
+	}
+	return fsutil.WriteFileAtomic(path, b)
 }

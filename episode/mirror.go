@@ -1,7 +1,6 @@
 package episode
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,19 +12,6 @@ import (
 
 	"github.com/edged-robotics/edged/blob"
 )
-
-// sameBlob reports whether name holds exactly b (reading at most len(b)+1
-// bytes of it): the idempotence test of a write-once file.
-func sameBlob(bl blob.Blobs, name string, b []byte) (bool, error) {
-	old, _, err := bl.Get(name, int64(len(b))+1)
-	if err != nil {
-		if errors.Is(err, blob.ErrTooLarge) {
-			return false, nil
-		}
-		return false, err
-	}
-	return bytes.Equal(old, b), nil
-}
 
 // Mirror copies the blobs under prefix of b into dir (named without the
 // prefix), so that the readers (List, Load, ReadCost), which read
