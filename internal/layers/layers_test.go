@@ -40,6 +40,8 @@ var mustNot = map[string][]string{
 	"fsm": {"config"}, "uplink": {"config"}, "capture": {"config"}, "sheet": {"config"},
 	// The store knows nothing of scoring or of how it is shown (view).
 	"episode": {"config", "score"},
+	// The sink decodes the wire; its receiver takes episodes.
+	"sink/receive": {"uplink/wire"},
 }
 
 // only lists the complete set of edged packages a package may depend on,
