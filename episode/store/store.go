@@ -8,10 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
@@ -100,18 +97,10 @@ func Open(dir string, o Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("episode: create store %s: %w (check data_dir and its permissions)", dir, err)
 	}
-	lf, err := os.OpenFile(filepath.Join(dir, episode.LockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	lf, err := episode.LockStore(dir, false)
 	if err != nil {
-		return nil, fmt.Errorf("episode: open lock file: %w", err)
+		return nil, fmt.Errorf("%w; stop that edged or use another data_dir", err)
 	}
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		b, _ := os.ReadFile(lf.Name())
-		lf.Close()
-		return nil, fmt.Errorf("%w: %s (held by pid %s; stop that edged or use another data_dir)",
-			episode.ErrLocked, dir, strings.TrimSpace(string(b)))
-	}
-	_ = lf.Truncate(0)
-	_, _ = lf.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	s := &Store{dir: dir, opts: o, lock: lf, errors: map[string]uint64{}, failing: map[string]string{}, free: -1}
 	if err := s.recoverAll(); err != nil {
 		s.Close()

@@ -7,12 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/edged-robotics/edged/blob"
@@ -136,21 +133,9 @@ func Open(dir string, o Options) (*Receiver, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("episode: create %s: %w (check --out and its permissions)", dir, err)
 	}
-	lf, err := os.OpenFile(filepath.Join(dir, episode.LockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	lf, err := episode.LockStore(dir, o.Shared)
 	if err != nil {
-		return nil, fmt.Errorf("episode: open lock file: %w", err)
-	}
-	how := syscall.LOCK_EX
-	if o.Shared {
-		how = syscall.LOCK_SH
-	}
-	if err := syscall.Flock(int(lf.Fd()), how|syscall.LOCK_NB); err != nil {
-		lf.Close()
-		return nil, fmt.Errorf("%w: %s (another edged sink or edged run writes it; use another --out, or --group for sinks sharing it)", episode.ErrLocked, dir)
-	}
-	if !o.Shared {
-		_ = lf.Truncate(0)
-		_, _ = lf.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+		return nil, fmt.Errorf("%w; another edged sink or edged run writes it: use another --out, or --group for sinks sharing it", err)
 	}
 	r.lock = lf
 	return r, nil
