@@ -14,7 +14,8 @@
 //	annotations/     NAME.json, a VLM's segmentation (annotation.go)
 //
 // layout.go names every path, the camera directory rule (CameraDir), the
-// store's LockFile and the id rule (NewID, CheckID). types.go holds the
+// store's LockFile (lock.go: LockStore, the writers' flock) and the id
+// rule (NewID, CheckID). types.go holds the
 // manifest, segment and transition; wire.go their wire forms, both
 // ways; held.go and lacks.go what a receiver holds of an episode and
 // lacks; cost.go the cost line of an episode's files; mirror.go a copy
