@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -167,6 +168,9 @@ func TestReceiverRefuses(t *testing.T) {
 		"snippet index":   func() (bool, error) { return r.Snippet("arm-01", rid, "/c", -2, nil) },
 		"reserved name":   func() (bool, error) { return r.Segment("arm-01", "status.json", rseg(0, "X")) },
 		"sink state name": func() (bool, error) { return r.Segment("arm-01", ".sink", rseg(0, "X")) },
+		"record too large": func() (bool, error) {
+			return r.Segment("arm-01", rid, rseg(0, strings.Repeat("x", episode.MaxRecordBytes)))
+		},
 	} {
 		if _, err := f(); !errors.Is(err, ErrRefused) {
 			t.Errorf("%s: %v, want ErrRefused", name, err)
