@@ -69,8 +69,12 @@ var ErrRecordTooLarge = errors.New("episode: record too large")
 // size their length), recovery rewrites a repaired file record by record.
 // A payload over MaxRecordBytes, or a file that would grow past
 // MaxFileBytes (which no reader could read), is an error wrapping
-// ErrRecordTooLarge, and dst is returned as it was.
+// ErrRecordTooLarge, and dst is returned as it was; so is an empty
+// payload, which no reader would take for a record.
 func AppendRecord(dst []byte, size int64, payload []byte) ([]byte, error) {
+	if len(payload) == 0 {
+		return dst, errors.New("episode: an empty record (the readers take a length of 0 for damage)")
+	}
 	if len(payload) > MaxRecordBytes {
 		return dst, fmt.Errorf("%w: %d bytes, at most %d (a label, a detail or a goal's arguments are too long)",
 			ErrRecordTooLarge, len(payload), MaxRecordBytes)

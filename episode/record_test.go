@@ -95,17 +95,25 @@ func TestAppendRecord(t *testing.T) {
 		payload []byte
 		want    []byte // what is appended to dst
 		tooBig  bool
+		refused bool
 	}{
-		{"a new file gets the header", nil, 0, payload, append(FileHeader(), framed...), false},
-		{"an existing file does not", []byte("old"), 3, payload, framed, false},
-		{"a file before headers does not", nil, 100, payload, framed, false},
-		{"a record over MaxRecordBytes", []byte("old"), 3, big, nil, true},
-		{"a file that would pass MaxFileBytes", nil, MaxFileBytes - int64(len(framed)) + 1, payload, nil, true},
-		{"a file that reaches MaxFileBytes", nil, MaxFileBytes - int64(len(framed)), payload, framed, false},
+		{"a new file gets the header", nil, 0, payload, append(FileHeader(), framed...), false, false},
+		{"an existing file does not", []byte("old"), 3, payload, framed, false, false},
+		{"a file before headers does not", nil, 100, payload, framed, false, false},
+		{"a record over MaxRecordBytes", []byte("old"), 3, big, nil, true, false},
+		{"a file that would pass MaxFileBytes", nil, MaxFileBytes - int64(len(framed)) + 1, payload, nil, true, false},
+		{"a file that reaches MaxFileBytes", nil, MaxFileBytes - int64(len(framed)), payload, framed, false, false},
+		{"an empty record", []byte("old"), 3, nil, nil, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			old := string(tc.dst)
 			got, err := AppendRecord(tc.dst, tc.size, tc.payload)
+			if tc.refused {
+				if err == nil || string(got) != old {
+					t.Fatalf("got %q, %v; want dst unchanged and an error", got, err)
+				}
+				return
+			}
 			if tc.tooBig {
 				if !errors.Is(err, ErrRecordTooLarge) || string(got) != old {
 					t.Fatalf("got %d bytes, %v; want dst unchanged and ErrRecordTooLarge", len(got), err)
