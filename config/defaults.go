@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/capture"
-	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/episode/store"
 	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/fsm/fsmkind"
 	"github.com/edged-robotics/edged/ringbuf"
@@ -42,8 +42,8 @@ func Default() Config {
 		ROS: ROS{NodeName: ros.DefaultNodeName, MaxMessage: Size(ros.DefaultMaxMessageBytes), QueueSize: ros.DefaultQueueSize,
 			StateQueueSize: capture.DefaultStateQueueSize, QueueBytes: Size(capture.DefaultQueueBytes),
 			MaxStateMessage: Size(capture.DefaultMaxStateMessageBytes), StateQueueBytes: Size(capture.DefaultStateQueueBytes)},
-		Episode: Episode{MaxDuration: Duration(fsm.DefaultMaxDuration), KeepBytes: Size(episode.DefaultMaxBytes),
-			KeepEpisodes: episode.DefaultMaxEpisodes, MinFreeBytes: Size(episode.DefaultMinFree)},
+		Episode: Episode{MaxDuration: Duration(fsm.DefaultMaxDuration), KeepBytes: Size(store.DefaultMaxBytes),
+			KeepEpisodes: store.DefaultMaxEpisodes, MinFreeBytes: Size(store.DefaultMinFree)},
 		Ring:  Ring{MaxBytes: Size(ringbuf.DefaultMaxBytes), MaxAge: Duration(ringbuf.DefaultMaxAge)},
 		Sheet: defaultSheet(),
 		Uplink: Uplink{TopicPrefix: uplink.DefaultTopicPrefix, MaxPayload: Size(uplink.DefaultMaxPayload),

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/capture"
-	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/episode/store"
 	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/ringbuf"
 	"github.com/edged-robotics/edged/ros"
@@ -40,9 +40,9 @@ func TestDefaultsAreTheComponents(t *testing.T) {
 		{"capture.max_stamp_skew", d.Capture.MaxStampSkew.D(), time.Duration(capture.DefaultMaxStampSkew)},
 		{"fsm[].type", DefaultFSMType, fsm.KindString},
 		{"episode.max_duration", d.Episode.MaxDuration.D(), time.Duration(fsm.DefaultMaxDuration)},
-		{"episode.keep_bytes", int64(d.Episode.KeepBytes), int64(episode.DefaultMaxBytes)},
-		{"episode.keep_episodes", d.Episode.KeepEpisodes, episode.DefaultMaxEpisodes},
-		{"episode.min_free_bytes", int64(d.Episode.MinFreeBytes), int64(episode.DefaultMinFree)},
+		{"episode.keep_bytes", int64(d.Episode.KeepBytes), int64(store.DefaultMaxBytes)},
+		{"episode.keep_episodes", d.Episode.KeepEpisodes, store.DefaultMaxEpisodes},
+		{"episode.min_free_bytes", int64(d.Episode.MinFreeBytes), int64(store.DefaultMinFree)},
 		{"uplink.topic_prefix", d.Uplink.TopicPrefix, uplink.DefaultTopicPrefix},
 		{"uplink.max_payload", int(d.Uplink.MaxPayload), uplink.DefaultMaxPayload},
 		{"uplink.outbox_bytes", int64(d.Uplink.OutboxBytes), int64(uplink.DefaultOutboxBytes)},

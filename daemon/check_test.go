@@ -11,6 +11,7 @@ import (
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/sheet"
@@ -175,7 +176,7 @@ func runAccepts(t *testing.T, cfg *config.Config) error {
 		return err
 	}
 	if d.fsmCfg = fsmConfig(&resolved); d.fsmCfg.Wanted() {
-		st, err := episode.Open(filepath.Join(cfg.DataDir, episode.EpisodesDir), episode.Options{})
+		st, err := epstore.Open(filepath.Join(cfg.DataDir, episode.EpisodesDir), epstore.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

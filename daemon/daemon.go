@@ -14,6 +14,7 @@ import (
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros/rosout"
@@ -94,7 +95,7 @@ type Daemon struct {
 	router   frameRouter
 	fsmCfg   fsm.Config
 	machine  *fsm.Machine
-	store    *episode.Store
+	store    *epstore.Store
 	up       *uplink.Uplink // nil in a replay without a broker
 	out      shipper        // the uplink, or noShipper
 	upClosed bool           // closeUplink ran (Run's goroutine only)
@@ -310,8 +311,8 @@ func (d *Daemon) openStore() error {
 	if minFree == 0 {
 		minFree = -1 // episode.min_free_bytes: 0 is no floor
 	}
-	d.store, err = episode.Open(filepath.Join(d.cfg.DataDir, episode.EpisodesDir),
-		episode.Options{MaxBytes: int64(d.cfg.Episode.KeepBytes), MaxEpisodes: d.cfg.Episode.KeepEpisodes,
+	d.store, err = epstore.Open(filepath.Join(d.cfg.DataDir, episode.EpisodesDir),
+		epstore.Options{MaxBytes: int64(d.cfg.Episode.KeepBytes), MaxEpisodes: d.cfg.Episode.KeepEpisodes,
 			MinFreeBytes: minFree, Now: d.storeNow, Logger: d.log})
 	if err != nil {
 		return err

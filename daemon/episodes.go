@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 	"github.com/edged-robotics/edged/sheet"
 )
 
@@ -73,7 +74,7 @@ type sheetRunner struct {
 	cur      *sheetSession
 	// The open session's episode (session true) and when the store last
 	// refused to begin one (zero: it did not).
-	sessionW      *episode.Writer
+	sessionW      *epstore.Writer
 	sessionFailed time.Time
 }
 

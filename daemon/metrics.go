@@ -1,7 +1,7 @@
 package daemon
 
 import (
-	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 	"github.com/prometheus/client_golang/prometheus"
 	"time"
 )
@@ -177,7 +177,7 @@ func (m metricSink) pipeline(d *Daemon) {
 	}
 	if s := d.store; s != nil {
 		st := s.Stats()
-		for _, op := range []string{episode.OpMkdir, episode.OpManifest, episode.OpAppend, episode.OpSync, episode.OpRetain} {
+		for _, op := range []string{epstore.OpMkdir, epstore.OpManifest, epstore.OpAppend, epstore.OpSync, epstore.OpRetain} {
 			counter(storeErrors, st.Errors[op], op)
 		}
 		gauge(storeWritable, b2f(len(st.Failing) == 0))

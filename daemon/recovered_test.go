@@ -11,6 +11,7 @@ import (
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 	"github.com/edged-robotics/edged/internal/brokertest"
 	"github.com/edged-robotics/edged/ros/rostest"
 )
@@ -20,13 +21,13 @@ import (
 // short (the closed PICK segment's record never reached it).
 func crashedEpisode(t *testing.T, store string) string {
 	t.Helper()
-	st, err := episode.Open(store, episode.Options{MinFreeBytes: -1})
+	st, err := epstore.Open(store, epstore.Options{MinFreeBytes: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Unix(1776842526, 0).UTC()
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-	w, err := st.Begin(episode.Begin{Robot: "arm-01", Start: t0})
+	w, err := st.Begin(epstore.Begin{Robot: "arm-01", Start: t0})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 )
 
 // Sessions: without an FSM the sheets of a run are kept as episodes of
@@ -25,7 +26,7 @@ func (r *sheetRunner) openSession(now time.Time) {
 	if !r.sessionFailed.IsZero() && now.Sub(r.sessionFailed) < sessionRetry {
 		return
 	}
-	w, err := d.store.Begin(episode.Begin{Robot: d.cfg.RobotID, Name: episode.SessionName, Start: now})
+	w, err := d.store.Begin(epstore.Begin{Robot: d.cfg.RobotID, Name: episode.SessionName, Start: now})
 	if err != nil {
 		if r.sessionFailed.IsZero() {
 			d.log.Error("daemon: cannot begin a session in the episode store; retrying every second", "err", err)

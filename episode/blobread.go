@@ -146,3 +146,11 @@ func OpenDir(dir string) (store blob.Blobs, id string, err error) {
 	dir = filepath.Clean(dir)
 	return blob.Dir{Root: filepath.Dir(dir)}, filepath.Base(dir), nil
 }
+
+// CostIn is the cost line (ReadCost) of episode id of the store in b,
+// whose files (named relative to the episode) are listed: a receiver's
+// line of what it holds, reading only the metadata of its sheets.
+func CostIn(b blob.Blobs, id string, files []blob.Info, m *Manifest) (Cost, error) {
+	f := blobFiles(b, id)
+	return costOfFiles(files, func(rel string) ([]byte, error) { return f.read(rel, maxSheetMeta) }, m)
+}

@@ -8,17 +8,17 @@ import (
 
 func FuzzScanRecords(f *testing.F) {
 	var b []byte
-	b = appendRecord(b, []byte(`{"index":0,"label":"reach"}`))
-	b = appendRecord(b, []byte(`{"index":1,"label":"grasp"}`))
+	b = frameRecord(b, []byte(`{"index":0,"label":"reach"}`))
+	b = frameRecord(b, []byte(`{"index":1,"label":"grasp"}`))
 	f.Add(b)
 	f.Add(b[:len(b)-3])
 	f.Add([]byte{0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0})
-	f.Add(append(fileHeader(), b...))
-	f.Add(append(fileHeader(), b[:len(b)-3]...))
-	f.Add(fileHeader()[:5])
+	f.Add(append(FileHeader(), b...))
+	f.Add(append(FileHeader(), b[:len(b)-3]...))
+	f.Add(FileHeader()[:5])
 	f.Add(append(append([]byte(fileMagic), fileVersion+1), b...))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		sc, err := scanRecords(b)
+		sc, err := ScanRecords(b)
 		if err != nil {
 			if !errors.Is(err, ErrNewerFormat) || len(sc.Records) != 0 {
 				t.Fatalf("scan error %v with %d records", err, len(sc.Records))
@@ -27,10 +27,10 @@ func FuzzScanRecords(f *testing.F) {
 		}
 		start, _ := recordsStart(b)
 		total := start + sc.Torn.Len
-		clean := fileHeader()
+		clean := FileHeader()
 		for _, p := range sc.Records {
 			total += recordHeader + len(p)
-			clean = appendRecord(clean, p)
+			clean = frameRecord(clean, p)
 		}
 		for _, r := range sc.Bad {
 			total += r.Len
@@ -39,7 +39,7 @@ func FuzzScanRecords(f *testing.F) {
 			t.Fatalf("records, corrupt regions and tail cover %d of %d bytes", total, len(b))
 		}
 		// What recovery writes back scans clean and identical.
-		again, err := scanRecords(clean)
+		again, err := ScanRecords(clean)
 		if err != nil {
 			t.Fatal(err)
 		}

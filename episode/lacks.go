@@ -23,7 +23,7 @@ type Lack struct {
 	More   bool         `json:"more,omitempty"` // more pieces are lacking than were listed
 }
 
-// lacksOf lists, up to limit, the pieces the closed manifest m announced
+// LacksOf lists, up to limit, the pieces the closed manifest m announced
 // that are not held: segment indexes below m.Segments (hasSegment), and
 // per camera, where fewer are held than announced, the contact sheets
 // and their snippets 1..max(Sheets, LastSheet) and the labeling sheets
@@ -35,7 +35,7 @@ type Lack struct {
 // The files are counted once; then every loop step either finds a held
 // file or adds a piece, so the work is files + limit whatever counts a
 // robot announced.
-func lacksOf(m *Manifest, hasSegment func(int) bool, names []string, limit int) (pieces []wire.Piece, more bool) {
+func LacksOf(m *Manifest, hasSegment func(int) bool, names []string, limit int) (pieces []wire.Piece, more bool) {
 	add := func(p wire.Piece) bool {
 		if len(pieces) == limit {
 			more = true
@@ -53,7 +53,7 @@ func lacksOf(m *Manifest, hasSegment func(int) bool, names []string, limit int) 
 	for _, n := range names {
 		files[n] = true
 	}
-	held := heldOf(names, 0).Cameras
+	held := HeldOf(names, 0).Cameras
 	for _, cam := range slices.Sorted(maps.Keys(m.Produced)) {
 		want, got := m.Produced[cam], held[cam]
 		for _, k := range []struct {

@@ -48,7 +48,7 @@ func TestLacksOf(t *testing.T) {
 		{"labeling sheets", allSegs, without("labels/top/label-0000.json", "labels/wrist/label-0002.json"), 100, "[label_sheet/top/0]", false},
 		{"capped", func(int) bool { return false }, map[string]bool{}, 4, "[segment/0 segment/1 segment/2 sheet/top/1]", true},
 	} {
-		got, more := lacksOf(m, c.segs, slices.Collect(maps.Keys(c.files)), c.limit)
+		got, more := LacksOf(m, c.segs, slices.Collect(maps.Keys(c.files)), c.limit)
 		if fmt.Sprint(got) != c.want || more != c.more {
 			t.Errorf("%s: lacks %v more %v, want %s %v", c.name, got, more, c.want, c.more)
 		}
@@ -66,7 +66,7 @@ func TestLacksOfGaps(t *testing.T) {
 		files[SheetsDir+"/c/"+SheetName(i)+".json"] = true
 		files[SnippetsDir+"/c/"+SheetName(i)+SnippetExt] = true
 	}
-	got, _ := lacksOf(m, func(int) bool { return true }, slices.Collect(maps.Keys(files)), 1000)
+	got, _ := LacksOf(m, func(int) bool { return true }, slices.Collect(maps.Keys(files)), 1000)
 	var names []string
 	for _, p := range got {
 		names = append(names, p.String())
@@ -82,7 +82,7 @@ func TestLacksOfGaps(t *testing.T) {
 // files held plus the limit.
 func TestLacksOfHugeCounts(t *testing.T) {
 	m := &Manifest{Closed: true, Segments: 1 << 30, Produced: map[string]CameraCounts{"c": {Sheets: 1 << 30, Snippets: 1 << 30, LabelSheets: 1 << 30}}}
-	got, more := lacksOf(m, func(i int) bool { return i < 3 }, nil, 10)
+	got, more := LacksOf(m, func(i int) bool { return i < 3 }, nil, 10)
 	if len(got) != 10 || !more {
 		t.Fatalf("got %d more %v", len(got), more)
 	}
@@ -103,6 +103,6 @@ func BenchmarkLacksOfManyCameras(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(files)))
 	for b.Loop() {
-		lacksOf(m, func(int) bool { return true }, names, 0)
+		LacksOf(m, func(int) bool { return true }, names, 0)
 	}
 }

@@ -1,6 +1,7 @@
 package episode
 
 import (
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"path/filepath"
@@ -33,7 +34,25 @@ const (
 	SnippetsDir     = "snippets"
 	// SnippetExt ends a snippet file: the zstd-compressed msgpack body.
 	SnippetExt = ".msgpack.zst"
+	// LockFile is the store's flock: exclusive for the one process
+	// writing it (edged run's store, a sink of its own), shared among
+	// sinks sharing it. Readers never take it.
+	LockFile = ".lock"
 )
+
+// File names inside an episode directory.
+const (
+	manifestName    = "manifest.json"
+	segmentsName    = "segments.rec"
+	transitionsName = "transitions.rec"
+	quarantineName  = "quarantine"
+)
+
+// MaxManifestBytes caps a manifest.json read, checked before allocating.
+const MaxManifestBytes = 1 << 20
+
+// ErrLocked: another process writes the store (its LockFile is held).
+var ErrLocked = errors.New("episode store is locked by another process")
 
 // maxCameraDir bounds a camera directory name; longer topics keep a
 // prefix and a checksum of the whole topic, so two cameras never share
@@ -93,6 +112,9 @@ func LabelName(index int) string { return fmt.Sprintf(LabelPrefix+"%04d", index)
 func SnippetPath(epDir, camera string, index int) string {
 	return filepath.Join(epDir, SnippetsDir, CameraDir(camera), SheetName(index)+SnippetExt)
 }
+
+// unsafeChars are the characters an id never holds.
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // idTime is the time part of an episode id (ROS time of its start, UTC).
 const idTime = "20060102T150405.000Z"

@@ -82,32 +82,6 @@ func TestIDRule(t *testing.T) {
 	}
 }
 
-// TestStoreIDsFollowTheRule: every id Begin makes (with names, with
-// collisions) belongs to its robot, and a session id does too.
-func TestStoreIDsFollowTheRule(t *testing.T) {
-	s, err := Open(t.TempDir(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	start := time.Date(2023, 11, 14, 22, 13, 20, 0, time.UTC)
-	for _, name := range []string{"", "", "pick the cups/2", "..", strings.Repeat("n", 300)} {
-		w, err := s.Begin(Begin{Robot: "arm-01", Name: name, Start: start})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := CheckID("arm-01", w.ID()); err != nil {
-			t.Errorf("name %.20q: %v", name, err)
-		}
-		if err := w.Close(start, Completed, EndIdle); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := CheckID("arm-01", NewID("arm-01", start, SessionName)); err != nil {
-		t.Error(err)
-	}
-}
-
 func TestIsSession(t *testing.T) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC)
 	for _, c := range []struct {

@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"time"
-
-	"github.com/edged-robotics/edged/internal/fsutil"
 )
 
 // errNoEpisode: a directory with neither a manifest nor records (a crash
@@ -46,23 +43,25 @@ func loadManifestOf(f episodeFiles) (Manifest, error) {
 	return m, nil
 }
 
-func readManifest(dir string) (Manifest, error) { return readManifestOf(dirFiles(dir)) }
+// ReadManifest reads the manifest of the episode directory dir as it is
+// stored (an error when it is missing or corrupt: nothing is rebuilt).
+func ReadManifest(dir string) (Manifest, error) { return readManifestOf(dirFiles(dir)) }
 
 func readManifestOf(f episodeFiles) (Manifest, error) {
 	var m Manifest
-	b, err := f.read(manifestName, maxManifest)
+	b, err := f.read(manifestName, MaxManifestBytes)
 	if err != nil {
 		return m, fmt.Errorf("episode: %w", err)
 	}
-	if m, err = decodeManifest(b); err != nil {
+	if m, err = DecodeManifest(b); err != nil {
 		return m, fmt.Errorf("episode: %s: %w", f.where, err)
 	}
 	return m, nil
 }
 
-// decodeManifest parses a manifest.json of the format this edged reads
+// DecodeManifest parses a manifest.json of the format this edged reads
 // (the robot's store and a receiver's alike).
-func decodeManifest(b []byte) (Manifest, error) {
+func DecodeManifest(b []byte) (Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		return m, fmt.Errorf("corrupt manifest: %w", err)
@@ -73,13 +72,16 @@ func decodeManifest(b []byte) (Manifest, error) {
 	return m, nil
 }
 
-func writeManifest(dir string, m Manifest) error {
+// EncodeManifest is m as manifest.json holds it, wherever it is written
+// (a robot's store, a receiver's). Problem is a reader's and never
+// stored.
+func EncodeManifest(m Manifest) ([]byte, error) {
 	m.Problem = ""
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return fmt.Errorf("episode: manifest: %w", err)
+		return nil, fmt.Errorf("episode: manifest: %w", err)
 	}
-	return fsutil.WriteFileAtomic(filepath.Join(dir, manifestName), append(b, '\n'))
+	return append(b, '\n'), nil
 }
 
 // idPattern splits an id made by Store.Begin: robot-start[-name].
@@ -98,8 +100,8 @@ func rebuildManifestOf(f episodeFiles) Manifest {
 			m.Start = t
 		}
 	}
-	segs, _ := decodeAll[Segment](readRecordsQuiet(f, segmentsName))
-	trans, _ := decodeAll[Transition](readRecordsQuiet(f, transitionsName))
+	segs, _ := DecodeRecords[Segment](readRecordsQuiet(f, segmentsName))
+	trans, _ := DecodeRecords[Transition](readRecordsQuiet(f, transitionsName))
 	m.Segments, m.Transitions = len(segs), len(trans)
 	switch {
 	case len(trans) > 0:
@@ -112,34 +114,15 @@ func rebuildManifestOf(f episodeFiles) Manifest {
 }
 
 func readRecordsQuiet(f episodeFiles, name string) [][]byte {
-	b, err := f.read(name, maxFileBytes)
+	b, err := f.read(name, MaxFileBytes)
 	if err != nil {
 		return nil
 	}
-	sc, _ := scanRecords(b) // a file of a newer format has no records for us
+	sc, _ := ScanRecords(b) // a file of a newer format has no records for us
 	return sc.Records
 }
 
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
-}
-
-// quarantineManifest moves a corrupt manifest.json into quarantine/ so
-// that recovery can write a rebuilt one (a missing one has nothing to
-// keep).
-func quarantineManifest(dir string) (string, error) {
-	src := filepath.Join(dir, manifestName)
-	if !exists(src) {
-		return "", nil
-	}
-	qdir := filepath.Join(dir, quarantineName)
-	if err := os.MkdirAll(qdir, 0o755); err != nil {
-		return "", err
-	}
-	dst := filepath.Join(qdir, manifestName+".corrupt")
-	if err := os.Rename(src, dst); err != nil {
-		return "", err
-	}
-	return filepath.Join(quarantineName, manifestName+".corrupt"), fsutil.SyncDir(dir)
 }

@@ -139,8 +139,8 @@ func loadEpisode(f episodeFiles) (*Episode, error) {
 	segRecs := e.readRecords(f, segmentsName)
 	trRecs := e.readRecords(f, transitionsName)
 	var bad, bad2 int
-	e.Segments, bad = decodeAll[Segment](segRecs)
-	e.Transitions, bad2 = decodeAll[Transition](trRecs)
+	e.Segments, bad = DecodeRecords[Segment](segRecs)
+	e.Transitions, bad2 = DecodeRecords[Transition](trRecs)
 	if bad+bad2 > 0 {
 		e.Problems = append(e.Problems, fmt.Sprintf("%d records with a good checksum but bad JSON skipped", bad+bad2))
 	}
@@ -163,7 +163,7 @@ func (e *Episode) held(files []blob.Info) *Held {
 	for _, s := range e.Segments {
 		idx[s.Index] = true
 	}
-	h := heldOf(blobNames(files, ""), len(idx))
+	h := HeldOf(blobNames(files, ""), len(idx))
 	return &h
 }
 
@@ -174,19 +174,19 @@ func (e *Episode) lack(files []blob.Info) *Lack {
 		segs[s.Index] = true
 	}
 	l := &Lack{Closed: true, Since: e.Manifest.EndArrived}
-	l.Pieces, l.More = lacksOf(&e.Manifest, func(i int) bool { return segs[i] }, blobNames(files, ""), maxListedLacks)
+	l.Pieces, l.More = LacksOf(&e.Manifest, func(i int) bool { return segs[i] }, blobNames(files, ""), maxListedLacks)
 	return l
 }
 
 func (e *Episode) readRecords(f episodeFiles, name string) [][]byte {
-	b, err := f.read(name, maxFileBytes)
+	b, err := f.read(name, MaxFileBytes)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			e.Problems = append(e.Problems, fmt.Sprintf("%s: %v", name, err))
 		}
 		return nil
 	}
-	sc, err := scanRecords(b)
+	sc, err := ScanRecords(b)
 	if err != nil {
 		e.Problems = append(e.Problems, fmt.Sprintf("%s: %v", name, err))
 		return nil

@@ -2,17 +2,18 @@ package episode
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"os"
 )
 
 // MaxRecordBytes caps one record's payload, checked before allocating.
 const MaxRecordBytes = 1 << 20
 
-// maxFileBytes caps a record file read into memory.
-const maxFileBytes = 512 << 20
+// MaxFileBytes caps a record file: read into memory whole by every
+// reader, so no writer makes one larger (AppendRecord).
+const MaxFileBytes = 512 << 20
 
 const recordHeader = 8
 
@@ -32,8 +33,9 @@ const (
 // version this one cannot read.
 var ErrNewerFormat = errors.New("episode: record file written by a newer edged (upgrade edged to read it)")
 
-// fileHeader is the header of a new record file.
-func fileHeader() []byte { return append([]byte(fileMagic), fileVersion) }
+// FileHeader is the header of every record file this edged writes
+// (AppendRecord writes it first into a new one).
+func FileHeader() []byte { return append([]byte(fileMagic), fileVersion) }
 
 // recordsStart returns where the records of file b start: after the
 // header, or at 0 in a file written before headers. A header of a
@@ -48,35 +50,47 @@ func recordsStart(b []byte) (int, error) {
 	return fileHeaderBytes, nil
 }
 
-// openRecordFile opens a record file for appending and returns its size.
-// A new (empty) file gets the header first; an existing one, with or
-// without a header, is appended to as it is (the records are the same).
-func openRecordFile(path string) (*os.File, int64, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, 0, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, 0, err
-	}
-	size := st.Size()
-	if size == 0 {
-		if _, err := f.Write(fileHeader()); err != nil {
-			_ = f.Truncate(0)
-			f.Close()
-			return nil, 0, err
-		}
-		size = int64(fileHeaderBytes)
-	}
-	return f, size, nil
-}
-
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// appendRecord frames payload as one record.
-func appendRecord(dst, payload []byte) []byte {
+// ErrRecordTooLarge: a record, or the record file it would be appended
+// to, is over its cap (MaxRecordBytes, MaxFileBytes). Nothing was
+// written; the same record will never fit.
+var ErrRecordTooLarge = errors.New("episode: record too large")
+
+// AppendRecord returns dst with what adds payload as one record to a
+// record file of size bytes: the file header first when the file is new
+// (size 0), then the record (length, CRC32C, payload). It is the one
+// write path of segments.rec and transitions.rec: the robot's store
+// appends what it returns to its local file (dst empty, size the file's),
+// a receiver appends to the blob's bytes and puts them (dst those bytes,
+// size their length), recovery rewrites a repaired file record by record.
+// A payload over MaxRecordBytes, or a file that would grow past
+// MaxFileBytes (which no reader could read), is an error wrapping
+// ErrRecordTooLarge, and dst is returned as it was; so is an empty
+// payload, which no reader would take for a record.
+func AppendRecord(dst []byte, size int64, payload []byte) ([]byte, error) {
+	if len(payload) == 0 {
+		return dst, errors.New("episode: an empty record (the readers take a length of 0 for damage)")
+	}
+	if len(payload) > MaxRecordBytes {
+		return dst, fmt.Errorf("%w: %d bytes, at most %d (a label, a detail or a goal's arguments are too long)",
+			ErrRecordTooLarge, len(payload), MaxRecordBytes)
+	}
+	add := int64(recordHeader + len(payload))
+	if size == 0 {
+		add += int64(fileHeaderBytes)
+	}
+	if size+add > MaxFileBytes {
+		return dst, fmt.Errorf("%w: the record file would grow to %d bytes, at most %d", ErrRecordTooLarge, size+add, MaxFileBytes)
+	}
+	if size == 0 {
+		dst = append(dst, FileHeader()...)
+	}
+	return frameRecord(dst, payload), nil
+}
+
+// frameRecord frames payload as one record.
+func frameRecord(dst, payload []byte) []byte {
 	var h [recordHeader]byte
 	binary.LittleEndian.PutUint32(h[0:4], uint32(len(payload)))
 	binary.LittleEndian.PutUint32(h[4:8], crc32.Checksum(payload, castagnoli))
@@ -100,28 +114,28 @@ func recordAt(b []byte, off int) (payload []byte, size int, ok bool) {
 	return p, recordHeader + int(n), true
 }
 
-// badRegion is a byte range of a record file that holds no valid record.
-type badRegion struct {
+// Region is a byte range of a record file that holds no valid record.
+type Region struct {
 	Off, Len int
 }
 
-// scan is the result of reading a record file. Offsets are from the
+// Scan is the result of reading a record file. Offsets are from the
 // start of the file.
-type scan struct {
-	Records [][]byte    // payloads, aliasing the file bytes
-	Bad     []badRegion // corrupt regions followed by valid records
-	Torn    badRegion   // Len > 0: an unreadable tail, to cut off
-	GoodEnd int         // where the last valid record ends
+type Scan struct {
+	Records [][]byte // payloads, aliasing the file bytes
+	Bad     []Region // corrupt regions followed by valid records
+	Torn    Region   // Len > 0: an unreadable tail, to cut off
+	GoodEnd int      // where the last valid record ends
 }
 
-// scanRecords reads every valid record of the record file b, with or
+// ScanRecords reads every valid record of the record file b, with or
 // without a header. After a bad byte it looks for the next offset where a
 // whole record with a matching checksum starts (resynchronization); bad
 // bytes with a good record after them are corrupt, bad bytes up to the
 // end are a torn tail. A damaged header is such bad bytes. The error
 // (ErrNewerFormat) is for a file of an unknown version, left unread.
-func scanRecords(b []byte) (scan, error) {
-	var s scan
+func ScanRecords(b []byte) (Scan, error) {
+	var s Scan
 	off, err := recordsStart(b)
 	if err != nil {
 		return s, err
@@ -142,13 +156,28 @@ func scanRecords(b []byte) (scan, error) {
 			}
 		}
 		if next < 0 {
-			s.Torn = badRegion{Off: off, Len: len(b) - off}
+			s.Torn = Region{Off: off, Len: len(b) - off}
 			break
 		}
-		s.Bad = append(s.Bad, badRegion{Off: off, Len: next - off})
+		s.Bad = append(s.Bad, Region{Off: off, Len: next - off})
 		off = next
 	}
 	return s, nil
 }
 
-func (r badRegion) String() string { return fmt.Sprintf("%d bytes at offset %d", r.Len, r.Off) }
+func (r Region) String() string { return fmt.Sprintf("%d bytes at offset %d", r.Len, r.Off) }
+
+// DecodeRecords decodes JSON records (ScanRecords' payloads) into Ts,
+// skipping and counting the ones that do not decode.
+func DecodeRecords[T any](recs [][]byte) (out []T, bad int) {
+	out = make([]T, 0, len(recs))
+	for _, p := range recs {
+		var v T
+		if err := json.Unmarshal(p, &v); err != nil {
+			bad++
+			continue
+		}
+		out = append(out, v)
+	}
+	return out, bad
+}

@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edged-robotics/edged/uplink/wire"
 	"github.com/tinylib/msgp/msgp"
+
+	"github.com/edged-robotics/edged/uplink/wire"
 )
 
 // notOnTheWire are the manifest's fields that do not travel: a

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 	"github.com/edged-robotics/edged/internal/poll"
 )
 
@@ -56,7 +57,7 @@ func fill(t *testing.T, dir string) string {
 func TestDiskFullOnTmpfs(t *testing.T) {
 	disk := smallDisk(t, 1<<20)
 	dir := filepath.Join(disk, "episodes")
-	st, err := episode.Open(dir, episode.Options{MinFreeBytes: -1})
+	st, err := epstore.Open(dir, epstore.Options{MinFreeBytes: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

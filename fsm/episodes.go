@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 )
 
 // wantEpisode says whether an episode should be open now.
@@ -41,7 +42,7 @@ func (m *Machine) beginEpisode(stamp time.Time) {
 	if !m.beginFailed.IsZero() && time.Since(m.beginFailed) < retryEvery {
 		return // the store failed just now: the run loop's tick retries
 	}
-	w, err := m.store.Begin(episode.Begin{Robot: m.cfg.Robot, Name: m.recName, Instruction: m.instruction, Start: stamp})
+	w, err := m.store.Begin(epstore.Begin{Robot: m.cfg.Robot, Name: m.recName, Instruction: m.instruction, Start: stamp})
 	if err != nil {
 		m.beginFailed = time.Now()
 		m.storeErr(err)

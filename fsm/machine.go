@@ -10,6 +10,7 @@ import (
 
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 )
 
 // Stats are the fsm counters, for /metrics.
@@ -56,11 +57,11 @@ type Machine struct {
 	st      Stats
 
 	// Owned by the run loop.
-	store       *episode.Store
+	store       *epstore.Store
 	sources     map[string]*source
 	goalSources map[string]*source // actionlib goal topic -> its source
 	order       []*source
-	w           *episode.Writer
+	w           *epstore.Writer
 	open        map[*source]map[string]openSeg
 	recording   bool
 	recName     string
@@ -91,7 +92,7 @@ type openSeg struct {
 }
 
 // New validates cfg and starts the run loop writing into store.
-func New(cfg Config, store *episode.Store) (*Machine, error) {
+func New(cfg Config, store *epstore.Store) (*Machine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 	"github.com/edged-robotics/edged/ros/msg"
 )
 
@@ -21,14 +22,14 @@ func at(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.
 type rig struct {
 	t     *testing.T
 	dir   string
-	store *episode.Store
+	store *epstore.Store
 	m     *Machine
 }
 
 func newRig(t *testing.T, cfg Config) *rig {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := episode.Open(dir, episode.Options{})
+	st, err := epstore.Open(dir, epstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@ package fsm
 import (
 	"time"
 
-	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 )
 
 // retryEvery is how often a store that cannot write is retried: a failed
@@ -12,7 +12,7 @@ const retryEvery = time.Second
 
 // closing is an ended episode whose close the store has not taken yet.
 type closing struct {
-	w               *episode.Writer
+	w               *epstore.Writer
 	end             time.Time
 	outcome, reason string
 }
@@ -37,7 +37,7 @@ func (m *Machine) retryStore() {
 }
 
 // flushPending writes w's segments kept in memory and reports them.
-func (m *Machine) flushPending(w *episode.Writer) {
+func (m *Machine) flushPending(w *epstore.Writer) {
 	if w.Pending() == 0 {
 		return
 	}

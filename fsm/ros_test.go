@@ -12,6 +12,7 @@ import (
 
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros/rostest"
 )
@@ -33,7 +34,7 @@ func TestPickAndPlaceFromROS(t *testing.T) {
 	m := rostest.StartMaster(t)
 	rostest.RequireRospy(t)
 	dir := t.TempDir()
-	store, err := episode.Open(dir, episode.Options{})
+	store, err := epstore.Open(dir, epstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 )
 
 // syncSource closes the open segments of src that are no longer active
@@ -106,14 +107,14 @@ func (m *Machine) closeSegment(src *source, key string, end time.Time, outcome s
 		Label: o.label, Path: o.path, Source: src.cfg.Topic, Kind: src.cfg.Kind, Outcome: outcome, GoalID: o.goalID, Args: o.args}
 	seg.Index = m.w.NextIndex()
 	if err := m.w.Segment(seg); err != nil {
-		m.storeErr(err) // kept in memory (episode.ErrPending): retryStore writes it
+		m.storeErr(err) // kept in memory (store.ErrPending): retryStore writes it
 		return
 	}
 	m.segmentStored(m.w, seg)
 }
 
 // segmentStored reports a durable segment.
-func (m *Machine) segmentStored(w *episode.Writer, seg episode.Segment) {
+func (m *Machine) segmentStored(w *epstore.Writer, seg episode.Segment) {
 	if o := m.cfg.Observer; o != nil {
 		o.SegmentClosed(w.Manifest(), seg)
 	}

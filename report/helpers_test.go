@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 	"github.com/edged-robotics/edged/sheet"
 )
 
@@ -49,10 +50,10 @@ func record(t testing.TB, segs []segSpec, instruction string) *fixture {
 	t.Helper()
 	f := &fixture{dataDir: t.TempDir(), segs: segs}
 	f.store = filepath.Join(f.dataDir, "episodes")
-	s, err := episode.Open(f.store, episode.Options{})
+	s, err := epstore.Open(f.store, epstore.Options{})
 	must(t, err)
 	defer s.Close()
-	w, err := s.Begin(episode.Begin{Robot: "arm-01", Start: t0, Instruction: instruction})
+	w, err := s.Begin(epstore.Begin{Robot: "arm-01", Start: t0, Instruction: instruction})
 	must(t, err)
 	for _, g := range segs {
 		must(t, w.Segment(episode.Segment{Start: at(g.start), End: at(g.end), StartSec: g.start, EndSec: g.end,

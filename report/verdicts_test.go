@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 )
 
 // TestVerdictsTable: the trace checks' verdicts in the manifest are a
@@ -15,7 +16,7 @@ func TestVerdictsTable(t *testing.T) {
 	if strings.Contains(html, `data-table="verdicts"`) {
 		t.Fatal("a verdicts table without verdicts")
 	}
-	s, err := episode.Open(f.store, episode.Options{})
+	s, err := epstore.Open(f.store, epstore.Options{})
 	must(t, err)
 	must(t, s.SetVerdicts(f.id, []episode.Verdict{{Check: "grasp-first", Sat: true, Witness: "found grasp"},
 		{Check: "no-<drop>", Witness: "tr.Exists(drop): found drop at 3.00s"}}))

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/sink/receive"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
@@ -49,7 +50,7 @@ func TestOutputIsADataDir(t *testing.T) {
 		}
 	}
 	foreign, _ := (&wire.Segment{Index: 5, Label: "X"}).MarshalMsg(nil)
-	if err := send("arm-02", "arm-01-20231114T221320.000Z-x", wire.KindSegment, 5, foreign); !errors.Is(err, episode.ErrRefused) {
+	if err := send("arm-02", "arm-01-20231114T221320.000Z-x", wire.KindSegment, 5, foreign); !errors.Is(err, receive.ErrRefused) {
 		t.Errorf("arm-02 writing an episode of arm-01: %v, want a refusal", err)
 	}
 	ms, err := episode.List(episode.StoreDir(out))

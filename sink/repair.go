@@ -19,7 +19,7 @@ import (
 // again: the robot repeats it while it waits) and the episode is not
 // complete, the sink follows the episode: RepairAfter later, if it is
 // still incomplete, it publishes a wire.Repair naming what it lacks
-// (episode.Receiver.Lacking) on PREFIX/ROBOT/ack/repair, then again
+// (receive.Receiver.Lacking) on PREFIX/ROBOT/ack/repair, then again
 // RepairAfter x 2^n later (at most maxRepairWait), MaxRepairAsks times,
 // then leaves it to the robot's next end manifest. An end manifest of an
 // episode the store holds complete is acknowledged again: the robot did

@@ -2,7 +2,7 @@
 // it subscribes to PREFIX/+/+ (or $share/GROUP/PREFIX/+/+), validates
 // every envelope, drops duplicates by id (also across restarts: a
 // persistent id log), reassembles chunks under caps and a timeout, and
-// hands each whole message to episode.Receiver, which writes it in the
+// hands each whole message to receive.Receiver, which writes it in the
 // robot's own on-disk format. OUT is laid out like a robot's data_dir,
 // so every edged command (inspect, score, export, report) works on it:
 //
@@ -23,7 +23,7 @@
 // OUT is a directory or an object store (Config.Store, blob.Blobs;
 // blob/s3 for s3://). Sinks of one Group share the load through
 // $share/GROUP/ and one OUT: each has its own client id and state, the
-// receiver's writes of shared files are conditional (episode.Receiver),
+// receiver's writes of shared files are conditional (receive.Receiver),
 // and a message's chunks may arrive at different sinks (stage.go), so
 // any sink may get any message and several sinks never lose or
 // duplicate an episode (docs/fleet.md).
@@ -88,6 +88,7 @@ import (
 
 	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/sink/receive"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
@@ -244,7 +245,7 @@ type Stats struct {
 	Completed     uint64 // episodes made complete
 	Acked         uint64 // acknowledgements the broker took
 	// Races: conditional writes of the store lost to another sink of
-	// the group (each re-read and applied again; episode.Receiver).
+	// the group (each re-read and applied again; receive.Receiver).
 	Races uint64
 	// RepairRequests: requests published to robots for the pieces of an
 	// episode the sink lacks; Reacks: acknowledgements published again
@@ -281,7 +282,7 @@ type Sink struct {
 	mu     sync.Mutex
 	ids    *idLog
 	store  blob.Blobs // rooted at Out
-	recv   *episode.Receiver
+	recv   *receive.Receiver
 	staged map[string]time.Time // messages this sink staged chunks of (messageDir) -> when they expire
 	group  groupStage           // what the group staged, as this sink saw it (stagecaps.go)
 	// nextExpire: expire's next look (under mu).
@@ -343,7 +344,7 @@ func New(cfg Config, log *slog.Logger) (*Sink, error) {
 		robots: map[string]*robotUse{}, followed: map[string]*followed{}, endLooked: map[string]time.Time{}, now: time.Now, writeFn: writeFile,
 		ackNotify: make(chan struct{}, 1), ackWait: 10 * time.Second}
 	s.store = cfg.Store
-	opts := episode.ReceiverOptions{Shared: cfg.Group != ""}
+	opts := receive.Options{Shared: cfg.Group != ""}
 	if s.store == nil {
 		// The hook reads s's field on every call, so tests can swap it.
 		s.store = blob.Dir{Root: cfg.Out, WriteFile: func(p string, b []byte) error { return s.writeFn(p, b) }}
@@ -351,7 +352,7 @@ func New(cfg Config, log *slog.Logger) (*Sink, error) {
 	} else {
 		opts.Blobs = blob.Sub(s.store, episode.EpisodesDir)
 	}
-	s.recv, err = episode.OpenReceiver(filepath.Join(cfg.Out, episode.EpisodesDir), opts)
+	s.recv, err = receive.Open(filepath.Join(cfg.Out, episode.EpisodesDir), opts)
 	if err != nil {
 		ids.close()
 		lock.Close()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 )
 
 // recordStore records one closed episode per label list, of robot
@@ -21,14 +22,14 @@ import (
 func recordStore(t *testing.T, episodes ...[]string) (dataDir string, dirs []string) {
 	t.Helper()
 	dataDir = t.TempDir()
-	s, err := episode.Open(filepath.Join(dataDir, episode.EpisodesDir), episode.Options{})
+	s, err := epstore.Open(filepath.Join(dataDir, episode.EpisodesDir), epstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	for i, labels := range episodes {
 		start := t0.Add(time.Duration(i) * time.Hour)
-		w, err := s.Begin(episode.Begin{Robot: fmt.Sprintf("arm-%02d", i), Start: start, Instruction: "pick"})
+		w, err := s.Begin(epstore.Begin{Robot: fmt.Sprintf("arm-%02d", i), Start: start, Instruction: "pick"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/edged-robotics/edged/ringbuf"
 	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/ship"
+	"github.com/edged-robotics/edged/sink/receive"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
@@ -47,11 +48,11 @@ var epStart = time.Date(2026, 4, 22, 7, 22, 6, 0, time.UTC)
 //   - every contact sheet's state snippet is cut by the shipping
 //     stage's ship.Recorder from a p.JointHz JointState stream, encoded as on
 //     the wire (wire.EncodeSnippet);
-//   - sheets go to an episode.Receiver with their metadata encoded as
+//   - sheets go to an receive.Receiver with their metadata encoded as
 //     ship encodes it (compact JSON), snippets and segments too,
 //     then the end manifest: the episode is complete.
 func buildEpisode(out string, frames [][]byte, r sheet.Recipe, p params) (episode.Cost, string, error) {
-	rcv, err := episode.OpenReceiver(filepath.Join(out, episode.EpisodesDir), episode.ReceiverOptions{})
+	rcv, err := receive.Open(filepath.Join(out, episode.EpisodesDir), receive.Options{})
 	if err != nil {
 		return episode.Cost{}, "", err
 	}
@@ -166,7 +167,7 @@ func buildEpisode(out string, frames [][]byte, r sheet.Recipe, p params) (episod
 
 // ship writes a sheet as the sink does on receipt: the JPEG and the
 // metadata exactly as uplink.sheetBody carries them.
-func shipSheet(rcv *episode.Receiver, id string, s *sheet.Sheet, label bool) error {
+func shipSheet(rcv *receive.Receiver, id string, s *sheet.Sheet, label bool) error {
 	meta, err := json.Marshal(&s.Meta)
 	if err != nil {
 		return err
@@ -175,7 +176,7 @@ func shipSheet(rcv *episode.Receiver, id string, s *sheet.Sheet, label bool) err
 	return err
 }
 
-func label(b *sheet.Builder, rcv *episode.Receiver, id string, s sheet.Segment) error {
+func label(b *sheet.Builder, rcv *receive.Receiver, id string, s sheet.Segment) error {
 	sh, err := b.LabelSheet(s)
 	if err != nil {
 		return err
@@ -183,7 +184,7 @@ func label(b *sheet.Builder, rcv *episode.Receiver, id string, s sheet.Segment) 
 	return shipSheet(rcv, id, sh, true)
 }
 
-func shipSegment(rcv *episode.Receiver, id string, s sheet.Segment) error {
+func shipSegment(rcv *receive.Receiver, id string, s sheet.Segment) error {
 	_, err := rcv.Segment(robotID, id, episode.Segment{Index: s.Index, Start: s.Start, End: s.End,
 		StartSec: s.Start.Sub(epStart).Seconds(), EndSec: s.End.Sub(epStart).Seconds(),
 		Label: fmt.Sprintf("STEP_%d", s.Index%7), Source: "/task/state", Kind: "string", Outcome: episode.Completed})

@@ -2,7 +2,7 @@
 // segment every 12 s is built from real camera frames through the
 // robot's pipeline (camera ring, sheet builder, labeling sheets, the
 // uplink's snippet recorder and wire encoding) and received by the
-// sink's episode.Receiver; the cost line of the sink's copy (episode.
+// sink's receive.Receiver; the cost line of the sink's copy (episode.
 // ReadCost: what was shipped, everything included) is printed per
 // camera-hour next to the budget, for the published recipe and the
 // low-cost preset. scripts/bench-cost.sh runs it on the frames of

@@ -7,7 +7,7 @@ import (
 
 // OpenShared opens the store at url (Open) for writers that share it,
 // the sinks of a group: their receivers' writes of shared files are
-// conditional (episode.Receiver), so a store that ignores conditional
+// conditional (receive.Receiver), so a store that ignores conditional
 // writes is refused rather than left to lose an episode.
 func OpenShared(ctx context.Context, url string, o Options) (*Store, error) {
 	s, err := Open(ctx, url, o)

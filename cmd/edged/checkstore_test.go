@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 	"github.com/edged-robotics/edged/tracecheck"
 )
 
@@ -51,12 +52,12 @@ func longRules(t testing.TB, queries int) *tracecheck.Rules {
 
 // generatedStore writes n closed episodes of four segments (s0..s3)
 // into a new store and returns its directory: a few recorded through
-// episode.Store (three robots), the rest copies of them under other ids
+// store.Store (three robots), the rest copies of them under other ids
 // (a store of thousands is quick to make).
 func generatedStore(t testing.TB, n int) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), episode.EpisodesDir)
-	s, err := episode.Open(dir, episode.Options{})
+	s, err := epstore.Open(dir, epstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func generatedStore(t testing.TB, n int) string {
 	var recorded []string
 	for i := range min(n, 3) {
 		start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute)
-		w, err := s.Begin(episode.Begin{Robot: fmt.Sprintf("arm-%02d", i), Start: start, Instruction: "pick"})
+		w, err := s.Begin(epstore.Begin{Robot: fmt.Sprintf("arm-%02d", i), Start: start, Instruction: "pick"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 )
 
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
@@ -45,12 +46,12 @@ type segSpec struct {
 func recordEpisode(t *testing.T, segs []segSpec) (dataDir, epDir string) {
 	t.Helper()
 	dataDir = t.TempDir()
-	s, err := episode.Open(filepath.Join(dataDir, "episodes"), episode.Options{})
+	s, err := epstore.Open(filepath.Join(dataDir, "episodes"), epstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	w, err := s.Begin(episode.Begin{Robot: "arm-01", Start: epoch, Instruction: "pick and place"})
+	w, err := s.Begin(epstore.Begin{Robot: "arm-01", Start: epoch, Instruction: "pick and place"})
 	if err != nil {
 		t.Fatal(err)
 	}

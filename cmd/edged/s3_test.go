@@ -14,6 +14,7 @@ import (
 	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 	"github.com/edged-robotics/edged/internal/s3test"
 )
 
@@ -105,7 +106,7 @@ func TestReadersOnAnObjectStore(t *testing.T) {
 func uploadEpisodes(t *testing.T, srv *s3test.Server, prefix string, n int) []string {
 	t.Helper()
 	data := t.TempDir()
-	s, err := episode.Open(filepath.Join(data, episode.EpisodesDir), episode.Options{})
+	s, err := epstore.Open(filepath.Join(data, episode.EpisodesDir), epstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func uploadEpisodes(t *testing.T, srv *s3test.Server, prefix string, n int) []st
 	var ids []string
 	for i := range n {
 		start := epoch.Add(time.Duration(i) * time.Hour)
-		w, err := s.Begin(episode.Begin{Robot: "arm-01", Start: start})
+		w, err := s.Begin(epstore.Begin{Robot: "arm-01", Start: start})
 		if err != nil {
 			t.Fatal(err)
 		}

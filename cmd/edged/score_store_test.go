@@ -13,6 +13,7 @@ import (
 	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/episode"
+	epstore "github.com/edged-robotics/edged/episode/store"
 	"github.com/edged-robotics/edged/internal/s3test"
 	"github.com/edged-robotics/edged/score/fleet"
 )
@@ -41,14 +42,14 @@ var vlmSegs = []segSpec{{"reaching for the cup", 0.2, 3.1}, {"grasp and lift", 3
 func twoModelStore(t *testing.T) (store string, ids []string) {
 	t.Helper()
 	store = filepath.Join(t.TempDir(), episode.EpisodesDir)
-	s, err := episode.Open(store, episode.Options{})
+	s, err := epstore.Open(store, epstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	for i, robot := range []string{"arm-01", "arm-02"} {
 		start := epoch.Add(time.Duration(i) * 24 * time.Hour)
-		w, err := s.Begin(episode.Begin{Robot: robot, Start: start})
+		w, err := s.Begin(epstore.Begin{Robot: robot, Start: start})
 		must(t, err)
 		at := func(sec float64) time.Time { return start.Add(time.Duration(sec * float64(time.Second))) }
 		for k, g := range demoSegs {

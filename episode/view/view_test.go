@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/episode/store"
 	"github.com/edged-robotics/edged/score"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
@@ -33,10 +34,10 @@ func must(t *testing.T, err error) {
 // recorded writes a closed two-segment episode and loads it.
 func recorded(t *testing.T) (string, *episode.Episode) {
 	dir := t.TempDir()
-	s, err := episode.Open(dir, episode.Options{})
+	s, err := store.Open(dir, store.Options{})
 	must(t, err)
 	t.Cleanup(func() { s.Close() })
-	w, err := s.Begin(episode.Begin{Robot: "arm-01", Start: t0, Instruction: "pick up the bottle"})
+	w, err := s.Begin(store.Begin{Robot: "arm-01", Start: t0, Instruction: "pick up the bottle"})
 	must(t, err)
 	must(t, w.Segment(seg("reach", 0, 1)))
 	must(t, w.Segment(seg("grasp, firmly", 1, 2.5)))
@@ -157,9 +158,9 @@ func TestSegmentation(t *testing.T) {
 // repair request (recorded in the store), at a receiver from the files.
 func TestTablesShowWhatIsLacking(t *testing.T) {
 	dir := t.TempDir()
-	s, err := episode.Open(dir, episode.Options{})
+	s, err := store.Open(dir, store.Options{})
 	must(t, err)
-	w, err := s.Begin(episode.Begin{Robot: "arm-01", Start: t0})
+	w, err := s.Begin(store.Begin{Robot: "arm-01", Start: t0})
 	must(t, err)
 	must(t, w.Segment(seg("reach", 0, 1)))
 	must(t, w.Close(at(1), episode.Completed, episode.EndIdle))

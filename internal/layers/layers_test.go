@@ -21,7 +21,7 @@ var layer = map[string]int{
 	"fsm/fsmkind": 0, "score": 0, "rtl": 0, "sheet/recipe": 1, "sheet/turbojpeg": 0,
 	"uplink/wire": 0, "uplink/mqttconn": 0, "uplink/outbox": 1, "uplink/publish": 2, "uplink": 3,
 	"capture": 3, "bag": 3, "bag/mcap": 0, "bag/rosbag2": 4, "bag/recording": 5, "bag/rosbag2/rosbag2test": 0, "ros2/cdr": 2, "ros2/dds": 3, "ros2/ddstest": 4,
-	"ringbuf": 4, "episode": 4, "rostool": 4, "blob": 1, "blob/s3": 2, "blob/blobtest": 2,
+	"ringbuf": 4, "episode": 3, "episode/store": 4, "rostool": 4, "episode/episodetest": 4, "sink/receive": 4, "blob": 1, "blob/s3": 2, "blob/blobtest": 2,
 	"sheet": 5, "fsm": 5, "sink": 5, "episode/view": 5, "tracecheck": 5, "episode/remote": 5,
 	"ship": 6, "report": 6, "dataset": 6, "score/fleet": 6,
 	// config composes the components' own defaults and rules (each
@@ -40,6 +40,8 @@ var mustNot = map[string][]string{
 	"fsm": {"config"}, "uplink": {"config"}, "capture": {"config"}, "sheet": {"config"},
 	// The store knows nothing of scoring or of how it is shown (view).
 	"episode": {"config", "score"},
+	// The sink decodes the wire; its receiver takes episodes.
+	"sink/receive": {"uplink/wire"},
 }
 
 // only lists the complete set of edged packages a package may depend on,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/episode/store"
 )
 
 // countingBlobs counts the reads of annotation files.
@@ -29,7 +30,7 @@ func (c *countingBlobs) Get(name string, max int64) ([]byte, string, error) {
 func storeOf(t *testing.T, n int) (blob.Dir, []string) {
 	t.Helper()
 	dir := t.TempDir()
-	s, err := episode.Open(dir, episode.Options{})
+	s, err := store.Open(dir, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func storeOf(t *testing.T, n int) (blob.Dir, []string) {
 	var ids []string
 	for i := range n {
 		start := time.Date(2026, 1, 1+i, 0, 0, 0, 0, time.UTC)
-		w, err := s.Begin(episode.Begin{Robot: "arm-01", Start: start})
+		w, err := s.Begin(store.Begin{Robot: "arm-01", Start: start})
 		if err != nil {
 			t.Fatal(err)
 		}

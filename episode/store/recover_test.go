@@ -1,4 +1,4 @@
-package episode
+package store
 
 import (
 	"fmt"
@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/edged-robotics/edged/episode"
 )
 
 // crashWith writes an open episode with the given transitions and
 // segments and leaves it as a crash would, then reopens the store.
-func crashWith(t *testing.T, trans []Transition, segs []Segment) (*Store, string) {
+func crashWith(t *testing.T, trans []episode.Transition, segs []episode.Segment) (*Store, string) {
 	t.Helper()
 	dir := t.TempDir()
 	s, err := Open(dir, Options{})
@@ -33,7 +35,7 @@ func crashWith(t *testing.T, trans []Transition, segs []Segment) (*Store, string
 	return open(t, dir, Options{}), w.ID()
 }
 
-func timelineOf(e *Episode) string {
+func timelineOf(e *episode.Episode) string {
 	var b []string
 	for _, s := range e.Segments {
 		b = append(b, fmt.Sprintf("%s[%g-%g]%s", s.Label, s.StartSec, s.EndSec, s.Outcome))
@@ -45,35 +47,35 @@ func timelineOf(e *Episode) string {
 // a state ends where the next transition of its source starts, also when
 // the segments file lost the record of the closed one.
 func TestRecoverRebuildsSegmentsFromTransitions(t *testing.T) {
-	str := func(sec float64, from, to string) Transition {
-		tr := Transition{Stamp: at(sec), Sec: sec, Kind: TransitionState, Source: "/task_state", SrcTyp: "string", From: from, To: to}
+	str := func(sec float64, from, to string) episode.Transition {
+		tr := episode.Transition{Stamp: at(sec), Sec: sec, Kind: episode.TransitionState, Source: "/task_state", SrcTyp: "string", From: from, To: to}
 		if to != "idle" {
 			tr.Opens, tr.Path = to, to
 		}
 		return tr
 	}
-	beat := Transition{Stamp: at(1.8), Sec: 1.8, Kind: TransitionHeartbeat, Source: "/task_state", SrcTyp: "string", To: "PLACE"}
-	smach := func(sec float64, path string) Transition {
-		return Transition{Stamp: at(sec), Kind: TransitionState, Source: "/sm", SrcTyp: "smach", Opens: path, Path: "/SM/" + path}
+	beat := episode.Transition{Stamp: at(1.8), Sec: 1.8, Kind: episode.TransitionHeartbeat, Source: "/task_state", SrcTyp: "string", To: "PLACE"}
+	smach := func(sec float64, path string) episode.Transition {
+		return episode.Transition{Stamp: at(sec), Kind: episode.TransitionState, Source: "/sm", SrcTyp: "smach", Opens: path, Path: "/SM/" + path}
 	}
 	for _, tc := range []struct {
 		name  string
-		trans []Transition
-		segs  []Segment
+		trans []episode.Transition
+		segs  []episode.Segment
 		want  string
 	}{
-		{"short segments file", []Transition{str(0, "idle", "PICK"), str(0.6, "PICK", "PLACE"), beat}, nil,
+		{"short segments file", []episode.Transition{str(0, "idle", "PICK"), str(0.6, "PICK", "PLACE"), beat}, nil,
 			"PICK[0-0.6]completed PLACE[0.6-1.8]interrupted"},
-		{"segments file has the closed one", []Transition{str(0, "idle", "PICK"), str(0.6, "PICK", "PLACE"), beat},
-			[]Segment{seg("PICK", 0, 0.6)}, "PICK[0-0.6]completed PLACE[0.6-1.8]interrupted"},
-		{"back to idle closes", []Transition{str(0, "idle", "PICK"), str(0.6, "PICK", "PLACE"), str(1.2, "PLACE", "idle"), beat},
+		{"segments file has the closed one", []episode.Transition{str(0, "idle", "PICK"), str(0.6, "PICK", "PLACE"), beat},
+			[]episode.Segment{seg("PICK", 0, 0.6)}, "PICK[0-0.6]completed PLACE[0.6-1.8]interrupted"},
+		{"back to idle closes", []episode.Transition{str(0, "idle", "PICK"), str(0.6, "PICK", "PLACE"), str(1.2, "PLACE", "idle"), beat},
 			nil, "PICK[0-0.6]completed PLACE[0.6-1.2]completed"},
-		{"smach leaves may overlap", []Transition{smach(0, "A"), smach(0.5, "B")}, nil,
+		{"smach leaves may overlap", []episode.Transition{smach(0, "A"), smach(0.5, "B")}, nil,
 			"A[0-0.5]interrupted B[0.5-0.5]interrupted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, id := crashWith(t, tc.trans, tc.segs)
-			e, err := Load(s.Dir(), id)
+			e, err := episode.Load(s.Dir(), id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,16 +97,16 @@ func TestRecoverRebuildsSegmentsFromTransitions(t *testing.T) {
 // goal topic's message came after the status): its trace element stays
 // pick(cup, table), not pick (issue 14).
 func TestRecoverKeepsGoalArguments(t *testing.T) {
-	open := func(sec float64, id string, args ...string) Transition {
-		return Transition{Stamp: at(sec), Sec: sec, Kind: TransitionState, Source: "/pick/status", SrcTyp: "actionlib",
+	open := func(sec float64, id string, args ...string) episode.Transition {
+		return episode.Transition{Stamp: at(sec), Sec: sec, Kind: episode.TransitionState, Source: "/pick/status", SrcTyp: "actionlib",
 			To: id + ":ACTIVE", Opens: "pick", Path: "pick", GoalID: id, Args: args}
 	}
-	late := Transition{Stamp: at(0.7), Sec: 0.7, Kind: TransitionGoal, Source: "/pick/status", SrcTyp: "actionlib",
+	late := episode.Transition{Stamp: at(0.7), Sec: 0.7, Kind: episode.TransitionGoal, Source: "/pick/status", SrcTyp: "actionlib",
 		Path: "pick", GoalID: "g2", Args: []string{"bottle", "shelf"}}
 	other := late
 	other.GoalID, other.Args = "g3", []string{"plate"} // a goal never opened: nothing
-	s, id := crashWith(t, []Transition{open(0, "g1", "cup", "table"), open(0.5, "g2"), late, other}, nil)
-	e, err := Load(s.Dir(), id)
+	s, id := crashWith(t, []episode.Transition{open(0, "g1", "cup", "table"), open(0.5, "g2"), late, other}, nil)
+	e, err := episode.Load(s.Dir(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,23 +130,23 @@ func TestCorruptManifestIsRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	w, _ := s.Begin(Begin{Robot: "arm-01", Start: at(0)})
-	must(t, w.Transition(Transition{Stamp: at(0), Kind: TransitionState, Source: "/task_state", SrcTyp: "string", To: "PICK", Opens: "PICK", Path: "PICK"}))
-	must(t, w.Transition(Transition{Stamp: at(1), Sec: 1, Kind: TransitionState, Source: "/task_state", SrcTyp: "string", From: "PICK", To: "PLACE", Opens: "PLACE", Path: "PLACE"}))
+	must(t, w.Transition(episode.Transition{Stamp: at(0), Kind: episode.TransitionState, Source: "/task_state", SrcTyp: "string", To: "PICK", Opens: "PICK", Path: "PICK"}))
+	must(t, w.Transition(episode.Transition{Stamp: at(1), Sec: 1, Kind: episode.TransitionState, Source: "/task_state", SrcTyp: "string", From: "PICK", To: "PLACE", Opens: "PLACE", Path: "PLACE"}))
 	must(t, w.Segment(seg("PICK", 0, 1)))
 	must(t, w.Segment(seg("PLACE", 1, 2)))
-	must(t, w.Close(at(2), Completed, EndIdle))
+	must(t, w.Close(at(2), episode.Completed, episode.EndIdle))
 	s.Close()
-	must(t, os.WriteFile(filepath.Join(w.Dir(), manifestName), []byte(`{"format":1,"id":`), 0o644))
+	must(t, os.WriteFile(filepath.Join(w.Dir(), episode.ManifestFile), []byte(`{"format":1,"id":`), 0o644))
 	if err := os.Mkdir(filepath.Join(dir, "empty-leftover"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 
 	// Readers (inspect) see it and its problem, and write nothing.
-	ms, err := List(dir)
+	ms, err := episode.List(dir)
 	if err != nil || len(ms) != 1 || ms[0].ID != w.ID() || ms[0].Problem == "" || ms[0].Robot != "arm-01" || !ms[0].Start.Equal(at(0)) {
 		t.Fatalf("List = %+v, %v", ms, err)
 	}
-	e, err := Load(dir, w.ID())
+	e, err := episode.Load(dir, w.ID())
 	if err != nil || len(e.Segments) != 2 || len(e.Problems) != 1 || !strings.Contains(e.Problems[0], "corrupt") {
 		t.Fatalf("Load = %+v, %v", e, err)
 	}
@@ -155,11 +157,11 @@ func TestCorruptManifestIsRebuilt(t *testing.T) {
 	if len(rec) != 1 || !strings.Contains(strings.Join(rec[0].Descriptions, ";"), "quarantine/manifest.json.corrupt") {
 		t.Fatalf("recovered = %+v", rec)
 	}
-	if b, err := os.ReadFile(filepath.Join(w.Dir(), quarantineName, manifestName+".corrupt")); err != nil || string(b) != `{"format":1,"id":` {
+	if b, err := os.ReadFile(filepath.Join(w.Dir(), episode.QuarantineDir, episode.ManifestFile+".corrupt")); err != nil || string(b) != `{"format":1,"id":` {
 		t.Fatalf("quarantined manifest = %q, %v", b, err)
 	}
-	e, err = Load(dir, w.ID())
-	if err != nil || !e.Manifest.Closed || e.Manifest.EndReason != EndRecovered || len(e.Problems) != 0 ||
+	e, err = episode.Load(dir, w.ID())
+	if err != nil || !e.Manifest.Closed || e.Manifest.EndReason != episode.EndRecovered || len(e.Problems) != 0 ||
 		timelineOf(e) != "PICK[0-1]completed PLACE[1-2]completed" || !e.Manifest.End.Equal(at(2)) {
 		t.Fatalf("after recovery: %+v %s, %v", e, timelineOf(e), err)
 	}
@@ -168,8 +170,8 @@ func TestCorruptManifestIsRebuilt(t *testing.T) {
 	}
 	// Retention sees it: a newer episode pushes it out (keep 1).
 	w2, _ := s2.Begin(Begin{Robot: "arm-01", Start: at(10)})
-	must(t, w2.Close(at(11), Completed, EndIdle))
-	if ms, _ := List(dir); len(ms) != 1 || ms[0].ID != w2.ID() {
+	must(t, w2.Close(at(11), episode.Completed, episode.EndIdle))
+	if ms, _ := episode.List(dir); len(ms) != 1 || ms[0].ID != w2.ID() {
 		t.Fatalf("after retention: %+v", ms)
 	}
 }

@@ -1,4 +1,4 @@
-package episode
+package store
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/edged-robotics/edged/episode"
 )
 
 // The crash test runs this test binary as a child that writes episodes
@@ -54,11 +56,11 @@ func crashChild(dir string) {
 		for k := range n {
 			label := fmt.Sprintf("state%d", k)
 			b := t.Add(time.Duration(k) * time.Second)
-			_ = w.Transition(Transition{Stamp: b, Kind: TransitionState, Source: "/s", From: prev, To: label, Opens: label, Path: label})
+			_ = w.Transition(episode.Transition{Stamp: b, Kind: episode.TransitionState, Source: "/s", From: prev, To: label, Opens: label, Path: label})
 			for h := range r.IntN(3) {
-				_ = w.Transition(Transition{Stamp: b.Add(time.Duration(h+1) * 100 * time.Millisecond), Kind: TransitionHeartbeat, Source: "/s"})
+				_ = w.Transition(episode.Transition{Stamp: b.Add(time.Duration(h+1) * 100 * time.Millisecond), Kind: episode.TransitionHeartbeat, Source: "/s"})
 			}
-			if err := w.Segment(Segment{Start: b, End: b.Add(time.Second), Label: label, Path: label, Source: "/s", Kind: "string", Outcome: Completed}); err != nil {
+			if err := w.Segment(episode.Segment{Start: b, End: b.Add(time.Second), Label: label, Path: label, Source: "/s", Kind: "string", Outcome: episode.Completed}); err != nil {
 				ack("error %v", err)
 				return
 			}
@@ -66,13 +68,13 @@ func crashChild(dir string) {
 			prev = label
 		}
 		// Sometimes leave a segment open when the kill comes.
-		_ = w.Transition(Transition{Stamp: t.Add(time.Duration(n) * time.Second), Source: "/s", From: prev, To: "last", Opens: "last", Path: "last"})
-		if err := w.Segment(Segment{Start: t.Add(time.Duration(n) * time.Second), End: t.Add(time.Duration(n+1) * time.Second), Label: "last", Path: "last", Source: "/s", Kind: "string", Outcome: Completed}); err != nil {
+		_ = w.Transition(episode.Transition{Stamp: t.Add(time.Duration(n) * time.Second), Source: "/s", From: prev, To: "last", Opens: "last", Path: "last"})
+		if err := w.Segment(episode.Segment{Start: t.Add(time.Duration(n) * time.Second), End: t.Add(time.Duration(n+1) * time.Second), Label: "last", Path: "last", Source: "/s", Kind: "string", Outcome: episode.Completed}); err != nil {
 			ack("error %v", err)
 			return
 		}
 		ack("seg %s %d last", w.ID(), n)
-		if err := w.Close(t.Add(time.Duration(n+1)*time.Second), Completed, EndIdle); err != nil {
+		if err := w.Close(t.Add(time.Duration(n+1)*time.Second), episode.Completed, episode.EndIdle); err != nil {
 			ack("error %v", err)
 			return
 		}
@@ -185,11 +187,11 @@ func checkStore(t *testing.T, dir string, acks *acked, round int) {
 		t.Fatalf("round %d: reopen: %v", round, err)
 	}
 	defer s.Close()
-	ms, err := List(dir)
+	ms, err := episode.List(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := map[string]Manifest{}
+	byID := map[string]episode.Manifest{}
 	for _, m := range ms {
 		byID[m.ID] = m
 		if !m.Closed {
@@ -197,12 +199,12 @@ func checkStore(t *testing.T, dir string, acks *acked, round int) {
 		}
 	}
 	for id := range acks.closed {
-		if m, ok := byID[id]; !ok || m.Outcome != Completed {
+		if m, ok := byID[id]; !ok || m.Outcome != episode.Completed {
 			t.Fatalf("round %d: closed episode %s lost or changed: %+v", round, id, m)
 		}
 	}
 	for id, want := range acks.segs {
-		e, err := Load(dir, id)
+		e, err := episode.Load(dir, id)
 		if err != nil {
 			t.Fatalf("round %d: acknowledged episode %s: %v", round, id, err)
 		}

@@ -1,13 +1,13 @@
-package episode
+package store
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"time"
 
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/fsm/fsmkind"
 	"github.com/edged-robotics/edged/internal/fsutil"
 )
@@ -18,7 +18,7 @@ import (
 // directories (a crash, or a full disk, between mkdir and the manifest).
 func (s *Store) recoverAll() error {
 	s.removeEmptyDirs()
-	ms, err := List(s.dir)
+	ms, err := episode.List(s.dir)
 	if err != nil {
 		return err
 	}
@@ -64,28 +64,28 @@ func (s *Store) removeEmptyDirs() {
 // repairFile cuts a torn tail and quarantines corrupt regions of one
 // record file, rewriting it atomically when anything was wrong, and
 // returns the surviving payloads.
-func repairFile(dir, name string, r *Recovery) ([][]byte, error) {
+func repairFile(dir, name string, r *episode.Recovery) ([][]byte, error) {
 	path := filepath.Join(dir, name)
-	b, err := fsutil.ReadFileCapped(path, maxFileBytes)
+	b, err := fsutil.ReadFileCapped(path, episode.MaxFileBytes)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	sc, err := scanRecords(b)
+	sc, err := episode.ScanRecords(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(sc.Bad) == 0 && sc.Torn.Len == 0 {
 		return sc.Records, nil
 	}
-	qdir := filepath.Join(dir, quarantineName)
+	qdir := filepath.Join(dir, episode.QuarantineDir)
 	if err := os.MkdirAll(qdir, 0o755); err != nil {
 		return nil, err
 	}
-	save := func(kind string, reg badRegion) error {
-		r.Descriptions = append(r.Descriptions, fmt.Sprintf("%s: %s %s, saved in %s/", name, kind, reg, quarantineName))
+	save := func(kind string, reg episode.Region) error {
+		r.Descriptions = append(r.Descriptions, fmt.Sprintf("%s: %s %s, saved in %s/", name, kind, reg, episode.QuarantineDir))
 		qn := fmt.Sprintf("%s.%d.%s", name, reg.Off, kind)
 		return fsutil.WriteFileAtomic(filepath.Join(qdir, qn), b[reg.Off:reg.Off+reg.Len])
 	}
@@ -101,9 +101,11 @@ func repairFile(dir, name string, r *Recovery) ([][]byte, error) {
 			return nil, err
 		}
 	}
-	clean := fileHeader() // a file written before headers gets one now
+	var clean []byte // a file written before headers gets one now
 	for _, p := range sc.Records {
-		clean = appendRecord(clean, p)
+		if clean, err = episode.AppendRecord(clean, int64(len(clean)), p); err != nil {
+			return nil, err
+		}
 	}
 	if err := fsutil.WriteFileAtomic(filepath.Join(dir, name), clean); err != nil {
 		return nil, err
@@ -113,18 +115,18 @@ func repairFile(dir, name string, r *Recovery) ([][]byte, error) {
 
 // recoverEpisode repairs the record files of an open episode and closes
 // it as interrupted, closing its open segments at the last time seen.
-func recoverEpisode(dir string, m Manifest, notes []string) (Recovery, error) {
-	r := Recovery{Episode: m.ID, ClosedOpen: true, Descriptions: notes}
-	segRecs, err := repairFile(dir, segmentsName, &r)
+func recoverEpisode(dir string, m episode.Manifest, notes []string) (episode.Recovery, error) {
+	r := episode.Recovery{Episode: m.ID, ClosedOpen: true, Descriptions: notes}
+	segRecs, err := repairFile(dir, episode.SegmentsFile, &r)
 	if err != nil {
 		return r, err
 	}
-	trRecs, err := repairFile(dir, transitionsName, &r)
+	trRecs, err := repairFile(dir, episode.TransitionsFile, &r)
 	if err != nil {
 		return r, err
 	}
-	segs, bad := decodeAll[Segment](segRecs)
-	trans, bad2 := decodeAll[Transition](trRecs)
+	segs, bad := episode.DecodeRecords[episode.Segment](segRecs)
+	trans, bad2 := episode.DecodeRecords[episode.Transition](trRecs)
 	if bad+bad2 > 0 {
 		r.Descriptions = append(r.Descriptions, fmt.Sprintf("%d records with a good checksum but bad JSON skipped", bad+bad2))
 	}
@@ -141,7 +143,7 @@ func recoverEpisode(dir string, m Manifest, notes []string) (Recovery, error) {
 			last = t.Stamp
 		}
 	}
-	f, size, err := openRecordFile(filepath.Join(dir, segmentsName))
+	f, size, err := openRecordFile(filepath.Join(dir, episode.SegmentsFile))
 	if err != nil {
 		return r, err
 	}
@@ -155,7 +157,7 @@ func recoverEpisode(dir string, m Manifest, notes []string) (Recovery, error) {
 			return r, err
 		}
 		w.m.Segments++
-		if s.Outcome == Interrupted {
+		if s.Outcome == episode.Interrupted {
 			r.Interrupted++
 		} else {
 			r.Rebuilt++
@@ -166,7 +168,7 @@ func recoverEpisode(dir string, m Manifest, notes []string) (Recovery, error) {
 		return r, err
 	}
 	f.Close()
-	w.m.Closed, w.m.End, w.m.Outcome, w.m.EndReason = true, last, OutcomeOf(EndRecovered), EndRecovered
+	w.m.Closed, w.m.End, w.m.Outcome, w.m.EndReason = true, last, episode.OutcomeOf(episode.EndRecovered), episode.EndRecovered
 	rc := r
 	w.m.Recovery = &rc
 	return r, w.writeManifest()
@@ -183,28 +185,28 @@ func recoverEpisode(dir string, m Manifest, notes []string) (Recovery, error) {
 // the last opening per state path or goal that is not closed ends,
 // interrupted, at last, with the goal's arguments from its opening or
 // a later TransitionGoal.
-func rebuild(start, last time.Time, trans []Transition, closed map[string]bool) []Segment {
-	var out []Segment
-	add := func(t Transition, end time.Time, outcome string) {
-		if closed[openKey(t.Source, t.Opens, t.opened())] {
+func rebuild(start, last time.Time, trans []episode.Transition, closed map[string]bool) []episode.Segment {
+	var out []episode.Segment
+	add := func(t episode.Transition, end time.Time, outcome string) {
+		if closed[openKey(t.Source, t.Opens, opened(t))] {
 			return
 		}
-		if end.Before(t.opened()) {
-			end = t.opened()
+		if end.Before(opened(t)) {
+			end = opened(t)
 		}
-		out = append(out, Segment{Start: t.opened(), End: end, StartSec: sec(start, t.opened()), EndSec: sec(start, end),
+		out = append(out, episode.Segment{Start: opened(t), End: end, StartSec: sec(start, opened(t)), EndSec: sec(start, end),
 			Label: t.Opens, Path: t.Path, Source: t.Source, Kind: t.SrcTyp, Outcome: outcome, GoalID: t.GoalID, Args: t.Args})
 	}
-	openSeq := map[string]*Transition{} // sequential source -> its open segment's opening
-	lastOpen := map[string]Transition{} // overlapping: source, goal, path -> last opening
+	openSeq := map[string]*episode.Transition{} // sequential source -> its open segment's opening
+	lastOpen := map[string]episode.Transition{} // overlapping: source, goal, path -> last opening
 	var order []string
 	for _, t := range trans {
-		if t.Kind == TransitionHeartbeat {
+		if t.Kind == episode.TransitionHeartbeat {
 			continue
 		}
 		if fsmkind.Sequential(t.SrcTyp) {
 			if o := openSeq[t.Source]; o != nil {
-				add(*o, t.Stamp, Completed)
+				add(*o, t.Stamp, episode.Completed)
 				delete(openSeq, t.Source)
 			}
 			if t.Opens != "" {
@@ -213,7 +215,7 @@ func rebuild(start, last time.Time, trans []Transition, closed map[string]bool) 
 			continue
 		}
 		k := t.Source + "\x00" + t.GoalID + "\x00" + t.Path
-		if t.Kind == TransitionGoal { // the arguments of an open goal
+		if t.Kind == episode.TransitionGoal { // the arguments of an open goal
 			if o, ok := lastOpen[k]; ok && o.Args == nil {
 				o.Args = t.Args
 				lastOpen[k] = o
@@ -230,19 +232,19 @@ func rebuild(start, last time.Time, trans []Transition, closed map[string]bool) 
 	}
 	for _, t := range trans { // the open sequential segments, in opening order
 		if o := openSeq[t.Source]; o != nil && o.Seq == t.Seq && o.Stamp.Equal(t.Stamp) {
-			add(*o, last, Interrupted)
+			add(*o, last, episode.Interrupted)
 			delete(openSeq, t.Source)
 		}
 	}
 	for _, k := range order {
-		add(lastOpen[k], last, Interrupted)
+		add(lastOpen[k], last, episode.Interrupted)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
 	return out
 }
 
-// opened is when the segment a transition opens started.
-func (t Transition) opened() time.Time {
+// opened is when the segment transition t opens started.
+func opened(t episode.Transition) time.Time {
 	if t.Start.IsZero() {
 		return t.Stamp
 	}
@@ -254,17 +256,3 @@ func openKey(source, label string, start time.Time) string {
 }
 
 func sec(start, t time.Time) float64 { return t.Sub(start).Seconds() }
-
-func decodeAll[T any](recs [][]byte) ([]T, int) {
-	out := make([]T, 0, len(recs))
-	bad := 0
-	for _, p := range recs {
-		var v T
-		if err := json.Unmarshal(p, &v); err != nil {
-			bad++
-			continue
-		}
-		out = append(out, v)
-	}
-	return out, bad
-}

@@ -1,4 +1,4 @@
-package episode
+package store
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/edged-robotics/edged/episode"
 )
 
 // ErrPending wraps the error of a Segment that could not be written: the
@@ -22,12 +24,12 @@ const MaxPendingSegments = 4096
 type Writer struct {
 	store       *Store
 	dir         string
-	m           Manifest
+	m           episode.Manifest
 	segs, trans *os.File
 	segsSize    int64 // bytes of whole records in segs (a failed append is cut back to it)
 	transSize   int64
 	buf         []byte
-	pending     []Segment // closed segments not yet written, oldest first
+	pending     []episode.Segment // closed segments not yet written, oldest first
 	closed      bool
 }
 
@@ -41,7 +43,7 @@ func (w *Writer) Dir() string { return w.dir }
 func (w *Writer) Start() time.Time { return w.m.Start }
 
 // Manifest returns a copy of the current manifest.
-func (w *Writer) Manifest() Manifest { return w.m }
+func (w *Writer) Manifest() episode.Manifest { return w.m }
 
 // Pending is the number of closed segments kept in memory.
 func (w *Writer) Pending() int { return len(w.pending) }
@@ -51,14 +53,31 @@ func (w *Writer) NextIndex() int { return w.m.Segments + len(w.pending) }
 
 func (w *Writer) openFiles() error {
 	var err error
-	if w.segs, w.segsSize, err = openRecordFile(filepath.Join(w.dir, segmentsName)); err != nil {
+	if w.segs, w.segsSize, err = openRecordFile(filepath.Join(w.dir, episode.SegmentsFile)); err != nil {
 		return fmt.Errorf("episode: %w", err)
 	}
-	if w.trans, w.transSize, err = openRecordFile(filepath.Join(w.dir, transitionsName)); err != nil {
+	if w.trans, w.transSize, err = openRecordFile(filepath.Join(w.dir, episode.TransitionsFile)); err != nil {
 		w.segs.Close()
 		return fmt.Errorf("episode: %w", err)
 	}
 	return nil
+}
+
+// openRecordFile opens a record file for appending and returns its
+// size. A new one stays empty until its first record, which
+// episode.AppendRecord gives the header; an existing one, with or
+// without a header, is appended to as it is (the records are the same).
+func openRecordFile(path string) (*os.File, int64, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
 }
 
 func (w *Writer) closeFiles() {
@@ -75,7 +94,8 @@ func (w *Writer) writeManifest() error {
 	return err
 }
 
-// append writes one record with one write call, so a killed process
+// append writes one record (episode.AppendRecord: with the file's
+// header when it is new) with one write call, so a killed process
 // leaves either the whole record or none of it in the page cache. A
 // failed write (a full disk writes part of it) is cut back to *size, so
 // that the records after it stay readable.
@@ -87,10 +107,9 @@ func (w *Writer) append(f *os.File, size *int64, v any) error {
 	if err != nil {
 		return fmt.Errorf("episode: encode record: %w", err)
 	}
-	if len(p) > MaxRecordBytes {
-		return fmt.Errorf("episode: record of %d bytes is larger than %d (a label or detail is too long)", len(p), MaxRecordBytes)
+	if w.buf, err = episode.AppendRecord(w.buf[:0], *size, p); err != nil {
+		return fmt.Errorf("%w (%s)", err, f.Name())
 	}
-	w.buf = appendRecord(w.buf[:0], p)
 	err = w.store.fault(OpAppend, f.Name())
 	if err == nil {
 		_, err = f.Write(w.buf)
@@ -109,7 +128,7 @@ func (w *Writer) append(f *os.File, size *int64, v any) error {
 // Transition appends a raw transition; Seq is assigned here. It is
 // written at once but fsynced only with the next segment or the close. A
 // transition that cannot be written is dropped (the error says so).
-func (w *Writer) Transition(t Transition) error {
+func (w *Writer) Transition(t episode.Transition) error {
 	t.Seq = w.m.Transitions
 	if err := w.append(w.trans, &w.transSize, t); err != nil {
 		return err
@@ -123,7 +142,7 @@ func (w *Writer) Transition(t Transition) error {
 // When the store cannot write (or older segments still wait), the
 // segment is kept in memory and the error wraps ErrPending: Retry or
 // Close writes it once the store can.
-func (w *Writer) Segment(s Segment) error {
+func (w *Writer) Segment(s episode.Segment) error {
 	if w.closed {
 		return fmt.Errorf("episode: %s is closed", w.m.ID)
 	}
@@ -140,7 +159,7 @@ func (w *Writer) Segment(s Segment) error {
 	return fmt.Errorf("episode: %w (%d waiting)", ErrPending, len(w.pending))
 }
 
-func (w *Writer) keep(s Segment) {
+func (w *Writer) keep(s episode.Segment) {
 	if len(w.pending) == MaxPendingSegments {
 		w.pending = w.pending[1:]
 		w.store.lostSegments(1)
@@ -149,7 +168,7 @@ func (w *Writer) keep(s Segment) {
 }
 
 // writeSegment appends s and fsyncs; on failure nothing of s stays.
-func (w *Writer) writeSegment(s Segment) error {
+func (w *Writer) writeSegment(s episode.Segment) error {
 	before := w.segsSize
 	if err := w.append(w.segs, &w.segsSize, s); err != nil {
 		return err
@@ -165,7 +184,7 @@ func (w *Writer) writeSegment(s Segment) error {
 
 // Retry writes the segments kept in memory, oldest first, and returns
 // those now durable; err is the failure that stopped it.
-func (w *Writer) Retry() (written []Segment, err error) {
+func (w *Writer) Retry() (written []episode.Segment, err error) {
 	for len(w.pending) > 0 {
 		s := w.pending[0]
 		s.Index = w.m.Segments

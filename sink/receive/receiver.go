@@ -1,4 +1,4 @@
-package episode
+package receive
 
 import (
 	"bytes"
@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/edged-robotics/edged/blob"
+	"github.com/edged-robotics/edged/episode"
 )
 
 // Receiver writes the episodes robots ship into a store (the sink's
@@ -33,7 +32,7 @@ import (
 // episode_end, which is written once) plus Held and Complete.
 //
 // Several receivers may write one store (sinks sharing a subscription,
-// ReceiverOptions.Shared or an object store), and any of them may get
+// Options.Shared or an object store), and any of them may get
 // any message of an episode. A message writes its own file (a sheet, a
 // snippet: content-derived names, written once) or its record of the
 // segments, and leaves the manifest alone while the episode is open:
@@ -60,7 +59,7 @@ import (
 type Receiver struct {
 	dir   string
 	blobs blob.Blobs
-	opts  ReceiverOptions
+	opts  Options
 	lock  *os.File
 	races atomic.Uint64
 	mu    sync.Mutex // guards busy, eps and order
@@ -76,8 +75,8 @@ type episodeLock struct {
 	n int
 }
 
-// ReceiverOptions are the receiver's hooks. Zero fields take defaults.
-type ReceiverOptions struct {
+// Options are the receiver's hooks. Zero fields take defaults.
+type Options struct {
 	// Blobs, when set, is the store (dir is then only its name); the
 	// default is blob.Dir on dir with WriteFile.
 	Blobs blob.Blobs
@@ -105,7 +104,7 @@ var ErrRefused = errors.New("episode: refused")
 // received is what the receiver knows of one episode.
 type received struct {
 	id   string
-	m    Manifest
+	m    episode.Manifest
 	mver string // the stored manifest's version; "" when absent
 	segs map[int][]byte
 	// segRec is segments.rec up to its last good record, segVer its
@@ -117,12 +116,12 @@ type received struct {
 	last     []byte           // the manifest as last written or read
 	// costKey is the manifest (without Cost) the cost was computed for.
 	costKey []byte
-	cost    *Cost
+	cost    *episode.Cost
 }
 
-// OpenReceiver opens the store dir (created if needed; locked when it
+// Open opens the store dir (created if needed; locked when it
 // is a directory).
-func OpenReceiver(dir string, o ReceiverOptions) (*Receiver, error) {
+func Open(dir string, o Options) (*Receiver, error) {
 	if o.MaxCached <= 0 {
 		o.MaxCached = 64
 	}
@@ -134,21 +133,9 @@ func OpenReceiver(dir string, o ReceiverOptions) (*Receiver, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("episode: create %s: %w (check --out and its permissions)", dir, err)
 	}
-	lf, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
+	lf, err := episode.LockStore(dir, o.Shared)
 	if err != nil {
-		return nil, fmt.Errorf("episode: open lock file: %w", err)
-	}
-	how := syscall.LOCK_EX
-	if o.Shared {
-		how = syscall.LOCK_SH
-	}
-	if err := syscall.Flock(int(lf.Fd()), how|syscall.LOCK_NB); err != nil {
-		lf.Close()
-		return nil, fmt.Errorf("%w: %s (another edged sink or edged run writes it; use another --out, or --group for sinks sharing it)", ErrLocked, dir)
-	}
-	if !o.Shared {
-		_ = lf.Truncate(0)
-		_, _ = lf.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+		return nil, fmt.Errorf("%w; another edged sink or edged run writes it: use another --out, or --group for sinks sharing it", err)
 	}
 	r.lock = lf
 	return r, nil
@@ -241,7 +228,7 @@ func (r *Receiver) add(robot, id string, write func(e *received) error) (complet
 	if r.opts.Shared {
 		// No view of the episode is needed: the write's conditions are
 		// its own.
-		if err := CheckID(robot, id); err != nil {
+		if err := episode.CheckID(robot, id); err != nil {
 			return false, fmt.Errorf("%w: %w", ErrRefused, err)
 		}
 		e = &received{id: id, segs: map[int][]byte{}, files: map[string]int64{}}
@@ -275,7 +262,7 @@ func (r *Receiver) add(robot, id string, write func(e *received) error) (complet
 // further behind. An absent or unreadable manifest is for update to
 // judge. Segments are not counted here: update reads them.
 func (r *Receiver) mayComplete(id string) (bool, error) {
-	b, _, err := r.blobs.Get(id+"/"+manifestName, maxManifest)
+	b, _, err := r.blobs.Get(id+"/"+episode.ManifestFile, episode.MaxManifestBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, blob.ErrTooLarge):
 		return true, nil
@@ -283,13 +270,13 @@ func (r *Receiver) mayComplete(id string) (bool, error) {
 		return false, err
 	}
 	var m struct {
-		Format   int                     `json:"format"`
-		Closed   bool                    `json:"closed"`
-		Complete bool                    `json:"complete"`
-		Produced map[string]CameraCounts `json:"produced"`
+		Format   int                             `json:"format"`
+		Closed   bool                            `json:"closed"`
+		Complete bool                            `json:"complete"`
+		Produced map[string]episode.CameraCounts `json:"produced"`
 	}
 	switch {
-	case json.Unmarshal(b, &m) != nil || m.Format != ManifestFormat || m.Complete:
+	case json.Unmarshal(b, &m) != nil || m.Format != episode.ManifestFormat || m.Complete:
 		return true, nil
 	case !m.Closed:
 		return false, nil
@@ -298,7 +285,11 @@ func (r *Receiver) mayComplete(id string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return holdsProduced(heldOf(blobNames(list, id+"/"), 0), m.Produced), nil
+	names := make([]string, len(list))
+	for i, f := range list {
+		names[i] = strings.TrimPrefix(f.Name, id+"/")
+	}
+	return episode.HoldsProduced(episode.HeldOf(names, 0), m.Produced), nil
 }
 
 // Races counts the conditional writes this receiver lost to another
@@ -319,7 +310,7 @@ func (r *Receiver) commit(e *received) (completed, wrote bool, err error) {
 	h := e.held()
 	complete := e.completeWith(h)
 	if e.mver != "" && !was && !complete {
-		if b, err := manifestBytes(e.m); err != nil || bytes.Equal(b, e.last) {
+		if b, err := episode.EncodeManifest(e.m); err != nil || bytes.Equal(b, e.last) {
 			return false, false, err
 		}
 	}
@@ -338,11 +329,11 @@ func (r *Receiver) commit(e *received) (completed, wrote bool, err error) {
 		}
 		e.m.Cost = e.cost
 	}
-	b, err := manifestBytes(e.m)
+	b, err := episode.EncodeManifest(e.m)
 	if err != nil || bytes.Equal(b, e.last) {
 		return false, false, err
 	}
-	ver, err := r.blobs.Put(e.id+"/"+manifestName, b, condOf(e.mver))
+	ver, err := r.blobs.Put(e.id+"/"+episode.ManifestFile, b, condOf(e.mver))
 	if err != nil {
 		return false, false, err
 	}
@@ -350,26 +341,13 @@ func (r *Receiver) commit(e *received) (completed, wrote bool, err error) {
 	return e.m.Complete && !was, true, nil
 }
 
-// manifestBytes is m as a receiver stores it.
-func manifestBytes(m Manifest) ([]byte, error) {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("episode: manifest: %w", err)
-	}
-	return append(b, '\n'), nil
-}
-
 // costOf is the cost line of what e holds.
-func (r *Receiver) costOf(e *received) (Cost, error) {
+func (r *Receiver) costOf(e *received) (episode.Cost, error) {
 	files := make([]blob.Info, 0, len(e.files))
 	for rel, n := range e.files {
 		files = append(files, blob.Info{Name: rel, Size: n})
 	}
-	read := func(rel string) ([]byte, error) {
-		b, _, err := r.blobs.Get(e.id+"/"+rel, maxSheetMeta)
-		return b, err
-	}
-	c, err := costOfFiles(files, read, &e.m)
+	c, err := episode.CostIn(r.blobs, e.id, files, &e.m)
 	if err != nil {
 		return c, fmt.Errorf("episode: cost of %s: %w", e.id, err)
 	}

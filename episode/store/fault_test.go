@@ -1,4 +1,4 @@
-package episode
+package store
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/edged-robotics/edged/episode"
 )
 
 // disk is a fault hook: while full, every write of the listed ops fails
@@ -81,7 +83,7 @@ func TestBeginOnFullDiskLeaksNothing(t *testing.T) {
 			if err != nil || s.Health() != nil || !strings.Contains(lb.String(), "works again") {
 				t.Fatalf("after space returned: %v, health %v", err, s.Health())
 			}
-			must(t, w.Close(at(501), Completed, EndIdle))
+			must(t, w.Close(at(501), episode.Completed, episode.EndIdle))
 		})
 	}
 }
@@ -99,10 +101,10 @@ func TestSegmentsWaitForSpace(t *testing.T) {
 			t.Fatalf("Segment on a full disk: %v", err)
 		}
 	}
-	if err := w.Transition(Transition{Stamp: at(3), Source: "/task_state"}); err == nil {
+	if err := w.Transition(episode.Transition{Stamp: at(3), Source: "/task_state"}); err == nil {
 		t.Fatal("transition written on a full disk")
 	}
-	if err := w.Close(at(4), Completed, EndIdle); err == nil {
+	if err := w.Close(at(4), episode.Completed, episode.EndIdle); err == nil {
 		t.Fatal("Close succeeded on a full disk")
 	}
 	if _, err := s.Begin(Begin{Robot: "r", Start: at(5)}); err == nil {
@@ -115,11 +117,11 @@ func TestSegmentsWaitForSpace(t *testing.T) {
 		t.Fatalf("%d failure log lines for %d kinds:\n%s", n, len(allOps), lb)
 	}
 	d.set(false, allOps...)
-	must(t, w.Close(at(4), Completed, EndIdle))
+	must(t, w.Close(at(4), episode.Completed, episode.EndIdle))
 	if s.Health() != nil {
 		t.Fatalf("health %v after space returned", s.Health())
 	}
-	e, err := Load(s.Dir(), w.ID())
+	e, err := episode.Load(s.Dir(), w.ID())
 	must(t, err)
 	if got := timelineOf(e); got != "a[0-1]completed b[1-2]completed c[2-3]completed d[3-4]completed" || len(e.Problems) > 0 || !e.Manifest.Closed {
 		t.Fatalf("episode %s %v %+v", got, e.Problems, e.Manifest)
@@ -147,8 +149,8 @@ func TestPartialWriteIsCutBack(t *testing.T) {
 	if err != nil || len(written) != 1 {
 		t.Fatalf("Retry = %v, %v", written, err)
 	}
-	must(t, w.Close(at(2), Completed, EndIdle))
-	e, err := Load(s.Dir(), w.ID())
+	must(t, w.Close(at(2), episode.Completed, episode.EndIdle))
+	e, err := episode.Load(s.Dir(), w.ID())
 	must(t, err)
 	if got := timelineOf(e); got != "a[0-1]completed b[1-2]completed" || len(e.Problems) > 0 {
 		t.Fatalf("episode %s %v", got, e.Problems)
@@ -167,7 +169,7 @@ func TestFreeSpaceFloor(t *testing.T) {
 	for i := range 3 {
 		w, err := s.Begin(Begin{Robot: "r", Start: at(float64(i * 10))})
 		must(t, err)
-		must(t, w.Close(at(float64(i*10+1)), Completed, EndIdle))
+		must(t, w.Close(at(float64(i*10+1)), episode.Completed, episode.EndIdle))
 		ids = append(ids, w.ID())
 	}
 	must(t, s.MarkUploaded(ids[1]))
@@ -182,7 +184,7 @@ func TestFreeSpaceFloor(t *testing.T) {
 	}
 	w, err := s.Begin(Begin{Robot: "r", Start: at(100)})
 	must(t, err)
-	ms, _ := List(dir)
+	ms, _ := episode.List(dir)
 	var left []string
 	for _, m := range ms {
 		left = append(left, m.ID)
@@ -196,13 +198,13 @@ func TestFreeSpaceFloor(t *testing.T) {
 	free = -30 << 20 // 10 MiB free with two episodes
 	mu.Unlock()
 	s.KeepFloor()
-	if ms, _ := List(dir); len(ms) != 1 || ms[0].ID != w.ID() {
+	if ms, _ := episode.List(dir); len(ms) != 1 || ms[0].ID != w.ID() {
 		t.Fatalf("after KeepFloor: %+v", ms)
 	}
 }
 
 func countEpisodes(t *testing.T, dir string) int {
-	ms, err := List(dir)
+	ms, err := episode.List(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package episode
+package receive
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/blob"
+	"github.com/edged-robotics/edged/episode"
 )
 
 // Manifest takes a manifest the robot shipped: episode_start (Closed
@@ -17,9 +18,9 @@ import (
 // replaces them once; a start after the end is ignored, the same
 // manifest again is a no-op, another one ErrConflict. completed reports
 // that this call made the episode complete.
-func (r *Receiver) Manifest(robot string, m Manifest) (completed bool, err error) {
+func (r *Receiver) Manifest(robot string, m episode.Manifest) (completed bool, err error) {
 	if m.Robot != robot {
-		if err := CheckID(robot, m.ID); err != nil {
+		if err := episode.CheckID(robot, m.ID); err != nil {
 			return false, fmt.Errorf("%w: %w", ErrRefused, err)
 		}
 		return false, fmt.Errorf("%w: manifest of robot %.140q sent by %.140q", ErrRefused, m.Robot, robot)
@@ -43,14 +44,14 @@ func (r *Receiver) Manifest(robot string, m Manifest) (completed bool, err error
 			arrived = time.Now().UTC()
 		}
 		e.m = m
-		e.m.Format, e.m.ID, e.m.Held, e.m.Complete, e.m.Cost, e.m.EndArrived = ManifestFormat, e.id, held, complete, cost, arrived
+		e.m.Format, e.m.ID, e.m.Held, e.m.Complete, e.m.Cost, e.m.EndArrived = episode.ManifestFormat, e.id, held, complete, cost, arrived
 		e.m.Uploaded, e.m.Recovery = false, nil
 		return nil
 	})
 }
 
 // robotFields is the part of a manifest the robot writes, encoded.
-func robotFields(m Manifest) []byte {
+func robotFields(m episode.Manifest) []byte {
 	m.Format, m.Held, m.Complete, m.Uploaded, m.Recovery, m.Cost, m.EndArrived = 0, nil, false, false, nil, nil, time.Time{}
 	b, _ := json.Marshal(m)
 	return b
@@ -60,16 +61,17 @@ func robotFields(m Manifest) []byte {
 const maxSegmentIndex = 1 << 24
 
 // Segment adds segment s (its Index is the robot's) to the episode's
-// segments.rec, once per index. The file is rewritten whole with the
-// new record appended, conditional on the version read, so receivers
-// sharing the store never lose each other's records.
-func (r *Receiver) Segment(robot, id string, s Segment) (completed bool, err error) {
+// segments.rec, once per index. The file is put whole with the new
+// record appended (episode.AppendRecord, the store's one write path),
+// conditional on the version read, so receivers sharing the store never
+// lose each other's records.
+func (r *Receiver) Segment(robot, id string, s episode.Segment) (completed bool, err error) {
 	if s.Index < 0 || s.Index >= maxSegmentIndex {
 		return false, fmt.Errorf("%w: segment index %d out of range", ErrRefused, s.Index)
 	}
 	p, err := json.Marshal(s)
-	if err != nil || len(p) > MaxRecordBytes {
-		return false, fmt.Errorf("%w: segment %d cannot be a record (%d bytes, %v)", ErrRefused, s.Index, len(p), err)
+	if err != nil {
+		return false, fmt.Errorf("%w: segment %d cannot be a record: %w", ErrRefused, s.Index, err)
 	}
 	defer r.lockEpisode(id)()
 	return r.add(robot, id, func(e *received) error { return r.appendSegment(e, s.Index, p) })
@@ -91,15 +93,11 @@ func (r *Receiver) appendSegment(e *received, index int, p []byte) error {
 			}
 			return nil
 		}
-		rec := e.segRec
-		if len(rec) == 0 {
-			rec = fileHeader() // a new file: the first record comes after the header
+		rec, err := episode.AppendRecord(bytes.Clone(e.segRec), int64(len(e.segRec)), p)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %s: %w", ErrRefused, e.id, episode.SegmentsFile, err)
 		}
-		rec = appendRecord(append([]byte(nil), rec...), p)
-		if len(rec) > maxFileBytes {
-			return fmt.Errorf("%w: %s: segments.rec would exceed %d bytes", ErrRefused, e.id, maxFileBytes)
-		}
-		ver, err := r.blobs.Put(e.id+"/"+segmentsName, rec, condOf(e.segVer))
+		ver, err := r.blobs.Put(e.id+"/"+episode.SegmentsFile, rec, condOf(e.segVer))
 		if errors.Is(err, blob.ErrPrecondition) {
 			r.races.Add(1)
 			e.segsRead = false
@@ -112,7 +110,7 @@ func (r *Receiver) appendSegment(e *received, index int, p []byte) error {
 		e.segRec, e.segVer = rec, ver
 		return nil
 	}
-	return fmt.Errorf("episode: %s: lost %d races for %s to other writers; will retry", e.id, maxRaces, segmentsName)
+	return fmt.Errorf("episode: %s: lost %d races for %s to other writers; will retry", e.id, maxRaces, episode.SegmentsFile)
 }
 
 // condOf is the condition to replace a blob read at version v ("" when
@@ -125,8 +123,8 @@ func condOf(v string) blob.Cond {
 }
 
 var (
-	contactName = regexp.MustCompile(`^` + SheetPrefix + `[0-9]{4,9}$`)
-	labelName   = regexp.MustCompile(`^` + LabelPrefix + `[A-Za-z0-9._-]{1,100}$`)
+	contactName = regexp.MustCompile(`^` + episode.SheetPrefix + `[0-9]{4,9}$`)
+	labelName   = regexp.MustCompile(`^` + episode.LabelPrefix + `[A-Za-z0-9._-]{1,100}$`)
 )
 
 // Sheet writes a contact sheet (label false; name SheetName(index)) or
@@ -138,11 +136,11 @@ func (r *Receiver) Sheet(robot, id, camera, name string, label bool, jpeg, meta 
 	default:
 		return false, fmt.Errorf("%w: sheet name %.140q", ErrRefused, name)
 	}
-	kind := SheetsDir
+	kind := episode.SheetsDir
 	if label {
-		kind = LabelsDir
+		kind = episode.LabelsDir
 	}
-	dir := kind + "/" + CameraDir(camera) + "/" + name
+	dir := kind + "/" + episode.CameraDir(camera) + "/" + name
 	defer r.lockEpisode(id)()
 	return r.add(robot, id, func(e *received) error {
 		if err := r.put(e, dir+".jpg", jpeg); err != nil {
@@ -157,7 +155,7 @@ func (r *Receiver) Snippet(robot, id, camera string, index int, body []byte) (co
 	if index < 0 || index >= maxSegmentIndex {
 		return false, fmt.Errorf("%w: snippet index %d out of range", ErrRefused, index)
 	}
-	rel := SnippetsDir + "/" + CameraDir(camera) + "/" + SheetName(index) + SnippetExt
+	rel := episode.SnippetsDir + "/" + episode.CameraDir(camera) + "/" + episode.SheetName(index) + episode.SnippetExt
 	defer r.lockEpisode(id)()
 	return r.add(robot, id, func(e *received) error { return r.put(e, rel, body) })
 }
@@ -186,4 +184,17 @@ func (r *Receiver) put(e *received, rel string, b []byte) error {
 	}
 	e.files[rel] = int64(len(b))
 	return nil
+}
+
+// sameBlob reports whether name holds exactly b (reading at most len(b)+1
+// bytes of it): the idempotence test of a write-once file.
+func sameBlob(bl blob.Blobs, name string, b []byte) (bool, error) {
+	old, _, err := bl.Get(name, int64(len(b))+1)
+	if err != nil {
+		if errors.Is(err, blob.ErrTooLarge) {
+			return false, nil
+		}
+		return false, err
+	}
+	return bytes.Equal(old, b), nil
 }

@@ -1,4 +1,4 @@
-package episode
+package receive
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/blob"
+	"github.com/edged-robotics/edged/episode"
 )
 
 func (r *Receiver) forget(id string) {
@@ -63,12 +64,12 @@ func (r *Receiver) lockEpisode(id string) func() {
 // the stored manifest is the one it last wrote or read, else a fresh
 // read of the store.
 func (r *Receiver) load(robot, id string) (*received, error) {
-	if err := CheckID(robot, id); err != nil {
+	if err := episode.CheckID(robot, id); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRefused, err)
 	}
 	var e *received
 	for attempt := 0; ; attempt++ {
-		b, ver, err := r.blobs.Get(id+"/"+manifestName, maxManifest)
+		b, ver, err := r.blobs.Get(id+"/"+episode.ManifestFile, episode.MaxManifestBytes)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			b, ver = nil, ""
@@ -102,10 +103,10 @@ func (r *Receiver) load(robot, id string) (*received, error) {
 func (r *Receiver) read(robot, id string, b []byte, ver string) (*received, error) {
 	e := &received{id: id, mver: ver, segs: map[int][]byte{}, files: map[string]int64{}}
 	if b == nil {
-		e.m = Manifest{Format: ManifestFormat, ID: id, Robot: robot}
+		e.m = episode.Manifest{Format: episode.ManifestFormat, ID: id, Robot: robot}
 	} else {
 		var err error
-		if e.m, err = decodeManifest(b); err != nil {
+		if e.m, err = episode.DecodeManifest(b); err != nil {
 			return nil, fmt.Errorf("%w: %s: %w (%w); move the episode aside to receive it again",
 				ErrRefused, id, errManifestUnreadable, err)
 		}
@@ -141,9 +142,9 @@ func (r *Receiver) read(robot, id string, b []byte, ver string) (*received, erro
 // mid-append of an older sink) is left out of segRec, so the next
 // rewrite drops it.
 func (e *received) readSegments(bl blob.Blobs) error {
-	name := e.id + "/" + segmentsName
+	name := e.id + "/" + episode.SegmentsFile
 	e.segs, e.segRec, e.segVer, e.segsRead = map[int][]byte{}, nil, "", false
-	b, ver, err := bl.Get(name, maxFileBytes)
+	b, ver, err := bl.Get(name, episode.MaxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		e.segsRead = true
 		return nil
@@ -151,13 +152,13 @@ func (e *received) readSegments(bl blob.Blobs) error {
 	if err != nil {
 		return err
 	}
-	sc, err := scanRecords(b)
+	sc, err := episode.ScanRecords(b)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	e.segRec, e.segVer, e.segsRead = b[:sc.GoodEnd], ver, true
 	for _, p := range sc.Records {
-		var s Segment
+		var s episode.Segment
 		if json.Unmarshal(p, &s) != nil {
 			continue
 		}

@@ -1,4 +1,4 @@
-package episode
+package receive
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/edged-robotics/edged/blob"
+	"github.com/edged-robotics/edged/episode"
 )
 
 // tornOnce is a shared store that shows the next n manifest reads cut
@@ -18,7 +19,7 @@ type tornOnce struct {
 
 func (b *tornOnce) Get(name string, max int64) ([]byte, string, error) {
 	data, ver, err := b.Blobs.Get(name, max)
-	if err == nil && b.n > 0 && strings.HasSuffix(name, "/"+manifestName) {
+	if err == nil && b.n > 0 && strings.HasSuffix(name, "/"+episode.ManifestFile) {
 		b.n--
 		return data[:len(data)/2], ver + "-torn", nil
 	}
@@ -43,7 +44,7 @@ func TestSharedReceiverRereadsATornManifest(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			first, err := OpenReceiver(dir, ReceiverOptions{Shared: tc.shared})
+			first, err := Open(dir, Options{Shared: tc.shared})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +53,7 @@ func TestSharedReceiverRereadsATornManifest(t *testing.T) {
 			}
 			first.Close()
 			blobs := &tornOnce{Blobs: blob.Dir{Root: dir}, n: tc.torn}
-			r, err := OpenReceiver(dir, ReceiverOptions{Shared: tc.shared, Blobs: blobs})
+			r, err := Open(dir, Options{Shared: tc.shared, Blobs: blobs})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,30 +1,18 @@
-package episode
+package store
 
 import (
 	"errors"
 	"fmt"
-	"github.com/edged-robotics/edged/internal/fsutil"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
-)
 
-// File names inside the store and an episode directory.
-const (
-	lockName        = ".lock"
-	manifestName    = "manifest.json"
-	segmentsName    = "segments.rec"
-	transitionsName = "transitions.rec"
-	quarantineName  = "quarantine"
-	maxManifest     = 1 << 20
+	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/internal/fsutil"
 )
 
 // Options bounds the store. Zero fields take the documented defaults and
@@ -84,9 +72,6 @@ func (o *Options) defaults() {
 	}
 }
 
-// ErrLocked is returned by Open when another process writes the store.
-var ErrLocked = errors.New("episode store is locked by another process")
-
 // Store is an open, locked episode store.
 type Store struct {
 	dir  string
@@ -95,7 +80,7 @@ type Store struct {
 
 	mu        sync.Mutex
 	active    *Writer
-	recovered []Recovery
+	recovered []episode.Recovery
 	deleted   int
 
 	hmu     sync.Mutex        // guards the health fields below
@@ -112,18 +97,10 @@ func Open(dir string, o Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("episode: create store %s: %w (check data_dir and its permissions)", dir, err)
 	}
-	lf, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
+	lf, err := episode.LockStore(dir, false)
 	if err != nil {
-		return nil, fmt.Errorf("episode: open lock file: %w", err)
+		return nil, fmt.Errorf("%w; stop that edged or use another data_dir", err)
 	}
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		b, _ := os.ReadFile(lf.Name())
-		lf.Close()
-		return nil, fmt.Errorf("%w: %s (held by pid %s; stop that edged or use another data_dir)",
-			ErrLocked, dir, strings.TrimSpace(string(b)))
-	}
-	_ = lf.Truncate(0)
-	_, _ = lf.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	s := &Store{dir: dir, opts: o, lock: lf, errors: map[string]uint64{}, failing: map[string]string{}, free: -1}
 	if err := s.recoverAll(); err != nil {
 		s.Close()
@@ -140,10 +117,10 @@ func Open(dir string, o Options) (*Store, error) {
 func (s *Store) Dir() string { return s.dir }
 
 // Recovered reports what Open repaired, one entry per episode touched.
-func (s *Store) Recovered() []Recovery {
+func (s *Store) Recovered() []episode.Recovery {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]Recovery(nil), s.recovered...)
+	return append([]episode.Recovery(nil), s.recovered...)
 }
 
 // Deleted counts episodes removed by retention since Open.
@@ -174,8 +151,6 @@ type Begin struct {
 	Start       time.Time // ROS time of its first event
 }
 
-var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
 // Begin creates the directory and manifest of a new episode. Only one
 // episode is open at a time.
 func (s *Store) Begin(b Begin) (*Writer, error) {
@@ -187,7 +162,7 @@ func (s *Store) Begin(b Begin) (*Writer, error) {
 	if s.active != nil {
 		return nil, fmt.Errorf("episode: %s is still open: close it before beginning another", s.active.m.ID)
 	}
-	base := NewID(b.Robot, b.Start, b.Name)
+	base := episode.NewID(b.Robot, b.Start, b.Name)
 	s.makeRoom()
 	id := base
 	for i := 2; ; i++ {
@@ -205,7 +180,7 @@ func (s *Store) Begin(b Begin) (*Writer, error) {
 		}
 		id = fmt.Sprintf("%s-%d", base, i)
 	}
-	w := &Writer{store: s, dir: filepath.Join(s.dir, id), m: Manifest{Format: ManifestFormat, ID: id, Robot: b.Robot,
+	w := &Writer{store: s, dir: filepath.Join(s.dir, id), m: episode.Manifest{Format: episode.ManifestFormat, ID: id, Robot: b.Robot,
 		Name: b.Name, Instruction: b.Instruction, Start: b.Start, Created: s.opts.Now().UTC()}}
 	err := fsutil.SyncDir(s.dir)
 	s.note(OpMkdir, err)
@@ -229,7 +204,7 @@ func (s *Store) Begin(b Begin) (*Writer, error) {
 // MarkUploaded records that the episode reached the cloud, which makes it
 // the first candidate for retention.
 func (s *Store) MarkUploaded(id string) error {
-	return s.mark(id, func(m *Manifest) { m.Uploaded, m.Lacking = true, nil })
+	return s.mark(id, func(m *episode.Manifest) { m.Uploaded, m.Lacking = true, nil })
 }
 
 // maxLackingPieces bounds the pieces a manifest records as lacking.
@@ -239,13 +214,13 @@ const maxLackingPieces = 64
 // now: the pieces it lacks (the first maxLackingPieces; More when it
 // listed more, or lacks more than it listed).
 func (s *Store) MarkLacking(id string, pieces []string, more bool, now time.Time) error {
-	return s.mark(id, func(m *Manifest) {
+	return s.mark(id, func(m *episode.Manifest) {
 		if m.Uploaded {
 			return
 		}
 		l := m.Lacking
 		if l == nil {
-			l = &Lacking{First: now}
+			l = &episode.Lacking{First: now}
 			m.Lacking = l
 		}
 		l.Last, l.Pieces, l.More = now, slices.Clone(pieces[:min(len(pieces), maxLackingPieces)]), more || len(pieces) > maxLackingPieces
@@ -256,17 +231,17 @@ func (s *Store) MarkLacking(id string, pieces []string, more bool, now time.Time
 // and closed manifest are in the outbox, so that the next start does not
 // ship them again.
 func (s *Store) MarkRecoveryShipped(id string) error {
-	return s.mark(id, func(m *Manifest) { m.RecoveryShipped = true })
+	return s.mark(id, func(m *episode.Manifest) { m.RecoveryShipped = true })
 }
 
 // SetVerdicts records the trace checks' verdicts of a closed episode
 // (edged run evaluates them when the episode closes).
-func (s *Store) SetVerdicts(id string, v []Verdict) error {
-	return s.mark(id, func(m *Manifest) { m.Verdicts = v })
+func (s *Store) SetVerdicts(id string, v []episode.Verdict) error {
+	return s.mark(id, func(m *episode.Manifest) { m.Verdicts = v })
 }
 
 // mark rewrites one episode's manifest with set applied.
-func (s *Store) mark(id string, set func(*Manifest)) error {
+func (s *Store) mark(id string, set func(*episode.Manifest)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.active != nil && s.active.m.ID == id {
@@ -274,7 +249,7 @@ func (s *Store) mark(id string, set func(*Manifest)) error {
 		return s.active.writeManifest()
 	}
 	dir := filepath.Join(s.dir, id)
-	m, err := readManifest(dir)
+	m, err := episode.ReadManifest(dir)
 	if err != nil {
 		return err
 	}
@@ -307,12 +282,12 @@ func (s *Store) enforceRetention() error {
 // retainLocked is enforceRetention with s.mu held. It also applies the
 // free-space floor (Options.MinFreeBytes).
 func (s *Store) retainLocked() error {
-	infos, err := List(s.dir)
+	infos, err := episode.List(s.dir)
 	if err != nil {
 		return err
 	}
 	type cand struct {
-		m     Manifest
+		m     episode.Manifest
 		bytes int64
 	}
 	var all []cand

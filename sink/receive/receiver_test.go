@@ -1,49 +1,31 @@
-package episode
+package receive
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/episode/episodetest"
+	"github.com/edged-robotics/edged/episode/store"
 )
 
-func TestIsComplete(t *testing.T) {
-	has3 := func(i int) bool { return i < 3 }
-	cams := map[string]CameraCounts{"cam": {Sheets: 2, LabelSheets: 3, Snippets: 2}}
-	for _, tc := range []struct {
-		name string
-		m    Manifest
-		want bool
-	}{
-		{"open", Manifest{Segments: 3, Held: &Held{Segments: 3}}, false},
-		{"closed, all segments, nothing announced", Manifest{Closed: true, Segments: 3, Held: &Held{Segments: 3}}, true},
-		{"a segment missing", Manifest{Closed: true, Segments: 4, Held: &Held{Segments: 3}}, false},
-		{"other indexes held", Manifest{Closed: true, Segments: 4, Held: &Held{Segments: 4}}, false},
-		{"all announced held", Manifest{Closed: true, Segments: 3, Produced: cams, Held: &Held{Segments: 3, Cameras: cams}}, true},
-		{"a labeling sheet missing", Manifest{Closed: true, Segments: 3, Produced: cams,
-			Held: &Held{Segments: 3, Cameras: map[string]CameraCounts{"cam": {Sheets: 2, LabelSheets: 2, Snippets: 2}}}}, false},
-		{"a camera missing", Manifest{Closed: true, Segments: 3, Produced: cams, Held: &Held{Segments: 3}}, false},
-		{"huge announced count", Manifest{Closed: true, Segments: 1 << 60, Held: &Held{Segments: 3}}, false},
-		{"no holdings", Manifest{Closed: true}, false},
-	} {
-		if got := IsComplete(&tc.m, has3); got != tc.want {
-			t.Errorf("%s: complete %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}
+var t0 = episodetest.T0
 
 const rid = "arm-01-20231114T221320.000Z" // an id of arm-01
 
-func rseg(i int, label string) Segment {
-	return Segment{Index: i, Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i+1) * time.Second),
-		StartSec: float64(i), EndSec: float64(i + 1), Label: label, Source: "/task", Kind: "string", Outcome: Completed}
+func rseg(i int, label string) episode.Segment {
+	return episode.Segment{Index: i, Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i+1) * time.Second),
+		StartSec: float64(i), EndSec: float64(i + 1), Label: label, Source: "/task", Kind: "string", Outcome: episode.Completed}
 }
 
 func openRecv(t *testing.T, dir string) *Receiver {
 	t.Helper()
-	r, err := OpenReceiver(dir, ReceiverOptions{})
+	r, err := Open(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,12 +48,12 @@ func TestReceiverKeepsSegmentIndexes(t *testing.T) {
 	if _, err := r.Segment("arm-01", rid, rseg(1, "FORGED")); !errors.Is(err, ErrConflict) {
 		t.Errorf("another record for index 1: %v, want ErrConflict", err)
 	}
-	if _, err := OpenReceiver(dir, ReceiverOptions{}); !errors.Is(err, ErrLocked) {
+	if _, err := Open(dir, Options{}); !errors.Is(err, episode.ErrLocked) {
 		t.Errorf("a second receiver on the same directory: %v, want ErrLocked", err)
 	}
 	r.Close()
 
-	f, _ := os.OpenFile(filepath.Join(dir, rid, SegmentsFile), os.O_WRONLY|os.O_APPEND, 0)
+	f, _ := os.OpenFile(filepath.Join(dir, rid, episode.SegmentsFile), os.O_WRONLY|os.O_APPEND, 0)
 	f.Write([]byte{40, 0, 0, 0, 1, 2}) // a record cut by a crash
 	f.Close()
 	r = openRecv(t, dir)
@@ -81,7 +63,7 @@ func TestReceiverKeepsSegmentIndexes(t *testing.T) {
 	if _, err := r.Segment("arm-01", rid, rseg(3, "SD")); err != nil {
 		t.Fatal(err)
 	}
-	e, err := Load(dir, rid)
+	e, err := episode.Load(dir, rid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +74,7 @@ func TestReceiverKeepsSegmentIndexes(t *testing.T) {
 	if !reflect.DeepEqual(got, []string{"SA0", "SB1", "SC2", "SD3"}) || len(e.Problems) != 0 {
 		t.Errorf("segments %v, problems %v", got, e.Problems)
 	}
-	if e.Manifest.Format != ManifestFormat || e.Manifest.Held == nil || e.Manifest.Held.Segments != 4 {
+	if e.Manifest.Format != episode.ManifestFormat || e.Manifest.Held == nil || e.Manifest.Held.Segments != 4 {
 		t.Errorf("manifest %+v", e.Manifest)
 	}
 }
@@ -101,12 +83,12 @@ func TestReceiverKeepsSegmentIndexes(t *testing.T) {
 // and received by a Receiver read back the same (one format, one
 // reader), and the receiver's manifest says when it is complete.
 func TestReceiverMatchesTheStore(t *testing.T) {
-	st, err := Open(t.TempDir(), Options{})
+	st, err := store.Open(t.TempDir(), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	w, err := st.Begin(Begin{Robot: "arm-01", Start: t0, Instruction: "stack"})
+	w, err := st.Begin(store.Begin{Robot: "arm-01", Start: t0, Instruction: "stack"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,15 +98,15 @@ func TestReceiverMatchesTheStore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := w.Close(t0.Add(3*time.Second), Completed, EndIdle); err != nil {
+	if err := w.Close(t0.Add(3*time.Second), episode.Completed, episode.EndIdle); err != nil {
 		t.Fatal(err)
 	}
-	robot, err := Load(st.Dir(), w.ID())
+	robot, err := episode.Load(st.Dir(), w.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
 	end := robot.Manifest
-	end.Produced = map[string]CameraCounts{"cam": {Sheets: 1, LabelSheets: 0, Snippets: 1}}
+	end.Produced = map[string]episode.CameraCounts{"cam": {Sheets: 1, LabelSheets: 0, Snippets: 1}}
 
 	dir := t.TempDir()
 	r := openRecv(t, dir)
@@ -148,15 +130,15 @@ func TestReceiverMatchesTheStore(t *testing.T) {
 	step("snippet again", func() (bool, error) { return r.Snippet("arm-01", w.ID(), "/cam", 1, []byte("z")) }, false)
 
 	other := end
-	other.Outcome = Aborted
+	other.Outcome = episode.Aborted
 	if _, err := r.Manifest("arm-01", other); !errors.Is(err, ErrConflict) {
 		t.Errorf("another end manifest: %v, want ErrConflict", err)
 	}
-	ms, err := List(dir)
+	ms, err := episode.List(dir)
 	if err != nil || len(ms) != 1 {
 		t.Fatalf("List: %v, %v", ms, err)
 	}
-	got, err := Load(dir, w.ID())
+	got, err := episode.Load(dir, w.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,11 +146,11 @@ func TestReceiverMatchesTheStore(t *testing.T) {
 		t.Errorf("segments differ:\n%+v\n%+v", spans(got), spans(robot))
 	}
 	m := got.Manifest
-	if !m.Complete || !m.Closed || m.Segments != 3 || m.Instruction != "stack" || m.Outcome != Completed ||
-		m.Held.Cameras["cam"] != (CameraCounts{Sheets: 1, Snippets: 1}) {
+	if !m.Complete || !m.Closed || m.Segments != 3 || m.Instruction != "stack" || m.Outcome != episode.Completed ||
+		m.Held.Cameras["cam"] != (episode.CameraCounts{Sheets: 1, Snippets: 1}) {
 		t.Errorf("receiver manifest %+v held %+v", m, m.Held)
 	}
-	if _, err := os.Stat(filepath.Join(SheetDir(got.Dir, "/cam"), "sheet-0001.jpg")); err != nil {
+	if _, err := os.Stat(filepath.Join(episode.SheetDir(got.Dir, "/cam"), "sheet-0001.jpg")); err != nil {
 		t.Error(err)
 	}
 }
@@ -182,10 +164,13 @@ func TestReceiverRefuses(t *testing.T) {
 		"sheet name":      func() (bool, error) { return r.Sheet("arm-01", rid, "/c", "../x", false, nil, nil) },
 		"label as sheet":  func() (bool, error) { return r.Sheet("arm-01", rid, "/c", "label-0001", false, nil, nil) },
 		"sheet as label":  func() (bool, error) { return r.Sheet("arm-01", rid, "/c", "sheet-0001", true, nil, nil) },
-		"manifest robot":  func() (bool, error) { return r.Manifest("arm-01", Manifest{ID: rid, Robot: "arm-02"}) },
+		"manifest robot":  func() (bool, error) { return r.Manifest("arm-01", episode.Manifest{ID: rid, Robot: "arm-02"}) },
 		"snippet index":   func() (bool, error) { return r.Snippet("arm-01", rid, "/c", -2, nil) },
 		"reserved name":   func() (bool, error) { return r.Segment("arm-01", "status.json", rseg(0, "X")) },
 		"sink state name": func() (bool, error) { return r.Segment("arm-01", ".sink", rseg(0, "X")) },
+		"record too large": func() (bool, error) {
+			return r.Segment("arm-01", rid, rseg(0, strings.Repeat("x", episode.MaxRecordBytes)))
+		},
 	} {
 		if _, err := f(); !errors.Is(err, ErrRefused) {
 			t.Errorf("%s: %v, want ErrRefused", name, err)
@@ -199,7 +184,7 @@ type span struct {
 	Label      string
 }
 
-func spans(e *Episode) []span {
+func spans(e *episode.Episode) []span {
 	var out []span
 	for _, s := range e.Segments {
 		out = append(out, span{s.StartSec, s.EndSec, s.Label})

@@ -1,4 +1,4 @@
-package episode
+package store
 
 import (
 	"context"
@@ -9,7 +9,10 @@ import (
 	"testing"
 
 	"github.com/edged-robotics/edged/blob"
+	"github.com/edged-robotics/edged/blob/blobtest"
 	"github.com/edged-robotics/edged/blob/s3"
+	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/episode/episodetest"
 	"github.com/edged-robotics/edged/internal/s3test"
 )
 
@@ -28,14 +31,14 @@ func TestReadersOnBlobs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		must(t, w.Transition(Transition{Stamp: at(float64(10 * i)), Kind: TransitionState, Source: "/task_state", From: "idle", To: "reach", Opens: "reach"}))
+		must(t, w.Transition(episode.Transition{Stamp: at(float64(10 * i)), Kind: episode.TransitionState, Source: "/task_state", From: "idle", To: "reach", Opens: "reach"}))
 		must(t, w.Segment(seg("reach", float64(10*i), float64(10*i+2))))
-		sheets := SheetDir(w.Dir(), "/cam")
+		sheets := episode.SheetDir(w.Dir(), "/cam")
 		for k := 1; k <= 3; k++ {
-			put(t, filepath.Join(sheets, SheetName(k)+".jpg"), []byte("\xff\xd8 a sheet"))
-			put(t, filepath.Join(sheets, SheetName(k)+".json"), sheetJSON(640, 480, 100, 4*(k-1), 4))
+			episodetest.Put(t, filepath.Join(sheets, episode.SheetName(k)+".jpg"), []byte("\xff\xd8 a sheet"))
+			episodetest.Put(t, filepath.Join(sheets, episode.SheetName(k)+".json"), episodetest.SheetJSON(640, 480, 100, 4*(k-1), 4))
 		}
-		must(t, w.Close(at(float64(10*i+2)), Completed, EndIdle))
+		must(t, w.Close(at(float64(10*i+2)), episode.Completed, episode.EndIdle))
 		ids = append(ids, filepath.Base(w.Dir()))
 	}
 	s.Close()
@@ -55,18 +58,18 @@ func TestReadersOnBlobs(t *testing.T) {
 		_, err = st.Put("episodes/"+filepath.ToSlash(rel), b, blob.Cond{})
 		return err
 	}))
-	store := blob.Sub(st, EpisodesDir)
+	store := blob.Sub(st, episode.EpisodesDir)
 
-	wantList, err := List(dir)
+	wantList, err := episode.List(dir)
 	must(t, err)
-	c := newCounting(store)
-	gotList, err := ListBlobs(c)
+	c := blobtest.NewCounting(store)
+	gotList, err := episode.ListBlobs(c)
 	must(t, err)
 	if !reflect.DeepEqual(gotList, wantList) {
 		t.Errorf("ListBlobs:\n%+v\nwant List's\n%+v", gotList, wantList)
 	}
-	if c.lists != 1 || c.gets[manifestName] != 2 || len(c.gets) != 1 {
-		t.Errorf("listing 2 episodes: %d lists, gets %v; want 1 list and one get of each manifest", c.lists, c.gets)
+	if c.Lists != 1 || c.Gets[episode.ManifestFile] != 2 || len(c.Gets) != 1 {
+		t.Errorf("listing 2 episodes: %d lists, gets %v; want 1 list and one get of each manifest", c.Lists, c.Gets)
 	}
 
 	for _, tc := range []struct {
@@ -81,8 +84,8 @@ func TestReadersOnBlobs(t *testing.T) {
 		{"no such episode", "arm-02", 1, 3, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newCounting(store)
-			got, err := LoadBlobs(c, tc.ref)
+			c := blobtest.NewCounting(store)
+			got, err := episode.LoadBlobs(c, tc.ref)
 			if tc.wantErr {
 				if err == nil {
 					t.Fatalf("LoadBlobs(%s) found %s", tc.ref, got.Manifest.ID)
@@ -90,7 +93,7 @@ func TestReadersOnBlobs(t *testing.T) {
 				return
 			}
 			must(t, err)
-			want, err := Load(dir, tc.ref)
+			want, err := episode.Load(dir, tc.ref)
 			must(t, err)
 			if got.Dir != store.String()+"/"+want.Manifest.ID {
 				t.Errorf("Dir %q", got.Dir)
@@ -100,13 +103,13 @@ func TestReadersOnBlobs(t *testing.T) {
 				t.Errorf("LoadBlobs:\n%+v\nwant Load's\n%+v", got, want)
 			}
 			gets := 0
-			for _, n := range c.gets {
+			for _, n := range c.Gets {
 				gets += n
 			}
-			if gets > tc.maxGets || c.lists != tc.lists || c.gets[SheetName(1)+".jpg"] != 0 {
-				t.Errorf("%d gets %v and %d lists; want at most %d gets, %d lists, no sheet", gets, c.gets, c.lists, tc.maxGets, tc.lists)
+			if gets > tc.maxGets || c.Lists != tc.lists || c.Gets[episode.SheetName(1)+".jpg"] != 0 {
+				t.Errorf("%d gets %v and %d lists; want at most %d gets, %d lists, no sheet", gets, c.Gets, c.Lists, tc.maxGets, tc.lists)
 			}
-			t.Logf("one episode read: %d GETs (%v), %d LISTs", gets, c.gets, c.lists)
+			t.Logf("one episode read: %d GETs (%v), %d LISTs", gets, c.Gets, c.Lists)
 		})
 	}
 }

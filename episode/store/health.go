@@ -1,17 +1,17 @@
-package episode
+package store
 
 import (
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
-
-	"fmt"
-	"github.com/edged-robotics/edged/internal/fsutil"
-	"log/slog"
 	"sort"
 	"syscall"
+
+	"github.com/edged-robotics/edged/internal/fsutil"
 )
 
-// Write operations of the store, as counted in StoreStats.Errors and
+// Write operations of the store, as counted in Stats.Errors and
 // named to Options.Fault.
 const (
 	OpMkdir    = "mkdir"    // create an episode directory
@@ -21,8 +21,8 @@ const (
 	OpRetain   = "retain"   // delete an episode for retention
 )
 
-// StoreStats are the store's counters, for /metrics.
-type StoreStats struct {
+// Stats are the store's counters, for /metrics.
+type Stats struct {
 	// Errors counts failed writes per operation (Op constants).
 	Errors map[string]uint64
 	// Failing lists the operations whose last attempt failed: while it is
@@ -100,13 +100,13 @@ func (s *Store) Health() error {
 }
 
 // Stats returns a snapshot of the counters.
-func (s *Store) Stats() StoreStats {
+func (s *Store) Stats() Stats {
 	s.mu.Lock()
 	deleted := s.deleted
 	s.mu.Unlock()
 	s.hmu.Lock()
 	defer s.hmu.Unlock()
-	st := StoreStats{Errors: map[string]uint64{}, SegmentsLost: s.lost, Deleted: deleted, FreeBytes: s.free}
+	st := Stats{Errors: map[string]uint64{}, SegmentsLost: s.lost, Deleted: deleted, FreeBytes: s.free}
 	for op, n := range s.errors {
 		st.Errors[op] = n
 	}

@@ -1,8 +1,10 @@
-package episode
+package receive
 
 import (
 	"reflect"
 	"testing"
+
+	"github.com/edged-robotics/edged/episode"
 )
 
 // TestReceiverKeepsVerdicts: the verdicts of an end manifest are in the
@@ -11,20 +13,20 @@ import (
 func TestReceiverKeepsVerdicts(t *testing.T) {
 	dir := t.TempDir()
 	r := openRecv(t, dir)
-	start := Manifest{ID: rid, Robot: "arm-01", Start: t0}
+	start := episode.Manifest{ID: rid, Robot: "arm-01", Start: t0}
 	end := start
-	end.Closed, end.End, end.Outcome = true, t0.Add(2e9), Completed
-	end.Verdicts = []Verdict{{Check: "grasp-first", Sat: true, Witness: "found grasp"}, {Check: "no-drop"}}
+	end.Closed, end.End, end.Outcome = true, t0.Add(2e9), episode.Completed
+	end.Verdicts = []episode.Verdict{{Check: "grasp-first", Sat: true, Witness: "found grasp"}, {Check: "no-drop"}}
 	if _, err := r.Manifest("arm-01", start); err != nil {
 		t.Fatal(err)
 	}
-	if e, err := Load(dir, rid); err != nil || e.Manifest.Verdicts != nil {
+	if e, err := episode.Load(dir, rid); err != nil || e.Manifest.Verdicts != nil {
 		t.Fatalf("start: %+v %v", e, err)
 	}
 	if _, err := r.Manifest("arm-01", end); err != nil {
 		t.Fatal(err)
 	}
-	e, err := Load(dir, rid)
+	e, err := episode.Load(dir, rid)
 	if err != nil || !reflect.DeepEqual(e.Manifest.Verdicts, end.Verdicts) {
 		t.Fatalf("end: verdicts %+v %v, want %+v", e.Manifest.Verdicts, err, end.Verdicts)
 	}

@@ -1,66 +1,26 @@
-package episode
+package receive
 
 import (
 	"fmt"
-	"path"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/edged-robotics/edged/blob"
+	"github.com/edged-robotics/edged/blob/blobtest"
+	"github.com/edged-robotics/edged/episode"
 )
-
-// countingBlobs counts a store's requests by kind and file name, and
-// runs a hook once before the next List (a deterministic interleaving
-// of two receivers).
-type countingBlobs struct {
-	blob.Blobs
-	mu         sync.Mutex
-	puts, gets map[string]int // by base name
-	lists      int
-	beforeList func()
-}
-
-func newCounting(b blob.Blobs) *countingBlobs {
-	return &countingBlobs{Blobs: b, puts: map[string]int{}, gets: map[string]int{}}
-}
-
-func (c *countingBlobs) Put(name string, b []byte, cond blob.Cond) (string, error) {
-	c.mu.Lock()
-	c.puts[path.Base(name)]++
-	c.mu.Unlock()
-	return c.Blobs.Put(name, b, cond)
-}
-
-func (c *countingBlobs) Get(name string, max int64) ([]byte, string, error) {
-	c.mu.Lock()
-	c.gets[path.Base(name)]++
-	c.mu.Unlock()
-	return c.Blobs.Get(name, max)
-}
-
-func (c *countingBlobs) List(prefix string) ([]blob.Info, error) {
-	c.mu.Lock()
-	c.lists++
-	hook := c.beforeList
-	c.beforeList = nil
-	c.mu.Unlock()
-	if hook != nil {
-		hook()
-	}
-	return c.Blobs.List(prefix)
-}
 
 // sharedPair opens two shared receivers on one directory, each through
 // its own counting view of it.
-func sharedPair(t *testing.T) (dir string, r [2]*Receiver, c [2]*countingBlobs) {
+func sharedPair(t *testing.T) (dir string, r [2]*Receiver, c [2]*blobtest.Counting) {
 	t.Helper()
 	dir = t.TempDir()
 	for i := range r {
-		c[i] = newCounting(blob.Dir{Root: dir})
+		c[i] = blobtest.NewCounting(blob.Dir{Root: dir})
 		var err error
-		if r[i], err = OpenReceiver(dir, ReceiverOptions{Shared: true, Blobs: c[i]}); err != nil {
+		if r[i], err = Open(dir, Options{Shared: true, Blobs: c[i]}); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { r[i].Close() })
@@ -71,12 +31,12 @@ func sharedPair(t *testing.T) (dir string, r [2]*Receiver, c [2]*countingBlobs) 
 // sharedEpisode is a robot's episode as messages: start, then per sheet
 // a contact sheet and its snippet, a segment every other sheet, then
 // the end announcing all of it.
-func sharedEpisode(id string, sheets int) (start, end Manifest, msgs []func(r *Receiver) (bool, error)) {
-	start = Manifest{Format: ManifestFormat, ID: id, Robot: "arm-01", Start: t0, Created: t0}
+func sharedEpisode(id string, sheets int) (start, end episode.Manifest, msgs []func(r *Receiver) (bool, error)) {
+	start = episode.Manifest{Format: episode.ManifestFormat, ID: id, Robot: "arm-01", Start: t0, Created: t0}
 	for i := range sheets {
 		msgs = append(msgs,
 			func(r *Receiver) (bool, error) {
-				return r.Sheet("arm-01", id, "/cam", SheetName(i), false, []byte{0xff, 0xd8, byte(i)}, []byte(`{}`))
+				return r.Sheet("arm-01", id, "/cam", episode.SheetName(i), false, []byte{0xff, 0xd8, byte(i)}, []byte(`{}`))
 			},
 			func(r *Receiver) (bool, error) { return r.Snippet("arm-01", id, "/cam", i, []byte{byte(i)}) })
 		if i%2 == 1 {
@@ -84,8 +44,8 @@ func sharedEpisode(id string, sheets int) (start, end Manifest, msgs []func(r *R
 		}
 	}
 	end = start
-	end.Closed, end.End, end.Outcome, end.Segments = true, t0.Add(10e9), Completed, sheets/2
-	end.Produced = map[string]CameraCounts{"cam": {Sheets: sheets, Snippets: sheets}}
+	end.Closed, end.End, end.Outcome, end.Segments = true, t0.Add(10e9), episode.Completed, sheets/2
+	end.Produced = map[string]episode.CameraCounts{"cam": {Sheets: sheets, Snippets: sheets}}
 	return start, end, msgs
 }
 
@@ -131,10 +91,10 @@ func TestSharedReceiversDoNotContend(t *testing.T) {
 		}
 	}
 	// The start, the end; nothing more (the second end is a no-op).
-	if n := c[0].puts[manifestName] + c[1].puts[manifestName]; n != 2 {
+	if n := c[0].Puts[episode.ManifestFile] + c[1].Puts[episode.ManifestFile]; n != 2 {
 		t.Errorf("manifest written %d times for %d messages, want 2 (start, end)", n, len(msgs)+3)
 	}
-	if n := c[0].lists + c[1].lists; n > 4 {
+	if n := c[0].Lists + c[1].Lists; n > 4 {
 		t.Errorf("%d listings of the episode for %d messages; want at most 4 (the start, the end and its check, the redelivered end)", n, len(msgs)+3)
 	}
 	checkSharedEpisode(t, dir, rid, sheets)
@@ -170,7 +130,7 @@ func TestSharedEndBeforeTheRest(t *testing.T) {
 			}
 		}
 		if i == len(msgs)/2 {
-			e, err := Load(dir, rid)
+			e, err := episode.Load(dir, rid)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,16 +142,16 @@ func TestSharedEndBeforeTheRest(t *testing.T) {
 	if completes != 1 {
 		t.Errorf("%d messages completed the episode, want 1", completes)
 	}
-	if n := c[0].puts[manifestName] + c[1].puts[manifestName]; n != 3 {
+	if n := c[0].Puts[episode.ManifestFile] + c[1].Puts[episode.ManifestFile]; n != 3 {
 		t.Errorf("manifest written %d times, want 3 (start, end, completion)", n)
 	}
 	// After the end, a message that cannot complete the episode reads
 	// its manifest once and lists it; only the last reads it whole. (Each
 	// used to read the whole episode: the manifest twice, segments.rec.)
-	if n := c[1].gets[manifestName]; n > len(msgs)+2 {
+	if n := c[1].Gets[episode.ManifestFile]; n > len(msgs)+2 {
 		t.Errorf("the receiver after the end read the manifest %d times for %d messages, want at most %d", n, len(msgs), len(msgs)+2)
 	}
-	if n := c[1].gets[segmentsName]; n > sheets/2+2 {
+	if n := c[1].Gets[episode.SegmentsFile]; n > sheets/2+2 {
 		t.Errorf("the receiver after the end read segments.rec %d times for %d segments, want at most %d", n, sheets/2, sheets/2+2)
 	}
 	checkSharedEpisode(t, dir, rid, sheets)
@@ -229,7 +189,7 @@ func TestSharedCompletionInterleavings(t *testing.T) {
 			var lastDone bool
 			var lastErr error
 			if tc.hook {
-				c[0].beforeList = func() { lastDone, lastErr = last(r[1]) }
+				c[0].BeforeList = func() { lastDone, lastErr = last(r[1]) }
 			} else {
 				lastDone, lastErr = last(r[1])
 			}
@@ -249,12 +209,12 @@ func TestSharedCompletionInterleavings(t *testing.T) {
 // manifest counting everything, readable by Load.
 func checkSharedEpisode(t *testing.T, dir, id string, sheets int) {
 	t.Helper()
-	e, err := Load(dir, id)
+	e, err := episode.Load(dir, id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := e.Manifest
-	want := CameraCounts{Sheets: sheets, Snippets: sheets}
+	want := episode.CameraCounts{Sheets: sheets, Snippets: sheets}
 	if !m.Complete || m.Held == nil || m.Held.Segments != sheets/2 || m.Held.Cameras["cam"] != want ||
 		len(e.Segments) != sheets/2 || len(e.Problems) != 0 {
 		t.Errorf("manifest complete %v held %+v, %d segments, problems %v", m.Complete, m.Held, len(e.Segments), e.Problems)
@@ -274,11 +234,11 @@ func TestLoadCountsAnOpenEpisode(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e, err := Load(dir, rid)
+	e, err := episode.Load(dir, rid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := e.Manifest.Held; h == nil || h.Segments != 3 || h.Cameras["cam"] != (CameraCounts{Sheets: 6, Snippets: 6}) {
+	if h := e.Manifest.Held; h == nil || h.Segments != 3 || h.Cameras["cam"] != (episode.CameraCounts{Sheets: 6, Snippets: 6}) {
 		t.Errorf("held %s, want 3 segments, 6 sheets and 6 snippets", fmt.Sprint(h))
 	}
 }
@@ -295,7 +255,7 @@ func TestSharedReceiversConcurrently(t *testing.T) {
 	var wg sync.WaitGroup
 	ids := make([]string, episodes)
 	for k := range episodes {
-		ids[k] = NewID("arm-01", t0.Add(time.Duration(k)*time.Minute), "")
+		ids[k] = episode.NewID("arm-01", t0.Add(time.Duration(k)*time.Minute), "")
 		start, end, msgs := sharedEpisode(ids[k], sheets)
 		msgs = append([]func(*Receiver) (bool, error){func(r *Receiver) (bool, error) { return r.Manifest("arm-01", start) }}, msgs...)
 		msgs = append(msgs, func(r *Receiver) (bool, error) { return r.Manifest("arm-01", end) })
@@ -351,18 +311,18 @@ func TestSharedLateFileAmidInflow(t *testing.T) {
 	var hook func()
 	hook = func() {
 		n++
-		name := fmt.Sprintf("%s/%s/%s/%s.json", rid, SheetsDir, CameraDir("/cam"), SheetName(sheets-n))
+		name := fmt.Sprintf("%s/%s/%s/%s.json", rid, episode.SheetsDir, episode.CameraDir("/cam"), episode.SheetName(sheets-n))
 		if _, err := c[0].Blobs.Put(name, []byte(`{}`), blob.Cond{IfAbsent: true}); err != nil {
 			t.Error(err)
 		}
 		if n < sheets-1 {
-			c[1].mu.Lock()
-			c[1].beforeList = hook
-			c[1].mu.Unlock()
+			c[1].Mu.Lock()
+			c[1].BeforeList = hook
+			c[1].Mu.Unlock()
 		}
 	}
-	c[1].beforeList = hook
-	if _, err := r[1].Sheet("arm-01", rid, "/cam", SheetName(0), false, []byte{0xff, 0xd8, 0}, []byte(`{}`)); err != nil {
+	c[1].BeforeList = hook
+	if _, err := r[1].Sheet("arm-01", rid, "/cam", episode.SheetName(0), false, []byte{0xff, 0xd8, 0}, []byte(`{}`)); err != nil {
 		t.Errorf("a late file amid other sinks' files: %v", err)
 	}
 }
