@@ -26,6 +26,12 @@ const (
 	DefaultMaxMessageBytes = tcpros.DefaultMaxFrameBytes
 )
 
+// DefaultQueueBytes is SubscribeOptions.QueueBytes's default for a
+// subscription whose messages are at most maxMessageBytes: two of the
+// largest, so one can be held while the next arrives. ros2/dds's
+// subscriptions take the same defaults from here.
+func DefaultQueueBytes(maxMessageBytes int) int { return 2 * maxMessageBytes }
+
 // Config configures a Node. The zero value is usable: every field has a
 // documented default, applied by NewNode.
 type Config struct {
