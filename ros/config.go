@@ -19,6 +19,9 @@ const (
 	// DefaultNodeName is Config.NodeName's default (/edged in the root
 	// namespace).
 	DefaultNodeName = "edged"
+	// DefaultMasterURI is Config.MasterURI's default when
+	// $ROS_MASTER_URI is unset: roscore's own.
+	DefaultMasterURI = "http://localhost:11311/"
 	// DefaultQueueSize is SubscribeOptions.QueueSize's default.
 	DefaultQueueSize = 8
 	// DefaultMaxMessageBytes is SubscribeOptions.MaxMessageBytes's
@@ -98,7 +101,7 @@ func (c Config) withDefaults() Config {
 		c.MasterURI = os.Getenv("ROS_MASTER_URI")
 	}
 	if c.MasterURI == "" {
-		c.MasterURI = "http://localhost:11311/"
+		c.MasterURI = DefaultMasterURI
 	}
 	if c.Namespace == "" {
 		c.Namespace = os.Getenv("ROS_NAMESPACE")
