@@ -212,16 +212,18 @@ func Explain(broker string, a Auth, err error) error {
 type tlsHints struct{ serverCert, clientCert, noCert, certHungUp, handshake string }
 
 func hintsFor(k Keys) tlsHints {
+	pair := k.CertFile + " and " + k.KeyFile
+	checkPair := "check " + pair + ": issued by a CA the broker trusts, valid now, for client authentication"
 	return tlsHints{
 		serverCert: "TLS verification of the broker's certificate failed (check " + k.CAFile + " against the broker's certificate, and its host name)",
-		clientCert: "the broker rejected this client's certificate (check " + k.CertFile + " and " + k.KeyFile + ": issued by a CA the broker trusts, valid now, for client authentication)",
-		noCert:     "the broker closed the TLS connection; it probably requires a client certificate (set " + k.CertFile + " and " + k.KeyFile + ")",
+		clientCert: "the broker rejected this client's certificate (" + checkPair + ")",
+		noCert:     "the broker closed the TLS connection; it probably requires a client certificate (set " + pair + ")",
 		// With TLS 1.3 the client's handshake ends before the broker
 		// checks the client certificate: a rejection may reach the
 		// client as a reset or EOF on its first write instead of an
 		// alert.
-		certHungUp: "the broker closed the TLS connection after the handshake; it most likely rejected this client's certificate (check " + k.CertFile + " and " + k.KeyFile + ": issued by a CA the broker trusts, valid now, for client authentication)",
-		handshake:  "the broker aborted the TLS handshake (a client certificate it requires or rejects, or no common TLS version: check " + k.CertFile + " and " + k.KeyFile + ")",
+		certHungUp: "the broker closed the TLS connection after the handshake; it most likely rejected this client's certificate (" + checkPair + ")",
+		handshake:  "the broker aborted the TLS handshake (a client certificate it requires or rejects, or no common TLS version: check " + pair + ")",
 	}
 }
 
