@@ -106,7 +106,7 @@ func onlyNoTopics(err error) bool {
 func checkROS(cfg *config.Config, args ros.Args) error {
 	c := rosNodeConfig(cfg, args)
 	if c.MasterURI == "" { // resolved from $ROS_MASTER_URI at start
-		c.MasterURI = "http://localhost:11311/"
+		c.MasterURI = ros.DefaultMasterURI
 	}
 	if c.NodeName == "" {
 		c.NodeName = ros.DefaultNodeName

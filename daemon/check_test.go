@@ -67,7 +67,7 @@ func TestConfigCheckAgreesWithRun(t *testing.T) {
 		{"max_payload 100", "uplink: {max_payload: 100}", "uplink.max_payload: must be >= 1024"},
 		{"max_payload 300MiB", "uplink: {max_payload: 300MiB}", "uplink.max_payload: must be <= 256MiB"},
 		{"max_payload 1KiB", "uplink: {max_payload: 1KiB}", ""},
-		{"cert without key", "uplink: {cert_file: /etc/hostname}", "uplink.cert_file: cert_file and key_file"},
+		{"cert without key", "uplink: {cert_file: /etc/hostname}", "uplink.key_file: required with uplink.cert_file"},
 		{"recording topic alone", "episode: {recording_topic: /rec}", ""},
 		{"fsm field path", "fsm: [{topic: /s, type: field, field: 'a..b'}]", "fsm[0].field:"},
 		// One owner each since: the broker address is mqttconn's (the

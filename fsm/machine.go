@@ -259,8 +259,37 @@ func (m *Machine) storeErr(err error) {
 // handle is the whole state machine for one event.
 func (m *Machine) handle(ev capture.StateEvent) {
 	m.count(func(s *Stats) { s.Events++ })
-	stamp := ev.Stamp
 	src := m.sources[ev.Topic]
+	stamp := m.advanceTime(src, ev.Stamp)
+	m.checkMaxDuration(stamp)
+	if gs := m.goalSources[ev.Topic]; gs != nil && src == nil {
+		m.goal(gs, stamp, ev.Value)
+		return
+	}
+	switch ev.Topic {
+	case m.cfg.InstructionTopic:
+		m.instructionEvent(ev)
+		return
+	case m.cfg.RecordingTopic:
+		if !m.recordingEvent(ev.Value) {
+			m.count(func(s *Stats) { s.Bad++ })
+			return
+		}
+		m.reconcile(stamp, episode.EndRecording)
+		return
+	}
+	if src == nil {
+		m.count(func(s *Stats) { s.Unknown++ })
+		return
+	}
+	m.sourceEvent(src, stamp, ev)
+}
+
+// advanceTime returns the time an event from src (nil: not an FSM
+// source) counts at, and moves the source's and the machine's latest
+// stamps to it; a source's clock jumping back by more than
+// ClockResetAfter resets the episode first.
+func (m *Machine) advanceTime(src *source, stamp time.Time) time.Time {
 	if src != nil {
 		if src.last.Sub(stamp) > ClockResetAfter {
 			m.clockReset(src, stamp)
@@ -275,38 +304,31 @@ func (m *Machine) handle(ev capture.StateEvent) {
 	if stamp.After(m.lastStamp) {
 		m.lastStamp = stamp
 	}
-	m.checkMaxDuration(stamp)
-	if gs := m.goalSources[ev.Topic]; gs != nil && src == nil {
-		m.goal(gs, stamp, ev.Value)
+	return stamp
+}
+
+// instructionEvent takes the episode's instruction from the instruction
+// topic, capped at MaxInstructionBytes.
+func (m *Machine) instructionEvent(ev capture.StateEvent) {
+	s, ok := stringValue(ev.Value, "data")
+	if !ok {
+		m.count(func(s *Stats) { s.Bad++ })
 		return
 	}
-	switch ev.Topic {
-	case m.cfg.InstructionTopic:
-		if s, ok := stringValue(ev.Value, "data"); ok {
-			if c, cut := clip(s, MaxInstructionBytes); cut {
-				s = c
-				m.truncated(ev.Topic, "instruction", MaxInstructionBytes)
-			}
-			m.instruction = s
-			if m.w != nil {
-				m.storeErr(m.w.SetInstruction(s))
-			}
-		} else {
-			m.count(func(s *Stats) { s.Bad++ })
-		}
-		return
-	case m.cfg.RecordingTopic:
-		if !m.recordingEvent(ev.Value) {
-			m.count(func(s *Stats) { s.Bad++ })
-			return
-		}
-		m.reconcile(stamp, episode.EndRecording)
-		return
+	if c, cut := clip(s, MaxInstructionBytes); cut {
+		s = c
+		m.truncated(ev.Topic, "instruction", MaxInstructionBytes)
 	}
-	if src == nil {
-		m.count(func(s *Stats) { s.Unknown++ })
-		return
+	m.instruction = s
+	if m.w != nil {
+		m.storeErr(m.w.SetInstruction(s))
 	}
+}
+
+// sourceEvent interprets one message of an FSM source: a change of its
+// active states is a transition (segments open and close), anything else
+// a heartbeat.
+func (m *Machine) sourceEvent(src *source, stamp time.Time, ev capture.StateEvent) {
 	u, err := src.interpret(ev.Value)
 	if err != nil {
 		m.count(func(s *Stats) { s.Bad++; s.LastError = fmt.Sprintf("%s: %v", ev.Topic, err) })

@@ -19,12 +19,21 @@ const (
 	// DefaultNodeName is Config.NodeName's default (/edged in the root
 	// namespace).
 	DefaultNodeName = "edged"
+	// DefaultMasterURI is Config.MasterURI's default when
+	// $ROS_MASTER_URI is unset: roscore's own.
+	DefaultMasterURI = "http://localhost:11311/"
 	// DefaultQueueSize is SubscribeOptions.QueueSize's default.
 	DefaultQueueSize = 8
 	// DefaultMaxMessageBytes is SubscribeOptions.MaxMessageBytes's
 	// default: a 4K rgb8 image is 24.9 MB.
 	DefaultMaxMessageBytes = tcpros.DefaultMaxFrameBytes
 )
+
+// DefaultQueueBytes is SubscribeOptions.QueueBytes's default for a
+// subscription whose messages are at most maxMessageBytes: two of the
+// largest, so one can be held while the next arrives. ros2/dds's
+// subscriptions take the same defaults from here.
+func DefaultQueueBytes(maxMessageBytes int) int { return 2 * maxMessageBytes }
 
 // Config configures a Node. The zero value is usable: every field has a
 // documented default, applied by NewNode.
@@ -92,7 +101,7 @@ func (c Config) withDefaults() Config {
 		c.MasterURI = os.Getenv("ROS_MASTER_URI")
 	}
 	if c.MasterURI == "" {
-		c.MasterURI = "http://localhost:11311/"
+		c.MasterURI = DefaultMasterURI
 	}
 	if c.Namespace == "" {
 		c.Namespace = os.Getenv("ROS_NAMESPACE")

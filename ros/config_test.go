@@ -30,6 +30,10 @@ func TestConfigDefaults(t *testing.T) {
 	if c := (Config{}).withDefaults(); c.ListenAddr != "127.0.0.1:0" {
 		t.Fatalf("loopback host listens on %q", c.ListenAddr)
 	}
+	t.Setenv("ROS_MASTER_URI", "")
+	if c := (Config{}).withDefaults(); c.MasterURI != DefaultMasterURI || c.Validate() != nil {
+		t.Fatalf("without ROS_MASTER_URI: master %q (%v), want %s", c.MasterURI, c.Validate(), DefaultMasterURI)
+	}
 }
 
 func TestConfigValidate(t *testing.T) {

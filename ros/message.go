@@ -64,7 +64,8 @@ type SubscribeOptions struct {
 	// (md5sum "*"), which is what edged does by default.
 	Type string
 	// QueueSize bounds the messages waiting for the consumer; when it is
-	// full the oldest waiting message is dropped and counted. Default 8.
+	// full the oldest waiting message is dropped and counted. Default
+	// DefaultQueueSize (8).
 	QueueSize int
 	// QueueBytes bounds the message bytes the subscription holds at once,
 	// whatever its publishers do: frames being read, messages queued and
@@ -72,11 +73,12 @@ type SubscribeOptions struct {
 	// first drops the oldest queued messages; if it still does not fit
 	// (the rest is being read or held by the consumer) it is read and
 	// discarded; both are counted in Drops. Must be >= MaxMessageBytes.
-	// Default 2 x MaxMessageBytes.
+	// Default DefaultQueueBytes (2 x MaxMessageBytes).
 	QueueBytes int
 	// MaxMessageBytes caps one frame read from a publisher; a larger
-	// length closes that connection and is counted. Default 64 MiB
-	// (a 4K rgb8 image is 24.9 MB, rgba16 would be 66 MB).
+	// length closes that connection and is counted. Default
+	// DefaultMaxMessageBytes, 64 MiB (a 4K rgb8 image is 24.9 MB, rgba16
+	// would be 66 MB).
 	MaxMessageBytes int
 	// MaxPublishers caps the publishers the subscription connects to;
 	// further URIs (from the master or publisherUpdate) are ignored and

@@ -42,7 +42,7 @@ func newSubscription(n *Node, opts SubscribeOptions) *Subscription {
 		opts.MaxMessageBytes = DefaultMaxMessageBytes
 	}
 	if opts.QueueBytes == 0 {
-		opts.QueueBytes = 2 * opts.MaxMessageBytes
+		opts.QueueBytes = DefaultQueueBytes(opts.MaxMessageBytes)
 	}
 	if opts.MaxPublishers == 0 {
 		opts.MaxPublishers = DefaultMaxPublishers

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/edged-robotics/edged/internal/fsutil"
 	"io"
 	"math"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/capture"
+	"github.com/edged-robotics/edged/internal/fsutil"
 	"github.com/edged-robotics/edged/ringbuf"
 )
 
@@ -124,37 +124,14 @@ func BuildFiles(paths []string, stamps []time.Time, r Recipe, camera, outDir str
 	}
 	sum := &Summary{IntervalSeconds: r.Interval.Seconds(), TileWidth: r.TileWidth, Columns: r.Columns, Rows: r.Rows, Quality: r.Quality, Frames: len(paths)}
 	b, err := NewBuilder(BuilderConfig{Camera: camera, Recipe: r, Start: stamps[0], Source: ring, NoTileCache: true,
-		Emit: func(s *Sheet) error {
-			if err := w.Write(s); err != nil {
-				return err
-			}
-			m := s.Clone().Meta
-			sum.Sheets = append(sum.Sheets, m)
-			sum.TotalBytes += m.Bytes
-			sum.TotalTokens += m.Tokens
-			return nil
-		}})
+		Emit: func(s *Sheet) error { return writeAndSum(w, s, sum) }})
 	if err != nil {
 		return nil, err
 	}
 	defer b.Close()
-	newest := stamps[0]
-	for i, p := range paths {
-		f, err := frameOf(p, stamps[i], 256<<20)
-		if err != nil {
-			return nil, fmt.Errorf("frame %d: %w", i+1, err)
-		}
-		// Advance before Put: the ticks Advance(t) settles only need frames
-		// older than t, and Put(t) may evict frames older than t - MaxAge.
-		if stamps[i].After(newest) {
-			newest = stamps[i]
-		}
-		if err := b.Advance(newest); err != nil {
-			return nil, err
-		}
-		if err := ring.Put(&f); err != nil {
-			return nil, fmt.Errorf("frame %d (%s): %w", i+1, p, err)
-		}
+	newest, err := feedFiles(b, ring, paths, stamps)
+	if err != nil {
+		return nil, err
 	}
 	if err := b.Finish(newest); err != nil {
 		return nil, err
@@ -162,14 +139,55 @@ func BuildFiles(paths []string, stamps []time.Time, r Recipe, camera, outDir str
 	st := b.Stats()
 	sum.Ticks, sum.Placeholders = st.Ticks, st.Placeholders
 	sum.Refused = st.Corrupt + st.TooLarge + st.Unsupported + st.BadLayout
-	js, err := json.MarshalIndent(sum, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if err := fsutil.WriteFileAtomic(filepath.Join(outDir, "sheets.json"), append(js, '\n')); err != nil {
+	if err := writeSummary(sum, outDir); err != nil {
 		return nil, err
 	}
 	return sum, nil
+}
+
+// writeAndSum writes one sheet and adds it to sum.
+func writeAndSum(w *DirWriter, s *Sheet, sum *Summary) error {
+	if err := w.Write(s); err != nil {
+		return err
+	}
+	m := s.Clone().Meta
+	sum.Sheets = append(sum.Sheets, m)
+	sum.TotalBytes += m.Bytes
+	sum.TotalTokens += m.Tokens
+	return nil
+}
+
+// feedFiles reads each file into the ring as a frame at its stamp,
+// advancing the builder as it goes, and returns the newest stamp.
+func feedFiles(b *Builder, ring *ringbuf.Ring, paths []string, stamps []time.Time) (time.Time, error) {
+	newest := stamps[0]
+	for i, p := range paths {
+		f, err := frameOf(p, stamps[i], 256<<20)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("frame %d: %w", i+1, err)
+		}
+		// Advance before Put: the ticks Advance(t) settles only need frames
+		// older than t, and Put(t) may evict frames older than t - MaxAge.
+		if stamps[i].After(newest) {
+			newest = stamps[i]
+		}
+		if err := b.Advance(newest); err != nil {
+			return time.Time{}, err
+		}
+		if err := ring.Put(&f); err != nil {
+			return time.Time{}, fmt.Errorf("frame %d (%s): %w", i+1, p, err)
+		}
+	}
+	return newest, nil
+}
+
+// writeSummary writes sum as outDir/sheets.json.
+func writeSummary(sum *Summary, outDir string) error {
+	js, err := json.MarshalIndent(sum, "", "  ")
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFileAtomic(filepath.Join(outDir, "sheets.json"), append(js, '\n'))
 }
 
 // String is the one-line summary the CLI prints.

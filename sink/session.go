@@ -54,20 +54,14 @@ func (s *Sink) Run(ctx context.Context) error {
 	return nil
 }
 
+// session is one connection: connect, subscribe, then receive until ctx
+// ends, the connection is lost or a message must be redelivered.
 func (s *Sink) session(ctx context.Context) error {
-	o, err := mqttconn.ClientOptions(s.cfg.Broker, s.cfg.ClientID, s.cfg.Auth, true)
+	o, lost, err := s.clientOptions()
 	if err != nil {
 		return err
 	}
-	lost := make(chan error, 1)
-	o.SetConnectionLostHandler(func(_ mqtt.Client, err error) {
-		select {
-		case lost <- err:
-		default:
-		}
-	})
 	redeliver := make(chan error, 1)
-	o.SetAutoAckDisabled(true)
 	lanes := s.startLanes(ctx, redeliver)
 	defer lanes.stop()
 	handler := lanes.dispatch
@@ -93,6 +87,33 @@ func (s *Sink) session(ctx context.Context) error {
 	s.connected.Store(true)
 	defer s.connected.Store(false)
 	s.log.Info("sink: receiving", "broker", s.cfg.Broker, "filter", s.Filter(), "out", s.cfg.Out)
+	return s.serve(ctx, c, lost, redeliver)
+}
+
+// clientOptions are the session's MQTT options: messages acknowledged
+// only once written (the lanes do it), and a lost connection reported
+// on lost.
+func (s *Sink) clientOptions() (*mqtt.ClientOptions, <-chan error, error) {
+	o, err := mqttconn.ClientOptions(s.cfg.Broker, s.cfg.ClientID, s.cfg.Auth, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	lost := make(chan error, 1)
+	o.SetConnectionLostHandler(func(_ mqtt.Client, err error) {
+		select {
+		case lost <- err:
+		default:
+		}
+	})
+	o.SetAutoAckDisabled(true)
+	return o, lost, nil
+}
+
+// serve runs a connected session: every second it expires partial
+// episodes, keeps this sink alive in its group, publishes the
+// acknowledgements and asks for repairs; it returns when ctx ends (nil),
+// the connection is lost or a message must be redelivered.
+func (s *Sink) serve(ctx context.Context, c mqtt.Client, lost, redeliver <-chan error) error {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
@@ -105,19 +126,24 @@ func (s *Sink) session(ctx context.Context) error {
 			s.log.Warn("sink: a message could not be taken; reconnecting so the broker redelivers it", "err", err)
 			return err
 		case <-tick.C:
-			s.expire()
-			now := s.now()
-			if !now.Before(s.nextAlive) {
-				s.stampAlive()
-			}
-			if !now.Before(s.nextAckScan) {
-				s.scanAcks(false)
-				s.nextAckScan = now.Add(ackScanEvery)
-			}
-			s.publishAcks(ctx, c)
-			s.askRepairs(ctx, c)
+			s.housekeep(ctx, c)
 		case <-s.ackNotify:
 			s.publishAcks(ctx, c)
 		}
 	}
+}
+
+// housekeep is the session's periodic work.
+func (s *Sink) housekeep(ctx context.Context, c mqtt.Client) {
+	s.expire()
+	now := s.now()
+	if !now.Before(s.nextAlive) {
+		s.stampAlive()
+	}
+	if !now.Before(s.nextAckScan) {
+		s.scanAcks(false)
+		s.nextAckScan = now.Add(ackScanEvery)
+	}
+	s.publishAcks(ctx, c)
+	s.askRepairs(ctx, c)
 }

@@ -192,8 +192,8 @@ func (c Config) Validate() error {
 	if c.ResendAfter < time.Second {
 		add("uplink.resend_after", "must be >= 1s (how long an ended episode waits for the receiver's acknowledgement before its end is sent again), got %v", c.ResendAfter)
 	}
-	if (c.Auth.CertFile == "") != (c.Auth.KeyFile == "") {
-		add("uplink.cert_file", "cert_file and key_file go together")
+	if err := c.Auth.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -15,6 +15,16 @@ import (
 // Contract runs the contract against b, which must be empty.
 func Contract(t *testing.T, b blob.Blobs) {
 	t.Helper()
+	v1 := conditionalPuts(t, b)
+	reads(t, b, v1)
+	listing(t, b)
+	deletes(t, b)
+}
+
+// conditionalPuts writes the blobs the later steps read, checking each
+// kind of condition, and returns the version of the first manifest.
+func conditionalPuts(t *testing.T, b blob.Blobs) (v1 string) {
+	t.Helper()
 	v1, err := b.Put("ep/manifest.json", []byte("one"), blob.Cond{IfAbsent: true})
 	if err != nil {
 		t.Fatalf("first conditional put: %v", err)
@@ -38,6 +48,13 @@ func Contract(t *testing.T, b blob.Blobs) {
 			t.Errorf("%s: %v (want a failed precondition: %v)", s.name, err, s.fail)
 		}
 	}
+	return v1
+}
+
+// reads checks what Get returns after conditionalPuts, its cap and its
+// error for an absent blob, and that no name leaves the root.
+func reads(t *testing.T, b blob.Blobs, v1 string) {
+	t.Helper()
 	got, v2, err := b.Get("ep/manifest.json", 100)
 	if err != nil || string(got) != "two" || v2 == v1 {
 		t.Errorf("get: %q %q %v (version was %q)", got, v2, err, v1)
@@ -51,6 +68,12 @@ func Contract(t *testing.T, b blob.Blobs) {
 	if _, err := b.Put("../escape", nil, blob.Cond{}); err == nil {
 		t.Error("a name leaving the root was written")
 	}
+}
+
+// listing checks that List names every blob under a prefix, nested ones
+// too.
+func listing(t *testing.T, b blob.Blobs) {
+	t.Helper()
 	l, err := b.List("ep/")
 	var names []string
 	for _, f := range l {
@@ -66,6 +89,12 @@ func Contract(t *testing.T, b blob.Blobs) {
 			t.Errorf("list: %v, want %v", names, want)
 		}
 	}
+}
+
+// deletes checks that Delete removes a blob and that deleting an absent
+// one is no error.
+func deletes(t *testing.T, b blob.Blobs) {
+	t.Helper()
 	if err := b.Delete("ep/segments.rec"); err != nil {
 		t.Error(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edged-robotics/edged/internal/freeport"
 	"github.com/edged-robotics/edged/internal/pki"
 )
 
@@ -57,7 +58,7 @@ func Start(t testing.TB, o Options) *Broker {
 	if _, err := os.Stat(Mosquitto); err != nil {
 		t.Skip("mosquitto is not installed (" + Mosquitto + "): run make deps")
 	}
-	b := &Broker{t: t, dir: t.TempDir(), Port: freePort(t)}
+	b := &Broker{t: t, dir: t.TempDir(), Port: freeport.Port(t)}
 	// As root, mosquitto would drop to the mosquitto user, which cannot
 	// write the test's persistence directory.
 	conf := ""
@@ -158,15 +159,6 @@ func (b *Broker) Stop() {
 		<-done
 	}
 	b.cmd = nil
-}
-
-func freePort(t testing.TB) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // PKI is a test CA with a server and a client certificate, as files.

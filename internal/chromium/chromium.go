@@ -174,36 +174,10 @@ func run(ctx context.Context, url string, o Options, extra []string, check func(
 		return fmt.Errorf("chromium: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	args := append([]string(nil), baseFlags...)
-	args = append(args, "--user-data-dir="+filepath.Join(dir, "profile"),
-		"--window-size="+strconv.Itoa(o.Width)+","+strconv.Itoa(o.Height))
-	if o.VirtualTime > 0 {
-		args = append(args, "--virtual-time-budget="+strconv.FormatInt(o.VirtualTime.Milliseconds(), 10))
-	}
-	args = append(args, o.Flags...)
-	args = append(args, extra...)
-	args = append(args, url)
-
 	stdoutPath, stderrPath := filepath.Join(dir, "stdout"), filepath.Join(dir, "stderr")
-	stdout, err := os.Create(stdoutPath)
+	cmd, err := launch(bin, o.args(dir, url, extra), dir, stdoutPath, stderrPath)
 	if err != nil {
-		return fmt.Errorf("chromium: %w", err)
-	}
-	defer stdout.Close()
-	stderr, err := os.Create(stderrPath)
-	if err != nil {
-		return fmt.Errorf("chromium: %w", err)
-	}
-	defer stderr.Close()
-
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
-		"XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("chromium: start %s: %w", bin, err)
+		return err
 	}
 	pgid := cmd.Process.Pid
 	if started != nil {
@@ -218,15 +192,55 @@ func run(ctx context.Context, url string, o Options, extra []string, check func(
 	case <-ctx.Done():
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		<-waited
-		return fmt.Errorf("chromium: %s: %w (stderr: %s)", url, ctx.Err(), tail(stderrPath))
+		err = ctx.Err()
+	}
+	if err == nil {
+		err = check(dir, stdoutPath)
 	}
 	if err != nil {
 		return fmt.Errorf("chromium: %s: %w (stderr: %s)", url, err, tail(stderrPath))
 	}
-	if err := check(dir, stdoutPath); err != nil {
-		return fmt.Errorf("chromium: %s: %w (stderr: %s)", url, err, tail(stderrPath))
-	}
 	return nil
+}
+
+// args are Chromium's command line: the base flags, a profile in dir,
+// the window size and virtual time from o, o's and the caller's extra
+// flags, and url last.
+func (o *Options) args(dir, url string, extra []string) []string {
+	args := append([]string(nil), baseFlags...)
+	args = append(args, "--user-data-dir="+filepath.Join(dir, "profile"),
+		"--window-size="+strconv.Itoa(o.Width)+","+strconv.Itoa(o.Height))
+	if o.VirtualTime > 0 {
+		args = append(args, "--virtual-time-budget="+strconv.FormatInt(o.VirtualTime.Milliseconds(), 10))
+	}
+	args = append(args, o.Flags...)
+	args = append(args, extra...)
+	return append(args, url)
+}
+
+// launch starts bin in a process group of its own, with dir as its home
+// and working directory and its output in the files named.
+func launch(bin string, args []string, dir, stdoutPath, stderrPath string) (*exec.Cmd, error) {
+	stdout, err := os.Create(stdoutPath)
+	if err != nil {
+		return nil, fmt.Errorf("chromium: %w", err)
+	}
+	defer stdout.Close() // the child holds its own copy once started
+	stderr, err := os.Create(stderrPath)
+	if err != nil {
+		return nil, fmt.Errorf("chromium: %w", err)
+	}
+	defer stderr.Close()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
+		"XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("chromium: start %s: %w", bin, err)
+	}
+	return cmd, nil
 }
 
 // tail returns the last lines of Chromium's stderr, for error messages.

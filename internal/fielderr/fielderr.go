@@ -1,7 +1,7 @@
 // Package fielderr is the error of one invalid config field. config and
 // every component whose Validate names a config key (uplink, fsm,
 // capture, ros, ringbuf, sheet/recipe, ros2/dds's profiles through
-// config) return it, so that a command that took a value from a
+// config, uplink/mqttconn's TLS files) return it, so that a command that took a value from a
 // flag can rename the field to the flag (config.RenameFields) whichever
 // package owns the rule that refused it.
 package fielderr

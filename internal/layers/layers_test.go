@@ -15,11 +15,11 @@ const module = "github.com/edged-robotics/edged/"
 // layer of every package: a package imports only packages of a lower
 // layer. Tools (bench, soak, stress) sit on top.
 var layer = map[string]int{
-	"internal/fsutil": 0, "internal/fielderr": 0, "internal/loglimit": 0, "internal/poll": 0, "internal/sampledata": 0, "internal/brokertest": 1, "internal/s3test": 0, "internal/pki": 0, "internal/httpserve": 0,
+	"internal/fsutil": 0, "internal/fielderr": 0, "internal/loglimit": 0, "internal/poll": 0, "internal/sampledata": 0, "internal/brokertest": 1, "internal/s3test": 1, "internal/freeport": 0, "internal/pki": 0, "internal/httpserve": 0,
 	"internal/chromium": 1, "internal/layers": 0,
 	"rosmsg": 0, "ros/xmlrpc": 0, "ros/tcpros": 0, "ros/msg": 1, "ros/rosout": 1, "ros/master": 1, "ros": 2, "ros/rostest": 2,
 	"fsm/fsmkind": 0, "score": 0, "rtl": 0, "sheet/recipe": 1, "sheet/turbojpeg": 0,
-	"uplink/wire": 0, "uplink/mqttconn": 0, "uplink/outbox": 1, "uplink/publish": 2, "uplink": 3,
+	"uplink/wire": 0, "uplink/mqttconn": 1, "uplink/outbox": 1, "uplink/publish": 2, "uplink": 3,
 	"capture": 3, "bag": 3, "bag/mcap": 0, "bag/rosbag2": 4, "bag/recording": 5, "bag/rosbag2/rosbag2test": 0, "ros2/cdr": 2, "ros2/dds": 3, "ros2/ddstest": 4,
 	"ringbuf": 4, "episode": 3, "episode/store": 4, "rostool": 4, "episode/episodetest": 4, "sink/receive": 4, "blob": 1, "blob/s3": 2, "blob/blobtest": 2,
 	"sheet": 5, "fsm": 5, "sink": 5, "episode/view": 5, "tracecheck": 5, "episode/remote": 5,

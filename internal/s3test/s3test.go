@@ -7,7 +7,6 @@ package s3test
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/edged-robotics/edged/internal/freeport"
 )
 
 // Server is one running versitygw with one bucket.
@@ -38,7 +39,7 @@ func Start(t testing.TB) *Server {
 	if err := os.Mkdir(filepath.Join(dir, s.Bucket), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	port := freePort(t)
+	port := freeport.Port(t)
 	s.Endpoint = fmt.Sprintf("http://127.0.0.1:%d", port)
 	cmd := exec.Command(bin, "--access", access, "--secret", secret, "--port", fmt.Sprintf("127.0.0.1:%d", port),
 		"posix", "--sidecar", meta, dir)
@@ -109,13 +110,4 @@ func binary(t testing.TB) string {
 		t.Skipf("versitygw could not be built from the Go module proxy (scripts/versitygw.sh: %v): %s", err, stderr)
 	}
 	return strings.TrimSpace(string(out))
-}
-
-func freePort(t testing.TB) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

@@ -46,81 +46,102 @@ func (v *Value) appendJSON(b []byte, byteLimit int) []byte {
 	return append(b, '}')
 }
 
+// appendAny renders one field value as Decode produces it: a scalar, an
+// array of them, or a nested message.
 func appendAny(b []byte, x any, lim int) []byte {
+	if out, ok := appendScalar(b, x, lim); ok {
+		return out
+	}
+	if out, ok := appendArray(b, x, lim); ok {
+		return out
+	}
+	// not a type Decode produces; render it the standard way
+	j, err := json.Marshal(x)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, j...)
+}
+
+// appendScalar renders x when it is nil, a nested message or a single
+// value of a ROS primitive type; ok is false for anything else.
+func appendScalar(b []byte, x any, lim int) (out []byte, ok bool) {
 	switch x := x.(type) {
 	case nil:
-		return append(b, "null"...)
+		return append(b, "null"...), true
 	case *Value:
-		return x.appendJSON(b, lim)
+		return x.appendJSON(b, lim), true
 	case bool:
-		return strconv.AppendBool(b, x)
+		return strconv.AppendBool(b, x), true
 	case int8:
-		return strconv.AppendInt(b, int64(x), 10)
+		return strconv.AppendInt(b, int64(x), 10), true
 	case uint8:
-		return strconv.AppendUint(b, uint64(x), 10)
+		return strconv.AppendUint(b, uint64(x), 10), true
 	case int16:
-		return strconv.AppendInt(b, int64(x), 10)
+		return strconv.AppendInt(b, int64(x), 10), true
 	case uint16:
-		return strconv.AppendUint(b, uint64(x), 10)
+		return strconv.AppendUint(b, uint64(x), 10), true
 	case int32:
-		return strconv.AppendInt(b, int64(x), 10)
+		return strconv.AppendInt(b, int64(x), 10), true
 	case uint32:
-		return strconv.AppendUint(b, uint64(x), 10)
+		return strconv.AppendUint(b, uint64(x), 10), true
 	case int64:
-		return strconv.AppendInt(b, x, 10)
+		return strconv.AppendInt(b, x, 10), true
 	case uint64:
-		return strconv.AppendUint(b, x, 10)
+		return strconv.AppendUint(b, x, 10), true
 	case float32:
-		return appendFloat(b, float64(x), 32)
+		return appendFloat(b, float64(x), 32), true
 	case float64:
-		return appendFloat(b, x, 64)
+		return appendFloat(b, x, 64), true
 	case string:
-		return appendString(b, x)
+		return appendString(b, x), true
 	case Time:
-		return appendSecs(b, int64(x.Sec), int64(x.NSec))
+		return appendSecs(b, int64(x.Sec), int64(x.NSec)), true
 	case Duration:
-		return appendSecs(b, int64(x.Sec), int64(x.NSec))
+		return appendSecs(b, int64(x.Sec), int64(x.NSec)), true
+	}
+	return b, false
+}
+
+// appendArray renders x when it is an array Decode produces; byte
+// arrays (uint8 and int8) longer than lim are counted, not printed.
+func appendArray(b []byte, x any, lim int) (out []byte, ok bool) {
+	switch x := x.(type) {
 	case []byte:
-		return appendBytes(b, x, lim)
+		return appendBytes(b, x, lim), true
 	case []int8:
 		if len(x) > lim {
-			return appendCount(b, len(x))
+			return appendCount(b, len(x)), true
 		}
-		return appendSlice(b, x, lim)
+		return appendSlice(b, x, lim), true
 	case []bool:
-		return appendSlice(b, x, lim)
+		return appendSlice(b, x, lim), true
 	case []int16:
-		return appendSlice(b, x, lim)
+		return appendSlice(b, x, lim), true
 	case []uint16:
-		return appendSlice(b, x, lim)
+		return appendSlice(b, x, lim), true
 	case []int32:
-		return appendSlice(b, x, lim)
+		return appendSlice(b, x, lim), true
 	case []uint32:
-		return appendSlice(b, x, lim)
+		return appendSlice(b, x, lim), true
 	case []int64:
-		return appendSlice(b, x, lim)
+		return appendSlice(b, x, lim), true
 	case []uint64:
-		return appendSlice(b, x, lim)
+		return appendSlice(b, x, lim), true
 	case []float32:
-		return appendSlice(b, x, lim)
+		return appendSlice(b, x, lim), true
 	case []float64:
-		return appendSlice(b, x, lim)
+		return appendSlice(b, x, lim), true
 	case []string:
-		return appendSlice(b, x, lim)
+		return appendSlice(b, x, lim), true
 	case []Time:
-		return appendSlice(b, x, lim)
+		return appendSlice(b, x, lim), true
 	case []Duration:
-		return appendSlice(b, x, lim)
+		return appendSlice(b, x, lim), true
 	case []*Value:
-		return appendSlice(b, x, lim)
-	default:
-		// not a type Decode produces; render it the standard way
-		j, err := json.Marshal(x)
-		if err != nil {
-			return append(b, "null"...)
-		}
-		return append(b, j...)
+		return appendSlice(b, x, lim), true
 	}
+	return b, false
 }
 
 func appendSlice[T any](b []byte, xs []T, lim int) []byte {

@@ -3,7 +3,6 @@ package rostest
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -12,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/edged-robotics/edged/internal/freeport"
 )
 
 // Python is the interpreter with rospy (Debian's, not a pyenv one).
@@ -37,15 +38,11 @@ func RequireRospy(t testing.TB) {
 	}
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago
+// (freeport.Port, kept under this name for the ROS tests that call it).
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("finding a free port: %v", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return freeport.Port(t)
 }
 
 // WaitFor polls cond every 20 ms until it holds, failing t with what after

@@ -88,13 +88,23 @@ func typeOfPath(path string) string {
 	return pkg + "/msg/" + name
 }
 
+// typeOf is typeName in its canonical form, or the error Add and Parse
+// give for a name that is not a ROS 2 type's.
+func typeOf(typeName string) (string, error) {
+	t, ok := Normalize(typeName)
+	if !ok {
+		return "", rosmsg.ROS2.Errorf("type %q: want pkg/msg/Name", typeName)
+	}
+	return t, nil
+}
+
 // Add registers the text of one type (pkg/msg/Name or pkg/Name),
 // replacing a bundled one of the same name; it then also wins over a
 // recording's text for that type (see Registry).
 func (r *Registry) Add(typeName, text string) error {
-	t, ok := Normalize(typeName)
-	if !ok {
-		return rosmsg.ROS2.Errorf("type %q: want pkg/msg/Name", typeName)
+	t, err := typeOf(typeName)
+	if err != nil {
+		return err
 	}
 	if len(text) > MaxDefinitionBytes {
 		return rosmsg.ROS2.Errorf("%s: %d bytes, more than the %d allowed", t, len(text), MaxDefinitionBytes)
@@ -157,9 +167,9 @@ func (r *Registry) Parse(typeName, text string) (*Definition, error) {
 	if len(text) > MaxDefinitionBytes {
 		return nil, ros2.Errorf("%d bytes, more than the %d allowed", len(text), MaxDefinitionBytes)
 	}
-	t, ok := Normalize(typeName)
-	if !ok {
-		return nil, ros2.Errorf("type %q: want pkg/msg/Name", typeName)
+	t, err := typeOf(typeName)
+	if err != nil {
+		return nil, err
 	}
 	main, blocks, err := ros2.SplitBlocks(text)
 	if err != nil {

@@ -163,3 +163,10 @@ func (w waitset) wake() { C.dds_waitset_set_trigger(w.ws, true) }
 func (w waitset) delete() { C.dds_delete(w.ws) }
 
 var errClosed = errors.New("dds: participant closed")
+
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/edged-robotics/edged/ros"
 )
 
 // ErrNotBuilt is returned by every constructor of a build without Cyclone
@@ -92,16 +94,18 @@ type SubscribeOptions struct {
 	// QoS of the reader; the zero value adopts the publishers'.
 	QoS QoS
 	// QueueSize bounds the messages waiting for the consumer; when full
-	// the oldest is dropped, released and counted. Default 8.
+	// the oldest is dropped, released and counted. Default
+	// ros.DefaultQueueSize (8), as for a ROS1 subscription.
 	QueueSize int
 	// MaxMessageBytes caps one serialized sample (encapsulation header
 	// included); larger samples are refused inside Cyclone DDS before
-	// they are copied, and counted in Errors. Default 64 MiB.
+	// they are copied, and counted in Errors. Default
+	// ros.DefaultMaxMessageBytes (64 MiB).
 	MaxMessageBytes int
 	// QueueBytes bounds the sample bytes queued or delivered and not yet
 	// released; a sample that does not fit drops the oldest queued ones,
 	// else itself (counted in Drops). Must be >= MaxMessageBytes.
-	// Default 2 x MaxMessageBytes.
+	// Default ros.DefaultQueueBytes (2 x MaxMessageBytes).
 	QueueBytes int
 }
 
@@ -129,13 +133,13 @@ const maxMessageBytes = 1 << 30
 
 func (o SubscribeOptions) withDefaults() SubscribeOptions {
 	if o.QueueSize == 0 {
-		o.QueueSize = 8
+		o.QueueSize = ros.DefaultQueueSize
 	}
 	if o.MaxMessageBytes == 0 {
-		o.MaxMessageBytes = 64 << 20
+		o.MaxMessageBytes = ros.DefaultMaxMessageBytes
 	}
 	if o.QueueBytes == 0 {
-		o.QueueBytes = 2 * o.MaxMessageBytes
+		o.QueueBytes = ros.DefaultQueueBytes(o.MaxMessageBytes)
 	}
 	if o.Type == "*" {
 		o.Type = ""

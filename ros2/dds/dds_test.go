@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/edged-robotics/edged/ros"
 )
 
 // testDomain is a domain id of the test's own, so parallel tests and
@@ -160,5 +162,27 @@ func TestDomainFromEnv(t *testing.T) {
 		if err != nil && !strings.Contains(err.Error(), "ROS_DOMAIN_ID") {
 			t.Errorf("error %q does not name ROS_DOMAIN_ID", err)
 		}
+	}
+}
+
+// TestSubscribeDefaultsAreROS1s: a ROS 2 subscription's queue and byte
+// bounds default to a ROS1 subscription's, which package ros owns and
+// config documents (ros.queue_size, ros.max_message).
+func TestSubscribeDefaultsAreROS1s(t *testing.T) {
+	o := SubscribeOptions{Topic: "/t"}.withDefaults()
+	for _, c := range []struct {
+		name      string
+		got, want int
+	}{
+		{"queue size", o.QueueSize, ros.DefaultQueueSize},
+		{"max message bytes", o.MaxMessageBytes, ros.DefaultMaxMessageBytes},
+		{"queue bytes", o.QueueBytes, ros.DefaultQueueBytes(ros.DefaultMaxMessageBytes)},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %d, ros's is %d", c.name, c.got, c.want)
+		}
+	}
+	if o := (SubscribeOptions{Topic: "/t", MaxMessageBytes: 1 << 20}).withDefaults(); o.QueueBytes != ros.DefaultQueueBytes(1<<20) {
+		t.Errorf("queue bytes for 1 MiB messages: %d, ros's is %d", o.QueueBytes, ros.DefaultQueueBytes(1<<20))
 	}
 }

@@ -15,15 +15,10 @@ void edged_unref(edged_serdata *sd);
 // sample for all participants together and lose some before they are
 // taken. Raw samples through edged's sertype, decoded in Go.
 static dds_entity_t edged_discovery_reader(dds_entity_t pp, const char *topic, const char *type, uint32_t max_bytes) {
-	edged_sertype *st = edged_sertype_new(type, max_bytes);
-	if (st == NULL)
-		return DDS_RETCODE_OUT_OF_RESOURCES;
-	struct ddsi_sertype *base = &st->c;
-	dds_entity_t tp = dds_create_topic_sertype(pp, topic, &base, NULL, NULL, NULL);
-	if (tp < 0) {
-		ddsi_sertype_unref(&st->c);
+	edged_sertype *st;
+	dds_entity_t tp = edged_topic(pp, topic, type, max_bytes, &st);
+	if (tp < 0)
 		return tp;
-	}
 	dds_qos_t *q = dds_create_qos();
 	dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_SECS(1));
 	dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
@@ -45,10 +40,11 @@ import "C"
 import (
 	"context"
 	"encoding/hex"
-	"github.com/edged-robotics/edged/internal/loglimit"
 	"log/slog"
 	"sync"
 	"unsafe"
+
+	"github.com/edged-robotics/edged/internal/loglimit"
 )
 
 // Participant is one DDS domain participant: edged's presence on a ROS 2

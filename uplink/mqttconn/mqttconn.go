@@ -1,7 +1,9 @@
 // Package mqttconn holds what the publisher and the sink share about
 // connecting to an MQTT 3.1.1 broker: broker URLs, TLS and mutual TLS from files,
 // paho client options, errors an operator can act on, and a jittered
-// backoff. It starts no goroutines.
+// backoff. Errors of the TLS settings are *fielderr.Error naming the
+// setting as the user wrote it (Auth.Keys: the robot's config keys, or a
+// command's flags). It starts no goroutines.
 package mqttconn
 
 import (
@@ -17,6 +19,8 @@ import (
 	"time"
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/edged-robotics/edged/internal/fielderr"
 )
 
 // Auth is how a client proves who it is and checks the broker.
@@ -30,9 +34,43 @@ type Auth struct {
 	KeyFile  string
 	// TLS, when set, is used as is instead of the files (tests).
 	TLS *tls.Config
+	// Keys names the file settings in errors and hints; zero:
+	// UplinkKeys.
+	Keys Keys
 }
 
-// TLSConfig loads the files of a. It returns nil, nil when no file is set.
+// Keys are the names an Auth's file settings go by where the user set
+// them: the field of its *fielderr.Error and the setting its hints say
+// to check.
+type Keys struct{ CAFile, CertFile, KeyFile string }
+
+// UplinkKeys are the robot's config keys (package config's uplink
+// section), what an Auth's errors name unless its Keys say otherwise.
+var UplinkKeys = Keys{CAFile: "uplink.ca_file", CertFile: "uplink.cert_file", KeyFile: "uplink.key_file"}
+
+// keys returns a.Keys, or UplinkKeys when they are not set.
+func (a Auth) keys() Keys {
+	if a.Keys == (Keys{}) {
+		return UplinkKeys
+	}
+	return a.Keys
+}
+
+// Validate checks a without I/O: a client certificate and its key go
+// together. Errors are *fielderr.Error naming the setting.
+func (a Auth) Validate() error {
+	k := a.keys()
+	switch {
+	case a.CertFile != "" && a.KeyFile == "":
+		return fielderr.New(k.KeyFile, "required with %s (the client certificate's private key)", k.CertFile)
+	case a.CertFile == "" && a.KeyFile != "":
+		return fielderr.New(k.CertFile, "required with %s (the client certificate of that key)", k.KeyFile)
+	}
+	return nil
+}
+
+// TLSConfig checks a and loads its files. It returns nil, nil when no
+// file is set. Errors are *fielderr.Error naming the setting at fault.
 func (a Auth) TLSConfig() (*tls.Config, error) {
 	if a.TLS != nil {
 		return a.TLS, nil
@@ -40,25 +78,26 @@ func (a Auth) TLSConfig() (*tls.Config, error) {
 	if a.CAFile == "" && a.CertFile == "" && a.KeyFile == "" {
 		return nil, nil
 	}
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	k := a.keys()
 	c := &tls.Config{MinVersion: tls.VersionTLS12}
 	if a.CAFile != "" {
 		pem, err := os.ReadFile(a.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("uplink.ca_file: %w", err)
+			return nil, fielderr.New(k.CAFile, "%w (give the PEM file of the CA that signed the broker's certificate)", err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("uplink.ca_file: %s holds no PEM certificate", a.CAFile)
+			return nil, fielderr.New(k.CAFile, "%s holds no PEM certificate (give the CA's certificate, -----BEGIN CERTIFICATE-----)", a.CAFile)
 		}
 		c.RootCAs = pool
-	}
-	if (a.CertFile == "") != (a.KeyFile == "") {
-		return nil, errors.New("uplink.cert_file: cert_file and key_file go together")
 	}
 	if a.CertFile != "" {
 		cert, err := tls.LoadX509KeyPair(a.CertFile, a.KeyFile)
 		if err != nil {
-			return nil, fmt.Errorf("uplink.cert_file: %w", err)
+			return nil, fielderr.New(k.CertFile, "%w (give a PEM certificate and, in %s, its PEM private key)", err, k.KeyFile)
 		}
 		c.Certificates = []tls.Certificate{cert}
 	}
@@ -168,17 +207,25 @@ func Explain(broker string, a Auth, err error) error {
 	return fmt.Errorf("mqtt %s: %s: %w", Redact(broker), hint, err)
 }
 
-// Hints for TLS failures, by whose certificate is at fault.
-const (
-	hintServerCert = "TLS verification of the broker's certificate failed (check uplink.ca_file against the broker's certificate, and its host name)"
-	hintClientCert = "the broker rejected this client's certificate (check uplink.cert_file and uplink.key_file: issued by a CA the broker trusts, valid now, for client authentication)"
-	hintNoCert     = "the broker closed the TLS connection; it probably requires a client certificate (set uplink.cert_file and uplink.key_file)"
-	// With TLS 1.3 the client's handshake ends before the broker checks
-	// the client certificate: a rejection may reach the client as a
-	// reset or EOF on its first write instead of an alert.
-	hintCertHungUp = "the broker closed the TLS connection after the handshake; it most likely rejected this client's certificate (check uplink.cert_file and uplink.key_file: issued by a CA the broker trusts, valid now, for client authentication)"
-	hintHandshake  = "the broker aborted the TLS handshake (a client certificate it requires or rejects, or no common TLS version: check uplink.cert_file and uplink.key_file)"
-)
+// tlsHints are the hints for TLS failures, by whose certificate is at
+// fault, naming the settings by k.
+type tlsHints struct{ serverCert, clientCert, noCert, certHungUp, handshake string }
+
+func hintsFor(k Keys) tlsHints {
+	pair := k.CertFile + " and " + k.KeyFile
+	checkPair := "check " + pair + ": issued by a CA the broker trusts, valid now, for client authentication"
+	return tlsHints{
+		serverCert: "TLS verification of the broker's certificate failed (check " + k.CAFile + " against the broker's certificate, and its host name)",
+		clientCert: "the broker rejected this client's certificate (" + checkPair + ")",
+		noCert:     "the broker closed the TLS connection; it probably requires a client certificate (set " + pair + ")",
+		// With TLS 1.3 the client's handshake ends before the broker
+		// checks the client certificate: a rejection may reach the
+		// client as a reset or EOF on its first write instead of an
+		// alert.
+		certHungUp: "the broker closed the TLS connection after the handshake; it most likely rejected this client's certificate (" + checkPair + ")",
+		handshake:  "the broker aborted the TLS handshake (a client certificate it requires or rejects, or no common TLS version: check " + pair + ")",
+	}
+}
 
 // tlsHint: our verification of the broker failed (a
 // tls.CertificateVerificationError or an x509 error, raised locally), or
@@ -188,22 +235,23 @@ func tlsHint(broker string, a Auth, err error) string {
 	var verr *tls.CertificateVerificationError
 	var op *net.OpError
 	s := err.Error()
+	h := hintsFor(a.keys())
 	switch {
 	case errors.As(err, &op) && op.Op == "remote error", strings.Contains(s, "remote error"):
 		if strings.Contains(s, "certificate") {
-			return hintClientCert
+			return h.clientCert
 		}
-		return hintHandshake
+		return h.handshake
 	case errors.As(err, &verr), strings.Contains(s, "x509"), strings.Contains(s, "failed to verify certificate"):
-		return hintServerCert
+		return h.serverCert
 	}
 	_, secure, _ := BrokerURL(broker)
 	hungUp := strings.Contains(s, "EOF") || strings.Contains(s, "reset by peer") || strings.Contains(s, "broken pipe")
 	switch {
 	case secure && hungUp && a.CertFile == "" && a.TLS == nil:
-		return hintNoCert
+		return h.noCert
 	case secure && hungUp && a.CertFile != "":
-		return hintCertHungUp
+		return h.certHungUp
 	}
 	return ""
 }

@@ -250,16 +250,10 @@ func (p *Publisher) connect() (mqtt.Client, chan struct{}, error) {
 func (p *Publisher) session(ctx context.Context, c mqtt.Client, lost chan struct{}, bucket *bucket) {
 	sctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	defer func() {
-		cancel()
-		wg.Wait()
-		if ctx.Err() != nil && c.IsConnectionOpen() {
-			t := c.Publish(p.topic(wire.KindStatus), 1, true, p.statusPayload("offline"))
-			t.WaitTimeout(2 * time.Second)
-		}
-		c.Disconnect(250)
-	}()
+	defer p.endSession(ctx, c, cancel, &wg)
+	wg.Add(1)
 	go func() {
+		defer wg.Done()
 		select {
 		case <-lost:
 			p.connected.Store(false)
@@ -288,26 +282,10 @@ func (p *Publisher) session(ctx context.Context, c mqtt.Client, lost chan struct
 		case <-sctx.Done():
 			return
 		}
-		var it outbox.Item
-		for {
-			var ok bool
-			var err error
-			it, ok, err = p.ob.TryNext()
-			if err != nil {
-				<-slots
-				return
-			}
-			if ok {
-				break
-			}
-			select {
-			case <-sctx.Done():
-				<-slots
-				return
-			case <-tick.C:
-				p.publishStatus(c)
-			case <-p.ob.Notify():
-			}
+		it, ok := p.waitNext(sctx, c, tick.C)
+		if !ok {
+			<-slots
+			return
 		}
 		tokens, err := p.send(sctx, c, it, bucket)
 		if err != nil {
@@ -325,6 +303,41 @@ func (p *Publisher) session(ctx context.Context, c mqtt.Client, lost chan struct
 			defer func() { <-slots }()
 			p.await(sctx, it.Seq, tokens)
 		}()
+	}
+}
+
+// endSession stops the session's goroutines and waits for them, says
+// "offline" itself when edged is stopping (the will speaks only for a
+// lost connection), and disconnects.
+func (p *Publisher) endSession(ctx context.Context, c mqtt.Client, cancel context.CancelFunc, wg *sync.WaitGroup) {
+	cancel()
+	wg.Wait()
+	if ctx.Err() != nil && c.IsConnectionOpen() {
+		t := c.Publish(p.topic(wire.KindStatus), 1, true, p.statusPayload("offline"))
+		t.WaitTimeout(2 * time.Second)
+	}
+	c.Disconnect(250)
+}
+
+// waitNext returns the outbox's next message to send, refreshing the
+// status on tick while the outbox is empty; ok is false when the session
+// ends or the outbox fails.
+func (p *Publisher) waitNext(ctx context.Context, c mqtt.Client, tick <-chan time.Time) (it outbox.Item, ok bool) {
+	for {
+		it, ok, err := p.ob.TryNext()
+		if err != nil {
+			return outbox.Item{}, false
+		}
+		if ok {
+			return it, true
+		}
+		select {
+		case <-ctx.Done():
+			return outbox.Item{}, false
+		case <-tick:
+			p.publishStatus(c)
+		case <-p.ob.Notify():
+		}
 	}
 }
 
