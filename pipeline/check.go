@@ -14,7 +14,7 @@ import (
 // Check is everything a config must pass before edged run (or replay)
 // starts with it: config.Validate (no I/O), config.CheckFiles (the files
 // it names exist and are readable), then the rules of each component
-// the daemon builds from it, applied to the very configs it builds (the
+// the pipeline and the daemon build from it, applied to the very configs they build (the
 // ROS node's names, the ROS 2 definitions of ros2.msg_dirs parsed as run
 // loads them, the fsm sources, the ring, the uplink with its TLS
 // files loaded as a connect would, the trace checks' rules). `edged config check` and New both
@@ -100,7 +100,7 @@ func onlyNoTopics(err error) bool {
 	return ok && len(j.Unwrap()) == 1 && errors.Is(err, capture.ErrNoTopics)
 }
 
-// checkROS validates the node's config as Run builds it, with the
+// checkROS validates the node's config as edged run builds it, with the
 // master's URI and the namespace as the environment will give them
 // left at values that pass (they are resolved at start).
 func checkROS(cfg *config.Config, args ros.Args) error {

@@ -8,7 +8,7 @@ import (
 )
 
 // fsmConfig maps the file's fsm and episode sections onto the fsm
-// stage's Config (config's doc: the daemon maps the sections; fsm does
+// stage's Config (config's doc: the pipeline maps the sections; fsm does
 // not import config).
 func fsmConfig(c *config.Config) fsm.Config {
 	out := fsm.Config{Robot: c.RobotID, RecordingTopic: c.Episode.RecordingTopic, Instruction: c.Episode.Instruction,

@@ -28,7 +28,7 @@ func (c camera) configuredName() string {
 
 // sheetSession builds the sheets of one episode (or session): one Builder
 // per camera on the episode's grid, plus the labeling sheets of its
-// segments once their last tick is final. Owned by the daemon's run loop.
+// segments once their last tick is final. Owned by the sheets' driver (Runner).
 type sheetSession struct {
 	id       string
 	start    time.Time

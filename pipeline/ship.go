@@ -10,7 +10,7 @@ import (
 	"github.com/edged-robotics/edged/sheet"
 )
 
-// shipper is where the daemon hands what it makes: the shipping stage
+// shipper is where the stages hand what they make: the shipping stage
 // over the uplink (*ship.Shipper: edged run, or a replay to a broker),
 // or nothing (a replay that only writes
 // its output directory). Enqueue methods return once the message is

@@ -9,7 +9,7 @@ import (
 )
 
 // uplinkConfig maps the config file's uplink section to uplink.Config
-// (the daemon maps config sections; uplink imports no config). The
+// (the pipeline maps config sections; uplink imports no config). The
 // outbox lives in DATA_DIR/outbox. The password is read from
 // uplink.password_file, the only I/O here.
 func uplinkConfig(c *config.Config, version string) (uplink.Config, error) {
