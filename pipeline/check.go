@@ -46,7 +46,7 @@ func CheckWithArgs(cfg *config.Config, args ros.Args) error {
 		return err
 	}
 	fc := fsmConfig(cfg)
-	if fc.Wanted() { // as startFSM decides
+	if fc.Wanted() { // as StartFSM decides
 		if err := fc.Validate(); err != nil {
 			return err
 		}

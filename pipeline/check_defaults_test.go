@@ -16,7 +16,7 @@ import (
 // TestDefaultsReachTheComponents: a config of defaults only builds each
 // component with that component's own defaults. config takes them from
 // the components (config's TestDefaultsAreTheComponents); this checks
-// the daemon's mapping of each section onto the component's Config
+// the pipeline's mapping of each section onto the component's Config
 // (units, fields) hands them over unchanged.
 func TestDefaultsReachTheComponents(t *testing.T) {
 	c, err := config.Parse([]byte("robot_id: arm-01\n"))

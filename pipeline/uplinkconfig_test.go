@@ -9,7 +9,7 @@ import (
 	"github.com/edged-robotics/edged/config"
 )
 
-// TestUplinkConfig: the daemon maps the uplink section as uplink's
+// TestUplinkConfig: the pipeline maps the uplink section as uplink's
 // FromConfig did (it moved here so that uplink imports no config).
 func TestUplinkConfig(t *testing.T) {
 	dir := t.TempDir()
