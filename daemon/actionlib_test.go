@@ -19,6 +19,7 @@ import (
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/fsm/fsmkind"
+	"github.com/edged-robotics/edged/pipeline"
 	"github.com/edged-robotics/edged/ros/msg"
 	"github.com/edged-robotics/edged/ros/rostest"
 	"github.com/edged-robotics/edged/ros/tcpros"
@@ -216,7 +217,7 @@ func TestRunActionlibGoalArgumentsInTraceChecks(t *testing.T) {
 	}
 	// openTrace is the trace of the open episode as `edged check` reads
 	// the live store.
-	rules, err := rulesOf(cfg)
+	rules, err := pipeline.RulesOf(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,9 @@ import (
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/internal/sampledata"
+	"github.com/edged-robotics/edged/pipeline"
+	"github.com/edged-robotics/edged/replay"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -35,17 +38,17 @@ func checksConfig(t *testing.T, inline string) *config.Config {
 // check on /metrics (as Prometheus scrapes it) and listed on the status
 // page.
 func TestChecksJudgeClosedEpisodes(t *testing.T) {
-	if _, err := os.Stat(sampleBag); err != nil {
-		t.Skipf("sample bag %s absent (it lives outside the repository): %v", sampleBag, err)
-	}
+	bag := sampledata.Path(t, "g1_ep29.bag")
 	c := checksConfig(t, "    checks:\n      - name: dropped\n        formula: tr.Exists(drop)\n")
-	d, err := New(c, Options{})
+	r, err := replay.New(c, replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Replay(context.Background(), []string{sampleBag}, nil); err != nil {
+	if _, err := r.Run(context.Background(), []string{bag}, nil); err != nil {
 		t.Fatal(err)
 	}
+	// The page and /metrics of a daemon over the replay's stages.
+	d := &Daemon{pipe: r.Pipeline()}
 	ms, err := episode.List(filepath.Join(c.DataDir, episode.EpisodesDir))
 	if err != nil || len(ms) != 1 {
 		t.Fatalf("episodes %+v %v", ms, err)
@@ -54,8 +57,8 @@ func TestChecksJudgeClosedEpisodes(t *testing.T) {
 	if len(v) != 2 || v[0].Check != "grasped" || !v[0].Sat || v[1].Check != "dropped" || v[1].Sat || v[1].Witness == "" {
 		t.Fatalf("verdicts %+v", v)
 	}
-	got := d.checks.snapshot()
-	if len(got) != 2 || got[0] != (CheckCount{"dropped", 0, 1}) || got[1] != (CheckCount{"grasped", 1, 0}) {
+	got := d.pipe.Checks()
+	if len(got) != 2 || got[0] != (pipeline.CheckCount{Check: "dropped", Unsat: 1}) || got[1] != (pipeline.CheckCount{Check: "grasped", Sat: 1}) {
 		t.Fatalf("violations %+v", got)
 	}
 	reg := prometheus.NewRegistry()
@@ -69,7 +72,7 @@ func TestChecksJudgeClosedEpisodes(t *testing.T) {
 	}
 	// A replay serves no page: render the page's template of its data.
 	var page strings.Builder
-	if err := statusPage.Execute(&page, pageData{Status: d.status.view(), Checks: d.checks.snapshot()}); err != nil {
+	if err := statusPage.Execute(&page, pageData{Status: d.pipe.Status().View(), Checks: d.pipe.Checks()}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{ms[0].ID + "</td><td>dropped</td><td><span class=\"bad\">UNSAT</span>",

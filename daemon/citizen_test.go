@@ -45,7 +45,7 @@ func TestRunAsANamespacedNodeEndsOnRosnodeKill(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { runErr <- d.Run(ctx) }()
-	rostest.WaitFor(t, 30*time.Second, "an episode open from /robot1/task/state", d.status.episodeOpen)
+	rostest.WaitFor(t, 30*time.Second, "an episode open from /robot1/task/state", d.pipe.Status().EpisodeOpen)
 	if d.node.Name() != "/robot1/edged3" {
 		t.Fatalf("node name %s, want /robot1/edged3", d.node.Name())
 	}

@@ -5,24 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"reflect"
 	"sync/atomic"
 	"time"
 
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/config"
-	"github.com/edged-robotics/edged/episode"
-	epstore "github.com/edged-robotics/edged/episode/store"
-	"github.com/edged-robotics/edged/fsm"
+	"github.com/edged-robotics/edged/pipeline"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros/rosout"
-	"github.com/edged-robotics/edged/ros2/cdr"
 	"github.com/edged-robotics/edged/ros2/dds"
-	"github.com/edged-robotics/edged/ship"
 	"github.com/edged-robotics/edged/tracecheck"
-	"github.com/edged-robotics/edged/uplink"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -63,79 +56,42 @@ var ErrROSShutdown = errors.New("the ROS graph asked edged to shut down")
 // ExitROSShutdown is edged run's exit status after ErrROSShutdown.
 const ExitROSShutdown = 3
 
-// counters are the daemon's own cumulative counts.
-type counters struct {
-	sheets, sheetBytes, sheetErrors, labelSheets atomic.Uint64
-	episodes, segments                           atomic.Uint64
-	uploaded                                     atomic.Uint64 // episodes the receiver acknowledged
-	camerasRefused                               atomic.Uint64 // discovered cameras whose directory was taken
-}
-
-// Daemon is one `edged run`. New validates and prepares; Run does the
-// work until its context ends.
+// Daemon is one `edged run`: the stages (package pipeline) fed by
+// capture from the ROS graph, with the status page, reload and systemd's
+// notifications. New validates and prepares; Run does the work until
+// its context ends.
 type Daemon struct {
-	cfg         config.Config
-	log         *slog.Logger
-	opts        Options
-	stats       counters
-	events      chan episodeEvent
-	running     atomic.Bool
-	joints      jointSink
-	status      status
-	loopBeat    atomic.Int64 // unix ns of the sheet loop's last round
-	shipFailing atomic.Bool  // the last outbox put failed (ship logs runs)
-	buildTime   prometheus.Histogram
-	rules       atomic.Pointer[tracecheck.Rules] // the trace checks (nil: none); replaced by a reload
-	ros2Types   *cdr.Registry                    // ROS 2 definitions: bundled + ros2.msg_dirs (live and replay)
-	checks      checkStats
+	cfg       config.Config // topics resolved; Reload replaces cameras, joints and checks
+	log       *slog.Logger
+	opts      Options
+	pipe      *pipeline.Pipeline
+	running   atomic.Bool
+	buildTime prometheus.Histogram
 
 	// Set by Run before the HTTP server starts, read-only afterwards.
-	node     *ros.Node        // ROS1; nil under ROS 2
-	ros2     *dds.Participant // ROS 2 (ros.version 2); nil under ROS1
-	router   frameRouter
-	fsmCfg   fsm.Config
-	machine  *fsm.Machine
-	store    *epstore.Store
-	up       *uplink.Uplink // nil in a replay without a broker
-	out      shipper        // the uplink, or noShipper
-	upClosed bool           // closeUplink ran (Run's goroutine only)
-	// storeNow is the episode store's clock for Manifest.Created:
-	// nil (wall time) in a live run, the recording's time in a replay.
-	storeNow func() time.Time
+	node *ros.Node        // ROS1; nil under ROS 2
+	ros2 *dds.Participant // ROS 2 (ros.version 2); nil under ROS1
 
-	topo      atomic.Pointer[topology]        // replaced on reload/discovery
-	discovery discoveryState                  // what discovery refused (discover.go)
-	capt      atomic.Pointer[capture.Capture] // nil while (re)starting
+	capt atomic.Pointer[capture.Capture] // nil while (re)starting
 }
 
 // New checks the config with Check (the same check as `edged config
-// check`: its only I/O reads the files the config names).
+// check`: its only I/O reads the files the config names) and prepares
+// the stages (pipeline.New).
 func New(cfg *config.Config, opts Options) (*Daemon, error) {
-	if err := CheckWithArgs(cfg, opts.ROSArgs); err != nil {
-		return nil, err
-	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
 	if opts.RediscoverEvery <= 0 {
 		opts.RediscoverEvery = 10 * time.Second
 	}
-	resolved, err := resolveTopics(cfg, opts.ROSArgs)
+	d := &Daemon{log: opts.Logger, opts: opts, buildTime: newSheetBuildHistogram()}
+	p, err := pipeline.New(cfg, pipeline.Options{Logger: opts.Logger, Version: opts.Version, ROSArgs: opts.ROSArgs,
+		ObserveSheetBuild: d.buildTime.Observe})
 	if err != nil {
 		return nil, err
 	}
-	rules, err := rulesOf(cfg)
-	if err != nil {
-		return nil, err
-	}
-	types, err := ros2Types(cfg)
-	if err != nil {
-		return nil, err
-	}
-	d := &Daemon{cfg: resolved, log: opts.Logger, opts: opts, events: make(chan episodeEvent, 256),
-		buildTime: newSheetBuildHistogram(), ros2Types: types}
-	d.rules.Store(rules)
-	d.checks.add(rules)
+	d.pipe, d.cfg = p, p.Config()
 	return d, nil
 }
 
@@ -146,83 +102,71 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if !d.running.CompareAndSwap(false, true) {
 		return errors.New("daemon: Run called twice")
 	}
-	if err := os.MkdirAll(d.cfg.DataDir, 0o755); err != nil {
-		return fmt.Errorf("data_dir: %w (create it, or set data_dir to a writable directory)", err)
-	}
-	if err := d.openStore(); err != nil {
+	p := d.pipe
+	defer p.Close() // the store last; the stages when an early return skipped Stop
+	if err := p.Open(); err != nil {
 		return err
 	}
-	defer d.store.Close()
-	if err := d.openUplink(); err != nil {
-		return err
-	}
-	// Closed after the sheet loop has enqueued the last sheets (below);
-	// the defer covers the early returns.
-	defer d.closeUplink()
-	d.shipRecovered()
-	var err error
+	p.ShipRecovered()
 	closeROS, err := d.joinROS(ctx)
 	if err != nil {
 		return err
 	}
 	defer closeROS()
-	d.topo.Store(&topology{})
-	if err := d.startFSM(ctx, d.clock); err != nil {
+	if err := p.StartFSM(ctx, d.clock); err != nil {
 		return err
 	}
 	stopHTTP, err := d.serveHTTP()
 	if err != nil {
-		d.closeMachine()
 		return err
 	}
 	defer stopHTTP()
-
 	// Sinks before sources: the sheet loop, then capture.
-	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
-	loopDone := make(chan struct{})
-	go func() {
-		defer close(loopDone)
-		d.sheetLoop(loopCtx, d.store.Dir(), d.clock, d.machine == nil)
-	}()
-	err = d.refreshOrStart(ctx, &d.cfg)
+	p.StartSheetLoop(ctx, d.clock)
+	err = d.record(ctx)
+	if c := d.capt.Swap(nil); c != nil {
+		c.Close()
+	}
+	if serr := p.Stop(); err == nil {
+		err = serr
+	}
+	d.logSummary()
+	return err
+}
+
+// record starts capture and serves until ctx ends or the ROS graph asks
+// the node to end (ErrROSShutdown).
+func (d *Daemon) record(ctx context.Context) error {
+	err := d.refreshOrStart(ctx, &d.cfg)
 	if err != nil && ctx.Err() != nil {
 		err = nil // stopped while starting (SIGTERM during a slow start): a normal stop
 	}
-	if err == nil {
-		d.log.Info("daemon: running", "node", d.nodeName(), "data_dir", d.cfg.DataDir)
-		watchdogDone := d.notifyReady(ctx)
-		if reason := d.serve(ctx); reason != "" {
-			err = fmt.Errorf("%w (%s); the open episode is closed as interrupted", ErrROSShutdown, reason)
-			d.log.Error("daemon: stopping: the ROS graph asked this node to end", "node", d.nodeName(), "reason", reason)
-		}
-		d.log.Info("daemon: stopping")
-		_ = sdNotify("STOPPING=1")
-		<-watchdogDone
-		if c := d.capt.Swap(nil); c != nil {
-			c.Close()
-		}
+	if err != nil {
+		return err
 	}
-	if cerr := d.closeMachine(); err == nil {
-		err = cerr
+	d.log.Info("daemon: running", "node", d.nodeName(), "data_dir", d.cfg.DataDir)
+	watchdogDone := d.notifyReady(ctx)
+	if reason := d.serve(ctx); reason != "" {
+		err = fmt.Errorf("%w (%s); the open episode is closed as interrupted", ErrROSShutdown, reason)
+		d.log.Error("daemon: stopping: the ROS graph asked this node to end", "node", d.nodeName(), "reason", reason)
 	}
-	stopLoop()
-	<-loopDone
-	d.topo.Load().closeRings()
-	d.closeUplink()
-	d.logSummary()
+	d.log.Info("daemon: stopping")
+	_ = sdNotify("STOPPING=1")
+	<-watchdogDone
 	return err
 }
 
 // logSummary logs what this run did, for the operator (and make demo).
 func (d *Daemon) logSummary() {
 	var published, sent uint64
-	if d.up != nil {
-		u := d.up.Stats()
+	if up := d.pipe.Uplink(); up != nil {
+		u := up.Stats()
 		published, sent = u.Publisher.Published, u.Publisher.Bytes
 	}
-	d.log.Info("daemon: summary", "frames", d.router.frames.Load(), "joint_samples", d.joints.samples.Load(),
-		"episodes", d.stats.episodes.Load(), "segments", d.stats.segments.Load(), "sheets", d.stats.sheets.Load(),
-		"sheet_bytes", d.stats.sheetBytes.Load(), "label_sheets", d.stats.labelSheets.Load(),
+	st := d.pipe.Stats()
+	d.log.Info("daemon: summary", "frames", st.Frames, "joint_samples", st.JointSamples,
+		"episodes", st.Episodes, "segments", st.Segments, "sheets", st.Sheets,
+		"sheet_bytes", st.SheetBytes, "label_sheets", st.LabelSheets,
 		"mqtt_messages", published, "mqtt_bytes", sent)
 }
 
@@ -233,7 +177,7 @@ func (d *Daemon) refreshOrStart(ctx context.Context, cfg *config.Config) error {
 		return err
 	}
 	if d.capt.Load() == nil {
-		return d.setTopology(ctx, d.topo.Load())
+		return d.setTopology(ctx, d.pipe.Topology())
 	}
 	return nil
 }
@@ -277,12 +221,12 @@ func (d *Daemon) reload(ctx context.Context) {
 	loaded, err := d.opts.LoadConfig()
 	if err == nil {
 		var r config.Config
-		r, err = resolveTopics(loaded, d.opts.ROSArgs)
+		r, err = pipeline.ResolveTopics(loaded, d.opts.ROSArgs)
 		loaded = &r
 	}
 	var rules *tracecheck.Rules
 	if err == nil {
-		rules, err = rulesOf(loaded)
+		rules, err = pipeline.RulesOf(loaded)
 	}
 	if err != nil {
 		d.log.Error("daemon: reload refused; keeping the running config and trace checks (fix the file and send SIGHUP again)", "err", err)
@@ -295,87 +239,12 @@ func (d *Daemon) reload(ctx context.Context) {
 		d.log.Warn("daemon: reload applies cameras, joints and checks only; restart edged for the other changes")
 	}
 	d.cfg.Cameras, d.cfg.Joints, d.cfg.Checks = cfg.Cameras, cfg.Joints, cfg.Checks
-	d.setRules(rules)
+	d.pipe.SetRules(rules)
 	if err := d.refreshOrStart(ctx, &d.cfg); err != nil {
 		d.log.Error("daemon: reload", "err", err)
 		return
 	}
 	d.log.Info("daemon: config reloaded")
-}
-
-// openStore opens the episode store under DATA_DIR/episodes (recovering
-// from a crash, reported in the log).
-func (d *Daemon) openStore() error {
-	var err error
-	minFree := int64(d.cfg.Episode.MinFreeBytes)
-	if minFree == 0 {
-		minFree = -1 // episode.min_free_bytes: 0 is no floor
-	}
-	d.store, err = epstore.Open(filepath.Join(d.cfg.DataDir, episode.EpisodesDir),
-		epstore.Options{MaxBytes: int64(d.cfg.Episode.KeepBytes), MaxEpisodes: d.cfg.Episode.KeepEpisodes,
-			MinFreeBytes: minFree, Now: d.storeNow, Logger: d.log})
-	if err != nil {
-		return err
-	}
-	for _, r := range d.store.Recovered() {
-		d.log.Warn("daemon: recovered after a crash", "recovery", fmt.Sprintf("%+v", r))
-	}
-	return nil
-}
-
-// startFSM starts the fsm stage when an FSM source or a recording topic
-// is configured; it reports episodes to the sheet runner through
-// d.events.
-//
-// clock is the stream clock between events: capture's in a live run; nil
-// in a replay, which moves the machine on with Advance (the recording's
-// time, so that a replay is deterministic).
-func (d *Daemon) startFSM(ctx context.Context, clock func() (time.Time, bool)) error {
-	d.fsmCfg = fsmConfig(&d.cfg)
-	d.fsmCfg.Clock = clock
-	d.fsmCfg.Observer = observer{ctx: ctx, ch: d.events}
-	d.fsmCfg.Logger = d.log
-	if !d.fsmCfg.Wanted() {
-		return nil
-	}
-	var err error
-	d.machine, err = fsm.New(d.fsmCfg, d.store)
-	return err
-}
-
-// shutdownFlush bounds how long a stopping edged waits for the broker to
-// acknowledge what is queued; the rest stays in the outbox for next time.
-const shutdownFlush = 5 * time.Second
-
-// openUplink starts the uplink (its outbox in DATA_DIR/outbox, see
-// uplinkConfig) and makes the shipping stage over it where products and
-// joint samples go.
-func (d *Daemon) openUplink() error {
-	ucfg, err := uplinkConfig(&d.cfg, d.opts.Version)
-	if err != nil {
-		return err
-	}
-	if d.up, err = uplink.New(ucfg, uplink.Options{Logger: d.log, OnUploaded: d.markUploaded, OnRepair: d.markLacking,
-		CheckEpisode: ship.CheckEpisode(ucfg.Robot)}); err != nil {
-		return err
-	}
-	d.out = ship.New(d.up, ship.Config{})
-	d.joints.snippets = d.out
-	return nil
-}
-
-func (d *Daemon) closeUplink() {
-	if d.up == nil || d.upClosed {
-		return
-	}
-	d.upClosed = true
-	if d.cfg.Uplink.Broker != "" && !d.up.Flush(shutdownFlush) {
-		d.log.Warn("daemon: the broker did not acknowledge everything before shutdown; the rest stays in the outbox",
-			"pending", d.up.Stats().Outbox.Pending)
-	}
-	if err := d.up.Close(); err != nil {
-		d.log.Error("daemon: closing the uplink", "err", err)
-	}
 }
 
 // clock is the capture clock (wall time, or /clock under sim time).
@@ -404,11 +273,4 @@ func (d *Daemon) notifyReady(ctx context.Context) <-chan struct{} {
 		d.feedWatchdog(ctx, every)
 	}()
 	return done
-}
-
-func (d *Daemon) closeMachine() error {
-	if d.machine == nil {
-		return nil
-	}
-	return d.machine.Close()
 }

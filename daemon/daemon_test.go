@@ -8,9 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,37 +16,12 @@ import (
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
-	"github.com/edged-robotics/edged/episode/view"
 	"github.com/edged-robotics/edged/internal/brokertest"
 	"github.com/edged-robotics/edged/internal/chromium"
+	"github.com/edged-robotics/edged/internal/pipelinetest"
 	"github.com/edged-robotics/edged/ros/rostest"
-	"github.com/edged-robotics/edged/score"
 	"github.com/edged-robotics/edged/sheet"
-	"github.com/edged-robotics/edged/sink"
 )
-
-// simBag writes the project's generated pick-and-place episode and its
-// ground truth into dir.
-func simBag(t *testing.T, dir string) (bag, truth string) {
-	t.Helper()
-	rostest.RequireRospy(t)
-	script, err := filepath.Abs("../scripts/sim/sim_robot.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bag, truth = filepath.Join(dir, "sim.bag"), filepath.Join(dir, "truth.json")
-	if out, err := exec.Command("/usr/bin/python3", script, "--bag", bag).CombinedOutput(); err != nil {
-		t.Fatalf("generate the sample bag: %v\n%s", err, out)
-	}
-	out, err := exec.Command("/usr/bin/python3", script, "--segments").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(truth, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return bag, truth
-}
 
 // TestRunRecordsTheSimEpisode plays the generated episode with `rosbag
 // play --clock` into a real rosmaster and checks everything edged run
@@ -60,7 +33,7 @@ func TestRunRecordsTheSimEpisode(t *testing.T) {
 	}
 	rostest.Require(t, "rosmaster", "rosbag")
 	tmp := t.TempDir()
-	bag, truthPath := simBag(t, tmp)
+	bag, truthPath := pipelinetest.SimBag(t, tmp)
 	m := rostest.StartMaster(t)
 	if err := m.Client("/test").SetParam(context.Background(), "/use_sim_time", true); err != nil {
 		t.Fatal(err)
@@ -68,7 +41,7 @@ func TestRunRecordsTheSimEpisode(t *testing.T) {
 	port := rostest.FreePort(t)
 	broker := brokertest.Start(t, brokertest.Options{})
 	sinkOut := filepath.Join(tmp, "sink")
-	startSink(t, broker.URL, sinkOut)
+	pipelinetest.StartSink(t, broker.URL, sinkOut)
 	// queue_size holds the bag's 280 frames: a loaded machine that
 	// starves capture for more than the default 8 (0.5 s) makes it drop
 	// frames, counted, and the live sheets then differ from the replay's.
@@ -128,41 +101,19 @@ uplink: {broker: %q, max_payload: 32KiB}
 		t.Fatal("Run did not return within 20s of cancel")
 	}
 
-	ep := checkRecorded(t, store, truthPath)
+	ep := pipelinetest.CheckRecorded(t, store, truthPath)
 	sheetDir := filepath.Join(store, ep.Manifest.ID, "sheets", "top")
-	checkUploaded(t, sinkOut, filepath.Join(store, ep.Manifest.ID), ep, "top", 2)
+	pipelinetest.CheckUploaded(t, sinkOut, filepath.Join(store, ep.Manifest.ID), ep, "top", 2)
 
 	// edged replay of the same bag makes the same sheets.
 	replayOut := filepath.Join(tmp, "replay")
-	rep := replayBag(t, cfg, replayOut, bag)
+	rep := pipelinetest.ReplayBag(t, cfg, replayOut, bag)
 	rms, err := episode.List(filepath.Join(replayOut, "episodes"))
 	if err != nil || len(rms) != 1 || rep.Segments != 6 {
 		t.Fatalf("replay: %+v episodes, %+v, %v", rms, rep, err)
 	}
 	sameSheets(t, sheetDir, filepath.Join(replayOut, "episodes", rms[0].ID, "sheets", "top"),
 		ep.Manifest.Duration(), rms[0].Duration())
-}
-
-// replayBag runs edged replay of bag with cfg's topics into out.
-func replayBag(t *testing.T, cfg *config.Config, out, bag string) ReplaySummary {
-	t.Helper()
-	sum, err := replayBagErr(t, cfg, out, bag)
-	if err != nil {
-		t.Fatalf("replay: %v", err)
-	}
-	return sum
-}
-
-// replayBagErr is replayBag that returns the replay's error.
-func replayBagErr(t *testing.T, cfg *config.Config, out, bag string) (ReplaySummary, error) {
-	t.Helper()
-	c := *cfg
-	c.DataDir, c.HTTP.Listen, c.Uplink.Broker = out, "off", ""
-	d, err := New(&c, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d.Replay(context.Background(), []string{bag}, nil)
 }
 
 // sameSheets: the contact sheets in two directories use the same frames
@@ -219,181 +170,6 @@ func readSheetMeta(t *testing.T, jpg string) sheet.Meta {
 		t.Fatalf("%s: metadata: %v", filepath.Base(jpg), err)
 	}
 	return m
-}
-
-// TestReplayRecordsTheSimEpisode: edged replay alone (no master) records
-// the generated episode exactly: record times are the clock.
-func TestReplayRecordsTheSimEpisode(t *testing.T) {
-	tmp := t.TempDir()
-	bag, truthPath := simBag(t, tmp)
-	cfg, err := config.Parse([]byte(`
-robot_id: sim-01
-cameras: [{topic: /camera/color/image_raw/compressed, name: top}]
-fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(tmp, "out")
-	sum := replayBag(t, cfg, out, bag)
-	if sum.Messages != 2205 || sum.Episodes != 1 || sum.Segments != 6 || sum.Sheets != 2 {
-		t.Fatalf("summary %+v", sum)
-	}
-	checkRecorded(t, filepath.Join(out, "episodes"), truthPath)
-	// Joints were discovered from the bag.
-	var joints bool
-	for _, ts := range sum.Topics {
-		joints = joints || (ts.Topic == "/joint_states" && ts.Events == 1750)
-	}
-	if !joints {
-		t.Errorf("joint topic not discovered from the bag: %+v", sum.Topics)
-	}
-}
-
-// startSink runs the reference receiver on broker, writing under out.
-func startSink(t *testing.T, broker, out string) {
-	t.Helper()
-	s, err := sink.New(sink.Config{Broker: broker, Out: out, ClientID: "test-sink"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = s.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done; s.Close() })
-	rostest.WaitFor(t, 10*time.Second, "sink connected", func() bool { return s.Stats().Connects > 0 })
-}
-
-// checkUploaded: the sink's output is a data_dir holding the episode in
-// the robot's own format: the commands' readers (inspect's List and Load,
-// export, score) find it and agree with the robot's store; it is
-// complete; every sheet, labeling sheet and snippet arrived byte for byte
-// (chunked, since max_payload is smaller than a sheet).
-func checkUploaded(t *testing.T, sinkOut, epDir string, ep *episode.Episode, camera string, sheets int) {
-	t.Helper()
-	store := episode.StoreDir(sinkOut)
-	ms, err := episode.List(store)
-	if err != nil || len(ms) != 1 || ms[0].ID != ep.Manifest.ID {
-		t.Fatalf("edged inspect %s lists %+v, %v; want the robot's episode %s", sinkOut, ms, err, ep.Manifest.ID)
-	}
-	got, err := episode.Load(store, ep.Manifest.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := got.Manifest
-	if !m.Complete || !m.Closed || m.Segments != ep.Manifest.Segments || m.Outcome != ep.Manifest.Outcome ||
-		!m.Start.Equal(ep.Manifest.Start) || !m.End.Equal(ep.Manifest.End) || len(got.Problems) != 0 {
-		t.Errorf("sink manifest %+v (held %+v, problems %v), robot's %+v", m, m.Held, got.Problems, ep.Manifest)
-	}
-	if !reflect.DeepEqual(view.Segmentation(got), view.Segmentation(ep)) {
-		t.Errorf("score's segments differ:\nsink  %+v\nrobot %+v", view.Segmentation(got), view.Segmentation(ep))
-	}
-	r, err := score.Score(view.Segmentation(ep), view.Segmentation(got), score.Options{Judge: score.LexicalJudge{MinOverlap: 0.5}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var a, b strings.Builder
-	if err := view.Export(&a, ep, view.FormatWGO, 10); err != nil {
-		t.Fatal(err)
-	}
-	if err := view.Export(&b, got, view.FormatWGO, 10); err != nil || a.String() != b.String() {
-		t.Errorf("export differs (%v):\nsink  %s\nrobot %s", err, b.String(), a.String())
-	}
-	for _, sub := range []string{episode.SheetsDir, episode.LabelsDir} {
-		local, _ := filepath.Glob(filepath.Join(epDir, sub, "*", "*.jpg"))
-		if len(local) == 0 {
-			t.Errorf("no %s at the robot", sub)
-		}
-		// The same path in the episode directory, camera directory
-		// included (the camera's configured name): one format.
-		for _, p := range local {
-			rel, _ := filepath.Rel(epDir, p)
-			want, _ := os.ReadFile(p)
-			b, err := os.ReadFile(filepath.Join(got.Dir, rel))
-			if err != nil {
-				t.Errorf("sink lacks %s: %v", rel, err)
-				continue
-			}
-			if string(b) != string(want) {
-				t.Errorf("%s differs at the sink", rel)
-			}
-		}
-	}
-	snips, _ := filepath.Glob(filepath.Join(got.Dir, episode.SnippetsDir, camera, "*"+episode.SnippetExt))
-	if len(snips) != sheets {
-		t.Errorf("sink has %d snippets, want one per sheet (%d)", len(snips), sheets)
-	}
-	t.Logf("sink manifest: complete %v, held %+v, produced %+v; score F1 %v", m.Complete, m.Held, m.Produced, r)
-}
-
-// checkRecorded loads the one episode of store and checks its segments
-// against the generator's truth and its sheets.
-func checkRecorded(t *testing.T, store, truthPath string) *episode.Episode {
-	t.Helper()
-	ms, err := episode.List(store)
-	if err != nil || len(ms) != 1 {
-		t.Fatalf("episodes in %s: %d, %v; want 1", store, len(ms), err)
-	}
-	ep, err := episode.Load(store, ms[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	truth, err := view.ReadSegmentation(truthPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkSegments(t, ep, truth)
-	checkSheets(t, filepath.Join(store, ms[0].ID), ep)
-	return ep
-}
-
-func checkSegments(t *testing.T, ep *episode.Episode, truth score.Segmentation) {
-	t.Helper()
-	if len(ep.Segments) != len(truth.Segments) {
-		t.Fatalf("%d segments recorded, the generator made %d", len(ep.Segments), len(truth.Segments))
-	}
-	for i, s := range ep.Segments {
-		want := truth.Segments[i]
-		// The FSM topic is published at 10 Hz, so a transition is seen
-		// within 0.1 s of bag time; std_msgs/String has no header, so
-		// its stamp is the sim time of its arrival.
-		if s.Label != want.Label || abs(s.StartSec-want.Start) > 0.15 || abs(s.EndSec-want.End) > 0.15 {
-			t.Errorf("segment %d: %s [%.3f, %.3f], want %s [%.3f, %.3f]", i, s.Label, s.StartSec, s.EndSec, want.Label, want.Start, want.End)
-		}
-	}
-}
-
-func checkSheets(t *testing.T, dir string, ep *episode.Episode) {
-	t.Helper()
-	// 14.5 s of episode at 0.5 s per tile, 20 tiles per sheet: 2 sheets;
-	// one labeling sheet per segment.
-	labels, _ := filepath.Glob(filepath.Join(episode.LabelDir(dir, "top"), "label-*.jpg"))
-	dir = episode.SheetDir(dir, "top")
-	sheets, _ := filepath.Glob(filepath.Join(dir, "sheet-*.jpg"))
-	if len(sheets) != 2 || len(labels) != len(ep.Segments) {
-		t.Fatalf("%d sheets and %d labeling sheets in %s, want 2 and %d", len(sheets), len(labels), dir, len(ep.Segments))
-	}
-	var meta struct {
-		Tiles []struct {
-			Seconds     float64 `json:"seconds"`
-			Placeholder bool    `json:"placeholder"`
-		} `json:"tiles"`
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "sheet-0001.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &meta); err != nil {
-		t.Fatal(err)
-	}
-	if len(meta.Tiles) != 20 {
-		t.Fatalf("first sheet has %d tiles, want 20", len(meta.Tiles))
-	}
-	for k, tile := range meta.Tiles {
-		if tile.Seconds != float64(k)*0.5 || tile.Placeholder {
-			t.Errorf("tile %d: %+v, want %.1f s with a frame (the camera runs at 16 fps)", k, tile, float64(k)*0.5)
-		}
-	}
 }
 
 func checkHTTP(t *testing.T, base string) {
@@ -484,11 +260,4 @@ func metric(body, series string) float64 {
 		}
 	}
 	return -1
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/internal/httpserve"
+	"github.com/edged-robotics/edged/pipeline"
 	"github.com/edged-robotics/edged/uplink"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -44,9 +45,9 @@ func (d *Daemon) health() (ok bool, problems []string) {
 	if d.capt.Load() == nil {
 		problems = append(problems, "capture not started")
 	}
-	problems = append(problems, d.storeProblems()...)
-	if d.up != nil {
-		if u := d.up.Stats(); float64(u.Outbox.PendingBytes) > 0.95*float64(d.cfg.Uplink.OutboxBytes) {
+	problems = append(problems, d.pipe.StoreProblems()...)
+	if up := d.pipe.Uplink(); up != nil {
+		if u := up.Stats(); float64(u.Outbox.PendingBytes) > 0.95*float64(d.cfg.Uplink.OutboxBytes) {
 			problems = append(problems, fmt.Sprintf("outbox nearly full (%d messages waiting): sheets are being evicted", u.Outbox.Pending))
 		}
 	}
@@ -60,20 +61,20 @@ func (d *Daemon) handleHealth(w http.ResponseWriter, _ *http.Request) {
 
 // pageData is everything the status page and status.json show.
 type pageData struct {
-	Robot    string               `json:"robot"`
-	Version  string               `json:"version"`
-	Node     string               `json:"node"`
-	Master   string               `json:"master,omitempty"`    // ROS1's master URI; ROS 2 has none
-	MasterUp *bool                `json:"master_up,omitempty"` // ROS1: whether the master answers
-	Ready    bool                 `json:"ready"`
-	Problems []string             `json:"problems,omitempty"`
-	Status   statusView           `json:"status"`
-	Topics   []capture.TopicStats `json:"topics"`
-	Sheets   uint64               `json:"sheets"`
-	Segments uint64               `json:"segments"`
-	Backlog  int                  `json:"backlog"`
-	MQTT     bool                 `json:"mqtt_connected"`
-	Checks   []CheckCount         `json:"checks,omitempty"` // verdicts per check since start
+	Robot    string                `json:"robot"`
+	Version  string                `json:"version"`
+	Node     string                `json:"node"`
+	Master   string                `json:"master,omitempty"`    // ROS1's master URI; ROS 2 has none
+	MasterUp *bool                 `json:"master_up,omitempty"` // ROS1: whether the master answers
+	Ready    bool                  `json:"ready"`
+	Problems []string              `json:"problems,omitempty"`
+	Status   pipeline.StatusView   `json:"status"`
+	Topics   []capture.TopicStats  `json:"topics"`
+	Sheets   uint64                `json:"sheets"`
+	Segments uint64                `json:"segments"`
+	Backlog  int                   `json:"backlog"`
+	MQTT     bool                  `json:"mqtt_connected"`
+	Checks   []pipeline.CheckCount `json:"checks,omitempty"` // verdicts per check since start
 	// Awaiting: ended episodes the receiver has not acknowledged, oldest
 	// first (at most maxAwaitingShown).
 	Awaiting []uplink.Awaiting `json:"awaiting,omitempty"`
@@ -85,16 +86,17 @@ const maxAwaitingShown = 20
 
 func (d *Daemon) pageData() pageData {
 	ready, problems := d.health()
-	p := pageData{Robot: d.cfg.RobotID, Version: d.opts.Version, Ready: ready, Problems: problems, Status: d.status.view(), Sheets: d.stats.sheets.Load(), Segments: d.stats.segments.Load(),
-		Checks: d.checks.snapshot()}
+	st := d.pipe.Stats()
+	p := pageData{Robot: d.cfg.RobotID, Version: d.opts.Version, Ready: ready, Problems: problems, Status: d.pipe.Status().View(),
+		Sheets: st.Sheets, Segments: st.Segments, Checks: d.pipe.Checks()}
 	d.setGraph(&p)
 	if c := d.capt.Load(); c != nil {
 		p.Topics = c.Stats()
 	}
-	if d.up != nil {
-		u := d.up.Stats()
+	if up := d.pipe.Uplink(); up != nil {
+		u := up.Stats()
 		p.Backlog, p.MQTT = u.Outbox.Pending, u.Publisher.Connected
-		aw := d.up.Awaiting()
+		aw := up.Awaiting()
 		p.Awaiting = aw[:min(len(aw), maxAwaitingShown)]
 	}
 	return p
@@ -110,13 +112,13 @@ func (d *Daemon) handleStatusJSON(w http.ResponseWriter, _ *http.Request) {
 // handleSheet serves the latest sheet of the camera at index {cam} of
 // the status view's Sheets.
 func (d *Daemon) handleSheet(w http.ResponseWriter, r *http.Request) {
-	v := d.status.view()
+	v := d.pipe.Status().View()
 	var i int
 	if _, err := fmt.Sscanf(r.PathValue("cam"), "%d.jpg", &i); err != nil || i < 0 || i >= len(v.Sheets) {
 		http.NotFound(w, r)
 		return
 	}
-	snap, ok := d.status.sheet(v.Sheets[i])
+	snap, ok := d.pipe.Status().Sheet(v.Sheets[i])
 	if !ok {
 		http.NotFound(w, r)
 		return

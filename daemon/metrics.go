@@ -138,17 +138,17 @@ func (m metricSink) capture(d *Daemon) {
 			counter(topicWrongType, t.WrongTypeWriters, t.Topic, role)
 		}
 	}
-	for _, cam := range d.topo.Load().cams {
-		s := cam.ring.Stats()
-		gauge(ringFill, float64(s.FillBytes), cam.topic)
-		gauge(ringCap, float64(s.CapBytes), cam.topic)
-		gauge(ringFrames, float64(s.Frames), cam.topic)
-		counter(ringOverwritten, s.Overwritten, cam.topic)
-		gauge(ringSpan, s.Span.Seconds(), cam.topic)
+	for _, s := range d.pipe.Topology().RingStats() {
+		gauge(ringFill, float64(s.FillBytes), s.Topic)
+		gauge(ringCap, float64(s.CapBytes), s.Topic)
+		gauge(ringFrames, float64(s.Frames), s.Topic)
+		counter(ringOverwritten, s.Overwritten, s.Topic)
+		gauge(ringSpan, s.Span.Seconds(), s.Topic)
 	}
-	counter(ringDropped, d.router.dropped.Load())
-	counter(discoveryRefused, d.discovery.total.Load())
-	for _, c := range d.checks.snapshot() {
+	st := d.pipe.Stats()
+	counter(ringDropped, st.FramesUnrouted)
+	counter(discoveryRefused, st.DiscoveryRefused)
+	for _, c := range d.pipe.Checks() {
 		counter(checkViolations, c.Unsat, c.Check)
 	}
 }
@@ -156,17 +156,17 @@ func (m metricSink) capture(d *Daemon) {
 // pipeline: sheets, episodes, the FSM, the store, joints, the master.
 func (m metricSink) pipeline(d *Daemon) {
 	counter, gauge := m.counter, m.gauge
-	st := &d.stats
-	counter(sheetsTotal, st.sheets.Load())
-	counter(sheetBytes, st.sheetBytes.Load())
-	counter(sheetErrors, st.sheetErrors.Load())
-	counter(labelSheets, st.labelSheets.Load())
-	counter(camerasRefused, st.camerasRefused.Load())
-	counter(episodesTotal, st.episodes.Load())
-	counter(segmentsTotal, st.segments.Load())
-	counter(episodesUploaded, st.uploaded.Load())
-	gauge(episodeOpen, b2f(d.status.episodeOpen()))
-	if m := d.machine; m != nil {
+	st := d.pipe.Stats()
+	counter(sheetsTotal, st.Sheets)
+	counter(sheetBytes, st.SheetBytes)
+	counter(sheetErrors, st.SheetErrors)
+	counter(labelSheets, st.LabelSheets)
+	counter(camerasRefused, st.CamerasRefused)
+	counter(episodesTotal, st.Episodes)
+	counter(segmentsTotal, st.Segments)
+	counter(episodesUploaded, st.Uploaded)
+	gauge(episodeOpen, b2f(d.pipe.Status().EpisodeOpen()))
+	if m := d.pipe.Machine(); m != nil {
 		f := m.Stats()
 		counter(fsmEvents, f.Events)
 		counter(fsmDropped, f.Dropped)
@@ -175,7 +175,7 @@ func (m metricSink) pipeline(d *Daemon) {
 		counter(fsmTruncated, f.Truncated)
 		counter(fsmClockResets, f.ClockResets)
 	}
-	if s := d.store; s != nil {
+	if s := d.pipe.Store(); s != nil {
 		st := s.Stats()
 		for _, op := range []string{epstore.OpMkdir, epstore.OpManifest, epstore.OpAppend, epstore.OpSync, epstore.OpRetain} {
 			counter(storeErrors, st.Errors[op], op)
@@ -185,7 +185,7 @@ func (m metricSink) pipeline(d *Daemon) {
 		counter(storeDeleted, uint64(st.Deleted))
 		gauge(storeFree, float64(st.FreeBytes))
 	}
-	counter(jointSamples, d.joints.samples.Load())
+	counter(jointSamples, st.JointSamples)
 	if n := d.node; n != nil {
 		gauge(masterUp, b2f(n.MasterUp()))
 	}
@@ -194,10 +194,11 @@ func (m metricSink) pipeline(d *Daemon) {
 // uplink: the outbox, MQTT and repair.
 func (m metricSink) uplink(d *Daemon) {
 	counter, gauge := m.counter, m.gauge
-	if d.up == nil {
+	up := d.pipe.Uplink()
+	if up == nil {
 		return
 	}
-	u := d.up.Stats()
+	u := up.Stats()
 	gauge(outboxPending, float64(u.Outbox.Pending))
 	gauge(outboxPendingB, float64(u.Outbox.PendingBytes))
 	gauge(outboxDisk, float64(u.Outbox.DiskBytes))

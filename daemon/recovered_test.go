@@ -13,6 +13,7 @@ import (
 	"github.com/edged-robotics/edged/episode"
 	epstore "github.com/edged-robotics/edged/episode/store"
 	"github.com/edged-robotics/edged/internal/brokertest"
+	"github.com/edged-robotics/edged/internal/pipelinetest"
 	"github.com/edged-robotics/edged/ros/rostest"
 )
 
@@ -57,7 +58,7 @@ func TestRecoveredEpisodeIsShipped(t *testing.T) {
 	m := rostest.StartMaster(t)
 	broker := brokertest.Start(t, brokertest.Options{})
 	sinkOut := filepath.Join(tmp, "sink")
-	startSink(t, broker.URL, sinkOut)
+	pipelinetest.StartSink(t, broker.URL, sinkOut)
 	cfg, err := config.Parse([]byte(fmt.Sprintf(`
 robot_id: arm-01
 data_dir: %s

@@ -55,8 +55,8 @@ func TestReloadAddsACameraAndKeepsTheEpisode(t *testing.T) {
 		}
 	}()
 
-	rostest.WaitFor(t, 30*time.Second, "an episode open", d.status.episodeOpen)
-	before := d.status.view().Episode.ID
+	rostest.WaitFor(t, 30*time.Second, "an episode open", d.pipe.Status().EpisodeOpen)
+	before := d.pipe.Status().View().Episode.ID
 	reload <- struct{}{}
 	rostest.WaitFor(t, 30*time.Second, "frames from the added camera", func() bool {
 		c := d.capt.Load()
@@ -70,10 +70,10 @@ func TestReloadAddsACameraAndKeepsTheEpisode(t *testing.T) {
 		}
 		return false
 	})
-	if got := d.status.view().Episode.ID; got != before || !d.status.episodeOpen() {
-		t.Fatalf("episode %s (open %v) after reload, want %s still open", got, d.status.episodeOpen(), before)
+	if got := d.pipe.Status().View().Episode.ID; got != before || !d.pipe.Status().EpisodeOpen() {
+		t.Fatalf("episode %s (open %v) after reload, want %s still open", got, d.pipe.Status().EpisodeOpen(), before)
 	}
-	if n := len(d.topo.Load().cams); n != 2 {
+	if n := len(d.pipe.Topology().CameraTopics()); n != 2 {
 		t.Fatalf("%d cameras after reload, want 2", n)
 	}
 	ms, err := episode.List(filepath.Join(dir, "data", "episodes"))
@@ -143,7 +143,7 @@ func TestReloadChecks(t *testing.T) {
 		}
 	}()
 	lastJudged := func() (string, string) {
-		j := d.status.view().Judged
+		j := d.pipe.Status().View().Judged
 		if len(j) == 0 || len(j[0].Verdicts) != 1 {
 			return "", ""
 		}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/config"
-	"github.com/edged-robotics/edged/fsm"
+	"github.com/edged-robotics/edged/pipeline"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros2/cdr"
 	"github.com/edged-robotics/edged/ros2/dds"
@@ -33,19 +33,6 @@ func ros2Config(cfg *config.Config) (dds.Config, error) {
 	}
 	id, err := dds.DomainFromEnv()
 	return dds.Config{DomainID: id}, err
-}
-
-// ros2QoS parses ros2.qos (validated by Check with the same parser).
-func ros2QoS(cfg *config.Config) (map[string]dds.QoS, error) {
-	out := make(map[string]dds.QoS, len(cfg.ROS2.QoS))
-	for topic, profile := range cfg.ROS2.QoS {
-		q, err := dds.ParseProfile(profile)
-		if err != nil {
-			return nil, &config.FieldError{Field: "ros2.qos", Msg: "topic " + topic + ": " + err.Error()}
-		}
-		out[topic] = q
-	}
-	return out, nil
 }
 
 // autoQoS is a topic's QoS without a ros2.qos override: the publishers'
@@ -84,35 +71,6 @@ func (n ddsNode) Subscribe(ctx context.Context, o capture.SubscribeOptions) (cap
 		return nil, err // not a typed nil inside the interface
 	}
 	return s, nil
-}
-
-// ros2Bool is std_msgs/Bool's ROS 2 name (episode.recording_topic).
-const ros2Bool = "std_msgs/msg/Bool"
-
-// fsmTopicTypes are the ROS 2 types the fsm stage reads on topic (one of
-// fc.Topics()), which its subscription takes: a string source's String,
-// an actionlib source's GoalStatusArray, the recording topic's Bool or
-// String, the instruction's String; nil (any type) for a field or SMACH
-// source and an action's goal topic, which decode any definition.
-func fsmTopicTypes(fc *fsm.Config, topic string) []string {
-	switch topic {
-	case fc.RecordingTopic:
-		return []string{ros2Bool, cdr.TypeString}
-	case fc.InstructionTopic:
-		return []string{cdr.TypeString}
-	}
-	for _, s := range fc.Sources {
-		if s.Topic != topic {
-			continue
-		}
-		switch s.Kind {
-		case fsm.KindString:
-			return []string{cdr.TypeString}
-		case fsm.KindActionlib:
-			return []string{cdr.TypeGoalStatusArray}
-		}
-	}
-	return nil
 }
 
 // ros2Topics are the ROS 2 graph's published topics, for discovery: one
@@ -162,7 +120,7 @@ func (d *Daemon) captureNode() (capture.Node, capture.SimTime) {
 	if d.ros2 == nil {
 		return capture.FromROS1(d.node), capture.SimTimeAuto
 	}
-	qos, _ := ros2QoS(&d.cfg) // checked by New
+	qos, _ := pipeline.ROS2QoS(&d.cfg) // checked by New
 	sim := capture.SimTimeOff
 	if d.cfg.ROS2.UseSimTime {
 		sim = capture.SimTimeOn

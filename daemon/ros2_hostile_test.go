@@ -143,17 +143,17 @@ fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]
 		return topicStats(d)["/wrist/image/compressed"].Events > 0
 	})
 	ddstest.Start(t, tools.Pub, domain, "-t", "/a/flood", "-k", "image", "-T", "60", "-n", "0").WaitLine(t, "ready")
-	poll.Until(t, 30*time.Second, "57 flood topics refused", func() bool { return d.discovery.total.Load() == 57 })
+	poll.Until(t, 30*time.Second, "57 flood topics refused", func() bool { return d.pipe.Stats().DiscoveryRefused == 57 })
 	fsm := ddstest.Start(t, tools.Pub, domain, "-t", "/task/state", "-w", "-n", "5", "-p", "700", "-v", "IDLE,reach,grasp,IDLE,IDLE")
 	fsm.WaitLine(t, "done")
 	if ep := waitSegments(t, store, 2); ep.Segments[0].Label != "reach" || ep.Segments[1].Label != "grasp" {
 		t.Errorf("segments %+v", ep.Segments)
 	}
-	cams := d.topo.Load().cameraTopics()
+	cams := d.pipe.Topology().CameraTopics()
 	if len(cams) != 4 || !slices.Contains(cams, "/wrist/image/compressed") {
 		t.Errorf("cameras %v: want 4, the robot's among them", cams)
 	}
-	if n := d.discovery.total.Load(); n != 57 {
+	if n := d.pipe.Stats().DiscoveryRefused; n != 57 {
 		t.Errorf("refused counted %d times over the rounds, want 57 (once each)", n)
 	}
 	if n := strings.Count(logs.String(), "discovered topics not captured"); n != 1 {
@@ -227,7 +227,7 @@ fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]
 	if st["/task/state"].WrongTypeWriters != 1 {
 		t.Errorf("/task/state: %d writers of another type counted, want 1", st["/task/state"].WrongTypeWriters)
 	}
-	if cams := d.topo.Load().cameraTopics(); len(cams) > maxCameras || !slices.Contains(cams, "/wrist/image/compressed") {
+	if cams := d.pipe.Topology().CameraTopics(); len(cams) > maxCameras || !slices.Contains(cams, "/wrist/image/compressed") {
 		t.Errorf("cameras %v: want at most %d, the robot's among them", cams, maxCameras)
 	}
 	bound := uint64(maxCameras*ringBytes + 256<<20)

@@ -1,36 +1,13 @@
 package daemon
 
 import (
-	"slices"
-
-	"github.com/edged-robotics/edged/config"
+	"github.com/edged-robotics/edged/pipeline"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros/rosout"
 )
 
-// rosNodeConfig maps the config's ros section and the command line's
-// ROS arguments (which win, as in roscpp) to the node's config.
-func rosNodeConfig(cfg *config.Config, args ros.Args) ros.Config {
-	return args.Apply(ros.Config{MasterURI: cfg.ROS.MasterURI, NodeName: cfg.ROS.NodeName, Host: cfg.ROS.Host})
-}
-
-// resolveTopics returns a copy of cfg whose topic names are global, as
-// the node resolves them ($ROS_NAMESPACE, __ns:=, ~private under the
-// node's name), so the capture, the fsm and the store all see one name
-// per topic, live and in replay. Remappings are the node's to apply.
-func resolveTopics(cfg *config.Config, args ros.Args) (config.Config, error) {
-	c := *cfg
-	c.Cameras, c.Joints, c.FSM = slices.Clone(cfg.Cameras), slices.Clone(cfg.Joints), slices.Clone(cfg.FSM)
-	r, err := ros.NewResolver(rosNodeConfig(cfg, args))
-	if err != nil {
-		return c, err
-	}
-	err = c.ResolveTopics(r.Resolve)
-	return c, err
-}
-
 func (d *Daemon) rosConfig() ros.Config {
-	c := rosNodeConfig(&d.cfg, d.opts.ROSArgs)
+	c := pipeline.ROSNodeConfig(&d.cfg, d.opts.ROSArgs)
 	c.Logger = d.log
 	return c
 }

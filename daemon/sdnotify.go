@@ -52,7 +52,7 @@ func (d *Daemon) feedWatchdog(ctx context.Context, every time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := d.progressing(ctx, every); err != nil {
+			if err := d.pipe.Progressing(ctx, every); err != nil {
 				d.log.Warn("daemon: not feeding the systemd watchdog", "err", err)
 				continue
 			}

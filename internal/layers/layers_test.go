@@ -27,12 +27,14 @@ var layer = map[string]int{
 	// config composes the components' own defaults and rules (each
 	// component owns its section's), so it sits above every component
 	// it configures and below the daemon that maps it onto them.
-	"config":    6,
-	"daemon":    7,
-	"cmd/edged": 8, "systemd": 8, "packaging": 8,
+	"config": 6,
+	// the stages' wiring, built by the live daemon and by replay alike
+	"pipeline": 7,
+	"daemon":   8, "replay": 8,
+	"cmd/edged": 9, "systemd": 9, "packaging": 9, "internal/pipelinetest": 9,
 }
 
-const tools = 9 // bench/..., soak/..., stress/...
+const tools = 10 // bench/..., soak/..., stress/...
 
 // mustNot are imports the layers allow but the design does not.
 var mustNot = map[string][]string{
