@@ -11,8 +11,8 @@
 // so machines read it as well as people), placeholder tiles for ticks
 // without a frame, sheet composition and JPEG encoding, sheet metadata
 // with the VLM token cost, the episode's tile cache and labeling sheets
-// for segments, and an atomic directory writer. It knows neither ROS nor
-// MQTT.
+// for segments, segment images composed from stored contact sheets, and
+// an atomic directory writer. It knows neither ROS nor MQTT.
 //
 // Who calls what: edged run creates, per camera and episode, a Builder
 // reading from the camera's ringbuf.Ring (Source) and drives it with the
@@ -26,7 +26,12 @@
 // placeholders, laid out to fit one 768 x 768 VLM tile (LabelGrid: 258
 // tokens). A segment holding no tick shows the frame nearest its middle,
 // or a placeholder and Meta.Note saying why. edged sheet calls
-// BuildFiles.
+// BuildFiles. At the cloud, the annotator's seeded relabeling calls
+// SegmentImage for the previous, current and next predicted segment: the
+// tiles of the stored contact sheets in [from, to] cropped with their
+// badges, evenly spaced (first and last kept), laid out by LabelGrid's
+// rule within maxSide; BlankImage (or a range with no tile near it) is
+// the image of an absent neighbour.
 //
 // Presets (PresetRecipe): "published" is DefaultRecipe; "low-cost" has
 // 153-px tiles so that a 5 x 4 contact sheet is one VLM tile (258 tokens
@@ -39,14 +44,19 @@
 // Buffer ownership: a Sheet passed to Emit is borrowed: its JPEG and
 // Tiles are the builder's reused buffers, valid until Emit returns (Clone
 // to keep them). This is what makes a sheet cost no allocation in steady
-// state. LabelSheet returns a sheet the caller owns.
+// state. LabelSheet returns a sheet the caller owns; SegmentImage and
+// BlankImage return bytes the caller owns, only read their input, and
+// are safe for concurrent use.
 //
 // Bad input: a corrupt, truncated or empty JPEG, absurd dimensions, an
 // unsupported encoding (named in the error, logged once per camera and
 // encoding), or a raw image whose step or data length disagrees with its
 // size is a counted error in Stats; the builder then tries the next
 // nearest frame in the tick's window (up to 3 frames) and otherwise
-// draws a placeholder. Nothing here panics on input.
+// draws a placeholder. SegmentImage refuses a sheet that does not
+// decode, is larger than a contact sheet can be, or whose metadata
+// disagrees with its JPEG (ErrSegmentInput) before allocating its
+// pixels. Nothing here panics on input.
 //
 // Clock: Advance catches up at most MaxBacklog (10 min) of ticks; a
 // larger forward jump completes the open sheet and skips ahead.

@@ -217,7 +217,7 @@ func (b *Builder) drawLabel(seg Segment, tiles []labelTile, tw, th int, note str
 	var dbuf []byte
 	for i, t := range tiles {
 		row, col := i/cols, i%cols
-		cell := rgbImage{pix: canvas[(row*th*w+col*tw)*3:], w: tw, h: th, stride: w * 3}
+		cell := gridCell(canvas, cols, tw, th, i)
 		tm := t.meta
 		tm.Row, tm.Column = row, col
 		pix := t.pix
@@ -256,4 +256,13 @@ func (b *Builder) drawLabel(seg Segment, tiles []labelTile, tw, th int, note str
 func centisOf(seconds float64) int64 {
 	d := time.Duration(seconds * float64(time.Second))
 	return int64((d + 5*time.Millisecond) / (10 * time.Millisecond))
+}
+
+// gridCell is the view of cell i (reading order) of a canvas of cols
+// columns of tw x th cells: the labeling sheet's layout, which
+// SegmentImage shares.
+func gridCell(canvas []byte, cols, tw, th, i int) rgbImage {
+	row, col := i/cols, i%cols
+	w := cols * tw
+	return rgbImage{pix: canvas[(row*th*w+col*tw)*3:], w: tw, h: th, stride: w * 3}
 }

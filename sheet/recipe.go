@@ -48,11 +48,16 @@ const VLMTile = recipe.VLMTile
 // of 224 px: 3 + 2, 672 px wide). It returns the tiles that fit (at most
 // n, at least 1) and the grid. A tile wider or taller than VLMTile alone
 // cannot fit: one tile is shown, in one cell.
-func LabelGrid(n, tw, th int) (tiles, cols, rows int) {
+func LabelGrid(n, tw, th int) (tiles, cols, rows int) { return gridFit(n, tw, th, VLMTile) }
+
+// gridFit is the layout of LabelGrid within side x side pixels (the
+// labeling sheet's and SegmentImage's, one rule): as few rows as fit the
+// tiles, then as few columns as fill those rows.
+func gridFit(n, tw, th, side int) (tiles, cols, rows int) {
 	if n <= 0 {
 		return 0, 0, 0
 	}
-	maxCols, maxRows := max(1, VLMTile/max(tw, 1)), max(1, VLMTile/max(th, 1))
+	maxCols, maxRows := max(1, side/max(tw, 1)), max(1, side/max(th, 1))
 	tiles = min(n, maxCols*maxRows)
 	rows = (tiles + maxCols - 1) / maxCols
 	cols = (tiles + rows - 1) / rows
