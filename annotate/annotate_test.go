@@ -115,6 +115,7 @@ func TestSegmentation(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			s := newStore(t)
 			id := s.record(t, pickPlace, t0)
 			srv := vlmtest.New(t, testKey, testModel, truthAnswers(pickPlace, c.shift, c.garbage))
@@ -235,6 +236,7 @@ func TestFailuresReported(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			s := newStore(t)
 			id := s.record(t, pickPlace, t0)
 			srv := vlmtest.New(t, testKey, testModel, truthAnswers(pickPlace, 0, false), c.faults...)

@@ -8,6 +8,8 @@ import (
 	"image/jpeg"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,7 +75,7 @@ func (s *testStore) record(t testing.TB, segs []truthSeg, start time.Time) strin
 }
 
 func frame(t testing.TB, k int) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, 320, 240))
+	img := image.NewRGBA(image.Rect(0, 0, 160, 120))
 	c := color.RGBA{uint8(30 + 7*k%200), uint8(200 - 5*k%180), uint8(60 + 11*k%190), 255}
 	for i := range img.Pix {
 		if i%4 == 3 {
@@ -87,24 +89,54 @@ func frame(t testing.TB, k int) []byte {
 	return b.Bytes()
 }
 
+// built caches the contact sheets of an episode end seconds long, by
+// end: building them is most of a test's time under -race.
+var built sync.Map // float64 -> map[string][]byte
+
 func writeSheets(t testing.TB, epDir string, end float64) {
-	frames := t.(interface{ TempDir() string }).TempDir()
+	files, ok := built.Load(end)
+	if !ok {
+		files = buildSheets(t, end)
+		built.Store(end, files)
+	}
+	dir := episode.SheetDir(epDir, testCam)
+	must(t, os.MkdirAll(dir, 0o755))
+	for name, b := range files.(map[string][]byte) {
+		must(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
+	}
+}
+
+// buildSheets builds the sheets of synthetic frames at 2 fps by the
+// sheet recipe, and returns their files.
+func buildSheets(t testing.TB, end float64) map[string][]byte {
+	tmp := t.TempDir()
 	n := int(end*2) + 1
 	paths := make([]string, n)
 	for i := range paths {
-		paths[i] = filepath.Join(frames, fmt.Sprintf("f%04d.jpg", i))
+		paths[i] = filepath.Join(tmp, fmt.Sprintf("f%04d.jpg", i))
 		must(t, os.WriteFile(paths[i], frame(t, i), 0o644))
 	}
-	_, err := sheet.BuildFiles(paths, sheet.FPSStamps(n, 2), sheet.DefaultRecipe(), testCam, episode.SheetDir(epDir, testCam))
+	out := filepath.Join(tmp, "sheets")
+	_, err := sheet.BuildFiles(paths, sheet.FPSStamps(n, 2), sheet.DefaultRecipe(), testCam, out)
 	must(t, err)
-	must(t, os.Remove(filepath.Join(episode.SheetDir(epDir, testCam), "sheets.json")))
+	files := map[string][]byte{}
+	ents, err := os.ReadDir(out)
+	must(t, err)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), episode.SheetPrefix) {
+			b, err := os.ReadFile(filepath.Join(out, e.Name()))
+			must(t, err)
+			files[e.Name()] = b
+		}
+	}
+	return files
 }
 
 func writeLabels(t testing.TB, epDir string, n int) {
 	w, err := sheet.NewDirWriter(episode.LabelDir(epDir, testCam))
 	must(t, err)
 	for i := range n {
-		must(t, w.Write(&sheet.Sheet{JPEG: frame(t, 100+i), Meta: sheet.Meta{Kind: "label", Camera: testCam, Width: 320, Height: 240,
+		must(t, w.Write(&sheet.Sheet{JPEG: frame(t, 100+i), Meta: sheet.Meta{Kind: "label", Camera: testCam, Width: 160, Height: 120,
 			Tokens: 258, Segment: &sheet.SegmentMeta{Index: i}}}))
 	}
 }
