@@ -229,10 +229,13 @@ func TestFailuresReported(t *testing.T) {
 		name    string
 		faults  []vlmtest.Reply
 		timeout time.Duration
-		want    string
+		want    string // "": waited, then done
 	}{
-		{name: "500s", faults: []vlmtest.Reply{{Status: 500}, {Status: 500}}, timeout: 20 * time.Second, want: "500"},
-		{name: "hung", faults: []vlmtest.Reply{{Hang: true}, {Hang: true}}, timeout: 2 * time.Second, want: "no answer within"},
+		{name: "429 waits Retry-After", faults: []vlmtest.Reply{{Status: 429, RetryAfter: "1"}}, timeout: 20 * time.Second},
+		{name: "500 retried", faults: []vlmtest.Reply{{Status: 500}}, timeout: 20 * time.Second},
+		{name: "500s reported", faults: []vlmtest.Reply{{Status: 500}, {Status: 500}}, timeout: 20 * time.Second, want: "500"},
+		{name: "hung retried", faults: []vlmtest.Reply{{Hang: true}}, timeout: 2 * time.Second},
+		{name: "hung reported", faults: []vlmtest.Reply{{Hang: true}, {Hang: true}}, timeout: 2 * time.Second, want: "no answer within"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -243,6 +246,13 @@ func TestFailuresReported(t *testing.T) {
 			a := newAnnotator(t, srv, Options{}, c.timeout)
 			sum, err := a.Store(context.Background(), s.b, nil)
 			must(t, err)
+			if c.want == "" {
+				// the faulted attempt, its retry, then 4 relabelings
+				if sum.Annotated != 1 || sum.Failed != 0 || len(srv.Requests()) != 6 {
+					t.Fatalf("not done after the fault: %+v", sum)
+				}
+				return
+			}
 			if sum.Failed != 1 || len(sum.Errors) != 1 || !strings.Contains(sum.Errors[0].Error(), c.want) || strings.Contains(sum.Errors[0].Error(), testKey) {
 				t.Fatalf("summary %+v", sum)
 			}

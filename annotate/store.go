@@ -1,6 +1,7 @@
 package annotate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -99,7 +100,7 @@ func (a *Annotator) Store(ctx context.Context, b blob.Blobs, progress Progress) 
 	sum := Summary{Episodes: len(ids)}
 	var mu sync.Mutex
 	var budgetErr error
-	done := 0
+	done, budgetHit := 0, 0
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(a.o.Concurrency)
 	for _, id := range ids {
@@ -114,8 +115,9 @@ func (a *Annotator) Store(ctx context.Context, b blob.Blobs, progress Progress) 
 			mu.Lock()
 			defer mu.Unlock()
 			sum.add(rs, err)
-			if errors.Is(err, ErrBudget) && budgetErr == nil {
-				budgetErr = err
+			if errors.Is(err, ErrBudget) {
+				budgetHit++
+				budgetErr = cmp.Or(budgetErr, err)
 			}
 			done++
 			if progress != nil {
@@ -127,7 +129,7 @@ func (a *Annotator) Store(ctx context.Context, b blob.Blobs, progress Progress) 
 	_ = g.Wait()
 	sum.CostUSD = a.Spent()
 	if budgetErr != nil {
-		sum.Stopped = len(ids) - sum.Annotated - sum.Skipped
+		sum.Stopped = len(ids) - done + budgetHit
 		return sum, fmt.Errorf("stopped before exceeding --max-cost ($%.4f spent); %d episodes left: %w", sum.CostUSD, sum.Stopped, budgetErr)
 	}
 	return sum, ctx.Err()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -135,10 +136,15 @@ func (f *annotateFlags) run(ctx context.Context, out, errw io.Writer, target str
 	}
 	bar := progressBar(errw)
 	if f.follow {
-		return a.Follow(ctx, store, f.interval, bar, func(s annotate.Summary, err error) { printSummary(out, errw, s, err) })
+		return a.Follow(ctx, store, f.interval, bar, func(s annotate.Summary, err error) {
+			printSummary(out, errw, s)
+			if err != nil && !errors.Is(err, annotate.ErrBudget) { // the budget's error ends Follow, and is printed then
+				fmt.Fprintf(errw, "edged annotate: %v (trying again in %s)\n", err, f.interval)
+			}
+		})
 	}
 	s, err := a.Store(ctx, store, bar)
-	printSummary(out, errw, s, err)
+	printSummary(out, errw, s)
 	if err == nil && s.Failed > 0 {
 		err = fmt.Errorf("%d episodes not annotated (above); run again to retry them", s.Failed)
 	}
@@ -178,15 +184,12 @@ func annotationLine(r annotate.Result) string {
 		r.Episode, r.Name, state, a.Requests, a.Usage.Prompt, a.Usage.Completion, a.EstimatedTokens, a.CostUSD, a.LatencyMS)
 }
 
-func printSummary(out, errw io.Writer, s annotate.Summary, err error) {
+func printSummary(out, errw io.Writer, s annotate.Summary) {
 	for _, e := range s.Errors {
 		fmt.Fprintln(errw, "edged annotate:", e)
 	}
 	fmt.Fprintf(out, "%d episodes to annotate: %d annotations written (%d invalid), %d already there, %d failed; $%.4f spent\n",
 		s.Episodes, s.Annotated, s.Invalid, s.Skipped, s.Failed, s.CostUSD)
-	if err != nil && s.Stopped > 0 {
-		fmt.Fprintln(errw, "edged annotate:", err)
-	}
 }
 
 // progressBar draws on w when it is a terminal, else nothing.
