@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -11,8 +12,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/edged-robotics/edged/blob"
+	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/internal/s3test"
 	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/vlm/vlmtest"
 )
@@ -108,4 +113,49 @@ func writeTestSheets(t *testing.T, epDir string, end float64) {
 	}
 	_, err := sheet.BuildFiles(paths, sheet.FPSStamps(n, 2), sheet.DefaultRecipe(), "front", episode.SheetDir(epDir, "front"))
 	must(t, err)
+}
+
+// TestAnnotateObjectStore: a store in a real S3 server (versitygw) is
+// annotated where it is, the key taken from OPENAI_API_KEY and the base
+// URL from OPENAI_BASE_URL, as the SDK reads them.
+func TestAnnotateObjectStore(t *testing.T) {
+	const key, model = "sk-env-SECRET-16180339", "test-vlm"
+	srv := s3test.Start(t)
+	dataDir, epDir := recordEpisode(t, []segSpec{{"reach", 0, 4}, {"grasp cup", 4, 8}})
+	writeTestSheets(t, epDir, 8)
+	st, err := s3.Open(context.Background(), srv.URL("fleet"), s3.Options{Getenv: srv.Getenv})
+	must(t, err)
+	copyBlobs(t, blob.Dir{Root: dataDir}, st)
+	api := vlmtest.New(t, key, model, func(r vlmtest.Request) vlmtest.Reply {
+		if r.SchemaName == "segments" {
+			return vlmtest.Reply{Content: `{"segments":[{"start_sec":0,"end_sec":4,"subtask":"reach"},{"start_sec":4,"end_sec":8,"subtask":"grasp"}]}`}
+		}
+		return vlmtest.Reply{Content: `{"label":"grasp the cup"}`}
+	})
+	env := append(os.Environ(), "OPENAI_API_KEY="+key, "OPENAI_BASE_URL="+api.URL)
+	for k, v := range srv.Env {
+		env = append(env, k+"="+v)
+	}
+	out, errOut, err := edgedWithin(t, env, time.Minute, "annotate", "--model", model, srv.URL("fleet"))
+	if err != nil || !strings.Contains(out, "1 annotations written (0 invalid)") || strings.Contains(out+errOut, key) {
+		t.Fatalf("annotate %s: %v\n%s%s", srv.URL("fleet"), err, out, errOut)
+	}
+	store := blob.Sub(st, episode.EpisodesDir)
+	names, err := episode.Annotations(store, filepath.Base(epDir))
+	if err != nil || len(names) != 1 {
+		t.Fatalf("annotations in the object store: %v, %v", names, err)
+	}
+}
+
+// copyBlobs copies every blob of src into dst.
+func copyBlobs(t *testing.T, src, dst blob.Blobs) {
+	t.Helper()
+	list, err := src.List("")
+	must(t, err)
+	for _, f := range list {
+		b, _, err := src.Get(f.Name, f.Size+1)
+		must(t, err)
+		_, err = dst.Put(f.Name, b, blob.Cond{})
+		must(t, err)
+	}
 }
