@@ -46,6 +46,9 @@ type Annotator struct {
 	spent  float64 // USD, settled requests
 	held   float64 // USD, reserved by requests in flight
 	budget bool
+	// done are the episodes found annotated by this Annotator, which
+	// later Store passes (--follow) do not list again.
+	done map[string]bool
 }
 
 // ErrBudget: the next request would take the spending over MaxCost; it
@@ -69,7 +72,7 @@ func New(o Options) (*Annotator, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Annotator{o: o, budget: o.MaxCost > 0}, nil
+	return &Annotator{o: o, budget: o.MaxCost > 0, done: map[string]bool{}}, nil
 }
 
 // Spent is what the requests made so far cost (USD).

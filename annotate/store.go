@@ -46,7 +46,9 @@ func complete(m episode.Manifest) bool {
 
 // Pending lists the complete episodes of store b that lack an
 // annotation by this model and prompt version for one of their
-// cameras (found from the listing alone: no sheet is read).
+// cameras (found from the listing alone: no sheet is read). An episode
+// once found annotated, or annotated, by this Annotator is not looked
+// at again (a --follow pass lists only the manifests of those).
 func (a *Annotator) Pending(b blob.Blobs) ([]string, error) {
 	ms, err := episode.ListBlobs(b)
 	if err != nil {
@@ -54,14 +56,29 @@ func (a *Annotator) Pending(b blob.Blobs) ([]string, error) {
 	}
 	var out []string
 	for _, m := range ms {
-		if !complete(m) {
+		if !complete(m) || a.isDone(m.ID) {
 			continue
 		}
-		if done, err := a.annotated(b, m.ID); err != nil || !done {
+		done, err := a.annotated(b, m.ID)
+		if err != nil || !done {
 			out = append(out, m.ID)
+			continue
 		}
+		a.markDone(m.ID)
 	}
 	return out, nil
+}
+
+func (a *Annotator) isDone(id string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.done[id]
+}
+
+func (a *Annotator) markDone(id string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.done[id] = true
 }
 
 // annotated: every camera of episode id has an annotation by this
@@ -112,6 +129,9 @@ func (a *Annotator) Store(ctx context.Context, b blob.Blobs, progress Progress) 
 		}
 		g.Go(func() error {
 			rs, err := a.Episode(gctx, b, id)
+			if err == nil {
+				a.markDone(id)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			sum.add(rs, err)
