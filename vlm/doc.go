@@ -21,7 +21,9 @@
 // and Retry-After-Ms; an attempt with no answer within Config.Timeout is
 // cancelled and retried here (the SDK does not retry its own timeouts);
 // after Config.MaxRetries retries the error says what happened
-// (ErrTimeout, or the API's status).
+// (ErrTimeout, or the API's status). The SDK waits out a Retry-After
+// within the attempt's timeout (and refuses one over 2 minutes): keep
+// Config.Timeout above the waits a server asks for.
 //
 // Concurrency: a Client is safe for concurrent use. Request's byte
 // slices are only read, and only during Complete.
