@@ -71,7 +71,12 @@ type Annotation struct {
 	Raw     string `json:"raw,omitempty"`
 	// Repaired counts what was fixed in the answer (sorted, clipped,
 	// de-overlapped segments).
-	Repaired        int        `json:"repaired,omitempty"`
+	Repaired int `json:"repaired,omitempty"`
+	// LabelFailures counts labels not had from the model: an unusable
+	// labeling answer (relabeling keeps the segmentation's label; on the
+	// truth's boundaries the label stays empty) or a segment without a
+	// labeling sheet.
+	LabelFailures   int        `json:"label_failures,omitempty"`
 	Requests        int        `json:"requests"`
 	Usage           TokenUsage `json:"usage"`
 	EstimatedTokens int64      `json:"estimated_tokens"`
