@@ -29,7 +29,12 @@
 // bag-of-features embedding compared by cosine similarity, and reports
 // name it. Label agreement for end-to-end F1 comes from a Judge: either
 // verdicts supplied by an external judge (ParseVerdicts) or the built-in
-// offline lexical judge (LexicalJudge).
+// offline lexical judge (LexicalJudge). Whatever encoder and judge score,
+// their Name is what the Report says produced tau_zeta and end-to-end
+// F1 (Similarity.Encoder, Report.Judge): the one place reports take it
+// from. Two optional interfaces serve API-backed ones (score/apiscore):
+// a BatchEncoder is given all distinct labels of a pair at once, an
+// InstructedJudge the episode's task instruction (Options.Instruction).
 //
 // Inputs: ParseSegmentation reads the two JSON formats of SCORING.md
 // (the {"segments":[...]} object in seconds and a list of

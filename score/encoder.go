@@ -16,6 +16,15 @@ type Encoder interface {
 	Encode(label string) []float64
 }
 
+// BatchEncoder is an Encoder that encodes many labels at once more
+// cheaply than one by one (an embeddings API: one request per batch).
+// Similar gives it every distinct label of both segmentations before it
+// asks for any one, so Encode then finds them ready.
+type BatchEncoder interface {
+	Encoder
+	EncodeAll(labels []string) [][]float64
+}
+
 // hashedDims is the embedding size of HashedNGram: large enough that
 // the handful of features of a short label rarely collide.
 const hashedDims = 4096

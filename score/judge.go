@@ -14,6 +14,14 @@ type Judge interface {
 	Agree(pred, ref string) bool
 }
 
+// InstructedJudge is a Judge that also reads the episode's task
+// instruction (an LLM judge with the study's rubric): Score judges with
+// ForInstruction(Options.Instruction).
+type InstructedJudge interface {
+	Judge
+	ForInstruction(instruction string) Judge
+}
+
 // LexicalJudge is the built-in offline lexical judge: two labels agree
 // when they are equal after normalization, or when their content words
 // (lowercased, split on non-alphanumerics, stop words removed, a light

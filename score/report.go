@@ -15,6 +15,9 @@ type Options struct {
 	Encoder Encoder
 	// Judge for end-to-end F1. Default LexicalJudge{}.
 	Judge Judge
+	// Instruction is the episode's task instruction, for a Judge that
+	// reads it (InstructedJudge). Default "": none known.
+	Instruction string
 	// Rate in steps per second converts step segmentations to seconds
 	// when the two inputs differ in unit, and enables the duration
 	// buckets for step inputs. Default 0: no conversion.
@@ -55,6 +58,9 @@ func Score(truth, pred Segmentation, o Options) (*Report, error) {
 	}
 	if o.Judge == nil {
 		o.Judge = LexicalJudge{}
+	}
+	if ij, ok := o.Judge.(InstructedJudge); ok {
+		o.Judge = ij.ForInstruction(o.Instruction)
 	}
 	for _, in := range []struct {
 		which string

@@ -35,7 +35,7 @@ func Similar(s, t Segmentation, enc Encoder) (Similarity, error) {
 		plus = 1
 		res.L++
 	}
-	cache := map[string][]float64{}
+	cache := encodeAll(enc, s, t)
 	embed := func(l string) []float64 {
 		v, ok := cache[l]
 		if !ok {
@@ -70,6 +70,30 @@ func Similar(s, t Segmentation, enc Encoder) (Similarity, error) {
 		res.TauZeta = sumCS / sumW
 	}
 	return res, nil
+}
+
+// encodeAll encodes the distinct labels of s and t at once when enc is a
+// BatchEncoder (an empty map otherwise: labels are encoded when needed).
+func encodeAll(enc Encoder, s, t Segmentation) map[string][]float64 {
+	cache := map[string][]float64{}
+	b, ok := enc.(BatchEncoder)
+	if !ok {
+		return cache
+	}
+	var labels []string
+	seen := map[string]bool{}
+	for _, g := range append(append([]Segment(nil), s.Segments...), t.Segments...) {
+		if !seen[g.Label] {
+			seen[g.Label] = true
+			labels = append(labels, g.Label)
+		}
+	}
+	for i, v := range b.EncodeAll(labels) {
+		if i < len(labels) {
+			cache[labels[i]] = v
+		}
+	}
+	return cache
 }
 
 func sameUnit(s, t Segmentation) error {

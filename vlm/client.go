@@ -23,6 +23,7 @@ const (
 	DefaultConcurrency = 4
 	DefaultTimeout     = 2 * time.Minute
 	DefaultMaxRetries  = 4
+	DefaultEmbedBatch  = 256
 )
 
 // maxKeyBytes caps a key file before it is read.
@@ -44,6 +45,9 @@ type Config struct {
 	Timeout time.Duration
 	// MaxRetries of one request (default 4; -1: none).
 	MaxRetries int
+	// EmbedBatch caps the texts of one embeddings request (default 256,
+	// at most MaxEmbedBatch).
+	EmbedBatch int
 	// HTTPClient, for tests (default: the SDK's).
 	HTTPClient *http.Client
 }
@@ -89,6 +93,10 @@ func New(cfg Config) (*Client, error) {
 		cfg.MaxRetries = DefaultMaxRetries
 	}
 	cfg.MaxRetries = max(cfg.MaxRetries, 0)
+	if cfg.EmbedBatch <= 0 {
+		cfg.EmbedBatch = DefaultEmbedBatch
+	}
+	cfg.EmbedBatch = min(cfg.EmbedBatch, MaxEmbedBatch)
 	c := &Client{cfg: cfg, key: cfg.APIKey, slots: make(chan struct{}, cfg.Concurrency)}
 	if c.key == "" {
 		c.key = os.Getenv("OPENAI_API_KEY")
@@ -189,6 +197,22 @@ func (c *Client) params(r Request) openai.ChatCompletionNewParams {
 // Complete sends r and returns the answer. It waits for a slot
 // (Config.Concurrency) first; ctx cancels the wait and the request.
 func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
+	params := c.params(r)
+	var res *openai.ChatCompletion
+	resp, err := c.send(ctx, func(actx context.Context) (err error) {
+		res, err = c.oc.Chat.Completions.New(actx, params)
+		return err
+	})
+	if err != nil {
+		return resp, err
+	}
+	return c.answer(res, resp)
+}
+
+// send runs one request (call, which the SDK retries on 429 and 5xx)
+// in a concurrency slot, retrying it here when an attempt times out; the
+// Response has the attempts made and the latency, the error is redacted.
+func (c *Client) send(ctx context.Context, call func(context.Context) error) (Response, error) {
 	select {
 	case c.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -197,13 +221,12 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 	defer func() { <-c.slots }()
 	var n atomic.Int32
 	actx := context.WithValue(ctx, attemptsKey{}, &n)
-	params := c.params(r)
 	start := time.Now()
 	for timeouts := 0; ; timeouts++ {
-		res, err := c.oc.Chat.Completions.New(actx, params)
+		err := call(actx)
 		resp := Response{Attempts: int(n.Load()), Latency: time.Since(start)}
 		if err == nil {
-			return c.answer(res, resp)
+			return resp, nil
 		}
 		if ctx.Err() != nil {
 			return resp, ctx.Err()

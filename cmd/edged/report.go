@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/blob/s3"
@@ -25,6 +26,7 @@ type reportFlags struct {
 	overlap                     float64
 	imageMiB                    int
 	o                           report.Options
+	sem                         semanticFlags
 }
 
 func newReportCmd() *cobra.Command {
@@ -40,7 +42,7 @@ func newReportCmd() *cobra.Command {
 			"every annotation edged annotate stored in the episode, named with its model and prompt version. Images\n" +
 			"are capped (--max-sheets per camera, evenly spaced; --max-image-mib in all) and the page says what\n" +
 			"it left out. DATA_DIR is --dir (a directory or an s3:// URL), else the config's data_dir, else\n" +
-			config.DefaultDataDir + ". It never writes the store, and reads an object store where it is.",
+			config.DefaultDataDir + ". It never writes the store, and reads an object store where it is.\n\n" + semanticHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, id, err := reportEpisode(cmd.Context(), fl.dir, fl.cfgFile, args[0])
@@ -56,9 +58,23 @@ func newReportCmd() *cobra.Command {
 					return fmt.Errorf("--verdicts: %w", err)
 				}
 			}
+			api, err := fl.sem.open(cmd.Context(), fl.verdicts != "")
+			if err != nil {
+				return err
+			}
+			if api.enc != nil {
+				o.Encoder = api.enc
+			}
+			if api.judge != nil {
+				o.Judge = api.judge
+			}
 			s, err := report.WriteFile(fl.out, id, o)
 			if err != nil {
 				return err
+			}
+			if err := api.err(); err != nil {
+				_ = os.Remove(fl.out) // its scores are wrong
+				return fmt.Errorf("%s not written: %w", fl.out, err)
 			}
 			printReportSummary(cmd.OutOrStdout(), fl.out, s)
 			return nil
@@ -79,6 +95,7 @@ func (fl *reportFlags) define(cmd *cobra.Command) {
 	f.IntVar(&fl.o.MaxSheets, "max-sheets", report.DefaultMaxSheets, "contact sheets inlined per camera (evenly spaced)")
 	f.IntVar(&fl.o.MaxLabelSheets, "max-label-sheets", report.DefaultMaxLabelSheets, "labeling sheets inlined per camera")
 	f.IntVar(&fl.imageMiB, "max-image-mib", report.DefaultMaxImageBytes>>20, "all inlined images together, MiB")
+	fl.sem.define(cmd)
 	_ = cmd.MarkFlagRequired("out")
 }
 

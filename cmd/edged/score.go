@@ -20,6 +20,7 @@ func newScoreCmd() *cobra.Command {
 	var truth, pred, verdicts string
 	var asJSON bool
 	var stored storedScore
+	var sem semanticFlags
 	var rate, overlap float64
 	cmd := &cobra.Command{
 		Use:   "score --truth A --pred B | EPISODE --annotation NAME | --store STORE [--by model|robot|day]",
@@ -33,31 +34,39 @@ func newScoreCmd() *cobra.Command {
 			"judge's verdict) or its best IoU when unmatched, then each unmatched prediction; --json has it\n" +
 			"whole under \"matching\" (keys in docs/SCORING.md). An invalid input, or one in steps against\n" +
 			"one in seconds without --rate, is reported with the reason and not scored (exit status 1).\n\n" +
-			storedScoreHelp,
+			storedScoreHelp + "\n\n" + semanticHelp,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if done, err := stored.run(cmd, args, asJSON, verdicts, overlap); done {
+			api, err := sem.open(cmd.Context(), verdicts != "")
+			if err != nil {
+				return err
+			}
+			if done, err := stored.run(cmd, args, asJSON, verdicts, overlap, api); done {
 				return err
 			}
 			if truth == "" || pred == "" {
 				return errors.New("score: give --truth and --pred, or EPISODE --annotation NAME, or --store STORE")
 			}
-			t, err := scoreInput(cmd.Context(), truth)
+			t, instruction, err := scoreInput(cmd.Context(), truth)
 			if err != nil {
 				return fmt.Errorf("--truth: %w", err)
 			}
-			p, err := scoreInput(cmd.Context(), pred)
+			p, _, err := scoreInput(cmd.Context(), pred)
 			if err != nil {
 				return fmt.Errorf("--pred: %w", err)
 			}
-			opts := score.Options{Rate: rate, Judge: score.LexicalJudge{MinOverlap: overlap}}
+			opts := score.Options{Rate: rate, Judge: score.LexicalJudge{MinOverlap: overlap}, Instruction: instruction}
 			if verdicts != "" {
 				if opts.Judge, err = view.ReadVerdicts(verdicts); err != nil {
 					return fmt.Errorf("--verdicts: %w", err)
 				}
 			}
+			api.apply(&opts)
 			out := cmd.OutOrStdout()
 			r, err := score.Score(t, p, opts)
+			if err == nil {
+				err = api.err()
+			}
 			var refused *score.Refused
 			if errors.As(err, &refused) && asJSON {
 				_ = json.NewEncoder(out).Encode(map[string]any{"refused": map[string]any{
@@ -81,23 +90,32 @@ func newScoreCmd() *cobra.Command {
 	cmd.Flags().StringVar(&verdicts, "verdicts", "", "an external judge's label verdicts for end-to-end F1 (JSON)")
 	cmd.Flags().Float64Var(&overlap, "lexical-overlap", 0.5, "content-word overlap the offline lexical judge needs")
 	stored.flags(cmd)
+	sem.define(cmd)
 	return cmd
 }
 
-// scoreInput reads an input of score: an episode in an object store
-// (its s3:// URL), read where it is (episode.LoadBlobs), or a path
-// (view.ReadSegmentation).
-func scoreInput(ctx context.Context, p string) (score.Segmentation, error) {
-	if !s3.IsURL(p) {
-		return view.ReadSegmentation(p)
+// scoreInput reads an input of score, with its task instruction when it
+// is an episode (for a judge that reads it): an episode in an object
+// store (its s3:// URL), read where it is (episode.LoadBlobs), an
+// episode directory, or a file (view.ReadSegmentation).
+func scoreInput(ctx context.Context, p string) (score.Segmentation, string, error) {
+	var e *episode.Episode
+	var err error
+	switch {
+	case s3.IsURL(p):
+		store, id, oerr := remote.OpenEpisode(ctx, "", p)
+		if oerr != nil {
+			return score.Segmentation{}, "", oerr
+		}
+		e, err = episode.LoadBlobs(store, id)
+	case episode.IsEpisodeDir(p):
+		e, err = episode.Load("", p)
+	default:
+		s, err := view.ReadSegmentation(p)
+		return s, "", err
 	}
-	store, id, err := remote.OpenEpisode(ctx, "", p)
 	if err != nil {
-		return score.Segmentation{}, err
+		return score.Segmentation{}, "", err
 	}
-	e, err := episode.LoadBlobs(store, id)
-	if err != nil {
-		return score.Segmentation{}, err
-	}
-	return view.Segmentation(e), nil
+	return view.Segmentation(e), e.Manifest.Instruction, nil
 }

@@ -42,7 +42,7 @@ func (s *storedScore) flags(cmd *cobra.Command) {
 
 // run does the command when it is about stored annotations (done); the
 // rest is the files' scoring.
-func (s *storedScore) run(cmd *cobra.Command, args []string, asJSON bool, verdicts string, overlap float64) (done bool, err error) {
+func (s *storedScore) run(cmd *cobra.Command, args []string, asJSON bool, verdicts string, overlap float64, api semantic) (done bool, err error) {
 	if s.store == "" && len(args) == 0 {
 		if s.annotation != "" {
 			return true, errors.New("score: --annotation NAME needs the EPISODE it is stored in")
@@ -59,16 +59,17 @@ func (s *storedScore) run(cmd *cobra.Command, args []string, asJSON bool, verdic
 			return true, fmt.Errorf("--verdicts: %w", err)
 		}
 	}
+	api.apply(&opts)
 	if s.store != "" {
 		if len(args) > 0 || s.annotation != "" {
 			return true, errors.New("score: --store is the fleet view of a whole store: give no EPISODE nor --annotation")
 		}
-		return true, s.fleet(cmd, asJSON, opts)
+		return true, s.fleet(cmd, asJSON, opts, api)
 	}
-	return true, s.one(cmd, args[0], asJSON, opts)
+	return true, s.one(cmd, args[0], asJSON, opts, api)
 }
 
-func (s *storedScore) fleet(cmd *cobra.Command, asJSON bool, opts score.Options) error {
+func (s *storedScore) fleet(cmd *cobra.Command, asJSON bool, opts score.Options, api semantic) error {
 	if err := fleet.CheckBy(s.by); err != nil {
 		return err
 	}
@@ -77,6 +78,9 @@ func (s *storedScore) fleet(cmd *cobra.Command, asJSON bool, opts score.Options)
 		return err
 	}
 	sum, err := fleet.Scan(cmd.Context(), b, s.by, opts)
+	if err == nil {
+		err = api.err()
+	}
 	if err != nil {
 		return err
 	}
@@ -88,7 +92,7 @@ func (s *storedScore) fleet(cmd *cobra.Command, asJSON bool, opts score.Options)
 	return sum.WriteText(cmd.OutOrStdout())
 }
 
-func (s *storedScore) one(cmd *cobra.Command, ref string, asJSON bool, opts score.Options) error {
+func (s *storedScore) one(cmd *cobra.Command, ref string, asJSON bool, opts score.Options, api semantic) error {
 	b, e, err := openEpisode(cmd.Context(), ref)
 	if err != nil {
 		return err
@@ -98,6 +102,9 @@ func (s *storedScore) one(cmd *cobra.Command, ref string, asJSON bool, opts scor
 		return fmt.Errorf("score: give --annotation NAME (%s holds: %s)", ref, strings.Join(names, ", "))
 	}
 	a := view.ReadAnnotation(b, e, s.annotation, opts)
+	if err := api.err(); err != nil {
+		return err
+	}
 	if a.Score == nil {
 		return fmt.Errorf("annotation %s of %s: %s", s.annotation, view.EpisodeID(e), a.Invalid+a.Unscored)
 	}

@@ -44,6 +44,7 @@ func ScoreAnnotation(e *episode.Episode, name string, a episode.Annotation, o sc
 		s.Invalid = "recorded invalid: " + a.Invalid
 		return s
 	}
+	o.Instruction = e.Manifest.Instruction // for a judge that reads it
 	r, err := score.Score(Segmentation(e), AnnotationSegmentation(&a), o)
 	var refused *score.Refused
 	switch {

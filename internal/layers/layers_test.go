@@ -24,7 +24,7 @@ var layer = map[string]int{
 	"ringbuf": 4, "episode": 3, "episode/store": 4, "rostool": 4, "episode/episodetest": 4, "sink/receive": 4, "blob": 1, "blob/s3": 2, "blob/blobtest": 2,
 	"sheet": 5, "fsm": 5, "sink": 5, "episode/view": 5, "tracecheck": 5, "episode/remote": 5,
 	"ship": 6, "report": 6, "dataset": 6, "score/fleet": 6,
-	"vlm": 1, "vlm/vlmtest": 0, "annotate": 6,
+	"vlm": 1, "vlm/vlmtest": 0, "annotate": 6, "score/apiscore": 2,
 	// config composes the components' own defaults and rules (each
 	// component owns its section's), so it sits above every component
 	// it configures and below the daemon that maps it onto them.

@@ -85,6 +85,7 @@ type Server struct {
 	requests []Request
 	refused  []string
 	closing  chan struct{}
+	embed    embedder
 }
 
 // New starts a server that wants key and model, answering with answer
@@ -116,40 +117,48 @@ func (s *Server) Refused() []string {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == embeddingsPath {
+		s.serveEmbeddings(w, r)
+		return
+	}
 	req, status, err := s.check(r)
 	if err != nil {
-		s.mu.Lock()
-		s.refused = append(s.refused, err.Error())
-		s.mu.Unlock()
-		writeError(w, status, err.Error())
+		s.refuse(w, status, err)
 		return
 	}
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
-	var rep Reply
-	if len(s.faults) > 0 {
-		rep, s.faults = s.faults[0], s.faults[1:]
-		s.mu.Unlock()
-	} else {
-		s.mu.Unlock()
+	s.mu.Unlock()
+	rep, ok := s.fault()
+	if !ok {
 		rep = s.answer(req)
 	}
 	s.reply(w, r, req, rep)
 }
 
+// refuse answers a request that failed the checks, and records why.
+func (s *Server) refuse(w http.ResponseWriter, status int, err error) {
+	s.mu.Lock()
+	s.refused = append(s.refused, err.Error())
+	s.mu.Unlock()
+	writeError(w, status, err.Error())
+}
+
+// fault takes the next scripted fault, if any is left (whichever
+// endpoint the request is for).
+func (s *Server) fault() (Reply, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.faults) == 0 {
+		return Reply{}, false
+	}
+	rep := s.faults[0]
+	s.faults = s.faults[1:]
+	return rep, true
+}
+
 func (s *Server) reply(w http.ResponseWriter, r *http.Request, req Request, rep Reply) {
-	switch {
-	case rep.Hang:
-		select {
-		case <-r.Context().Done():
-		case <-s.closing:
-		}
-		return
-	case rep.Status != 0 && rep.Status != http.StatusOK:
-		if rep.RetryAfter != "" {
-			w.Header().Set("Retry-After", rep.RetryAfter)
-		}
-		writeError(w, rep.Status, "scripted fault")
+	if s.faulted(w, r, rep) {
 		return
 	}
 	if rep.Prompt == 0 {
@@ -166,6 +175,25 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, req Request, rep 
 		"usage": map[string]any{"prompt_tokens": rep.Prompt, "completion_tokens": rep.Completion,
 			"total_tokens": rep.Prompt + rep.Completion},
 	})
+}
+
+// faulted answers rep when it is a fault (a hang or an error status).
+func (s *Server) faulted(w http.ResponseWriter, r *http.Request, rep Reply) bool {
+	switch {
+	case rep.Hang:
+		select {
+		case <-r.Context().Done():
+		case <-s.closing:
+		}
+		return true
+	case rep.Status != 0 && rep.Status != http.StatusOK:
+		if rep.RetryAfter != "" {
+			w.Header().Set("Retry-After", rep.RetryAfter)
+		}
+		writeError(w, rep.Status, "scripted fault")
+		return true
+	}
+	return false
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
