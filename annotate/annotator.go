@@ -31,8 +31,9 @@ type Options struct {
 	// MaxCost stops before a request would take the spending over it
 	// (USD; 0: no budget).
 	MaxCost float64
-	// Concurrency: episodes annotated at once by Store (default 4; the
-	// client caps the requests in flight).
+	// Concurrency: episodes annotated at once by Store, and labeling
+	// requests of one camera sent at once (default 4; the client caps
+	// the requests in flight).
 	Concurrency int
 	// Now stamps annotations (default time.Now).
 	Now func() time.Time

@@ -39,7 +39,9 @@
 // are read with caps, answers are parsed, never a panic.
 //
 // Concurrency: an Annotator is safe for concurrent use; Store runs
-// Options.Concurrency episodes at once (errgroup, waited before it
-// returns), the client caps the requests in flight. Follow runs in its
-// caller's goroutine.
+// Options.Concurrency episodes at once, and the labeling requests of
+// one episode's camera (relabeling, on the truth) go out together,
+// Options.Concurrency at once, their labels kept in segment order (both
+// errgroups, waited before they return); the client caps the requests
+// in flight. Follow runs in its caller's goroutine.
 package annotate

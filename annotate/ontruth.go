@@ -49,27 +49,25 @@ func (a *Annotator) onTruthCamera(ctx context.Context, b blob.Blobs, e *episode.
 			byIndex[s.Meta.Segment.Index] = s.JPEG
 		}
 	}
+	jobs := make([]*labelJob, len(e.Segments))
 	for i, seg := range e.Segments {
-		out := episode.AnnotatedSegment{StartSec: seg.StartSec, EndSec: seg.EndSec}
 		img, ok := byIndex[seg.Index]
 		if !ok {
-			ann.LabelFailures++ // no labeling sheet of it: no label
-			ann.Segments = append(ann.Segments, out)
-			continue
+			continue // no labeling sheet of it: no label (a LabelFailure)
 		}
 		head := fmt.Sprintf("Segment %d of %d, from %.2f s to %.2f s.", i+1, len(e.Segments), seg.StartSec, seg.EndSec)
 		if in := e.Manifest.Instruction; in != "" {
 			head = "Task instruction: " + in + "\n" + head
 		}
-		req := vlm.Request{System: a.o.Prompts.OnTruth, Parts: []vlm.Part{{Text: head}, {JPEG: img}}, SchemaName: "label", Schema: labelSchema}
-		raw, err := a.call(ctx, req, imageTokens(img), &ann)
-		if err != nil {
-			return Result{}, fmt.Errorf("annotate: labeling segment %d of %s, camera %s: %w", seg.Index, id, c.Dir, err)
-		}
-		if out.Subtask = parseLabel(raw); out.Subtask == "" {
-			ann.LabelFailures++
-		}
-		ann.Segments = append(ann.Segments, out)
+		jobs[i] = &labelJob{what: fmt.Sprintf("segment %d", seg.Index), est: imageTokens(img),
+			req: vlm.Request{System: a.o.Prompts.OnTruth, Parts: []vlm.Part{{Text: head}, {JPEG: img}}, SchemaName: "label", Schema: labelSchema}}
+	}
+	labels, err := a.labels(ctx, jobs, &ann)
+	if err != nil {
+		return Result{}, fmt.Errorf("annotate: labeling %s, camera %s: %w", id, c.Dir, err)
+	}
+	for i, seg := range e.Segments {
+		ann.Segments = append(ann.Segments, episode.AnnotatedSegment{StartSec: seg.StartSec, EndSec: seg.EndSec, Subtask: labels[i]})
 	}
 	return a.store(b, id, name, ann)
 }

@@ -44,7 +44,7 @@ func (a *Annotator) relabel(ctx context.Context, e *episode.Episode, c camera, s
 	if err != nil {
 		return nil, err
 	}
-	out := append([]episode.AnnotatedSegment(nil), segs...)
+	jobs := make([]*labelJob, len(segs))
 	for i := range segs {
 		near := [3][]byte{blank, imgs[i], blank}
 		if i > 0 {
@@ -53,15 +53,17 @@ func (a *Annotator) relabel(ctx context.Context, e *episode.Episode, c camera, s
 		if i+1 < len(segs) {
 			near[2] = imgs[i+1]
 		}
-		req := vlm.Request{System: a.o.Prompts.Relabel, Parts: relabelParts(e, segs, i, near), SchemaName: "label", Schema: labelSchema}
-		raw, err := a.call(ctx, req, imageTokens(near[:]...), ann)
-		if err != nil {
-			return nil, err
-		}
-		if l := parseLabel(raw); l != "" {
+		jobs[i] = &labelJob{what: fmt.Sprintf("segment %d of %d", i+1, len(segs)), est: imageTokens(near[:]...),
+			req: vlm.Request{System: a.o.Prompts.Relabel, Parts: relabelParts(e, segs, i, near), SchemaName: "label", Schema: labelSchema}}
+	}
+	labels, err := a.labels(ctx, jobs, ann)
+	if err != nil {
+		return nil, err
+	}
+	out := append([]episode.AnnotatedSegment(nil), segs...)
+	for i, l := range labels {
+		if l != "" { // else the seed stands (counted in LabelFailures)
 			out[i].Subtask = l
-		} else {
-			ann.LabelFailures++
 		}
 	}
 	return out, nil

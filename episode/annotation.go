@@ -110,6 +110,9 @@ func PutAnnotation(b blob.Blobs, id, name string, a Annotation) error {
 	if name == "" || strings.ContainsAny(name, "/\\") || blob.CheckName(name) != nil {
 		return fmt.Errorf("episode: annotation name %q refused: use AnnotationName", name)
 	}
+	if a.Segments == nil { // [] not null: the file stays a SCORING.md input, refused by score only for having none
+		a.Segments = []AnnotatedSegment{}
+	}
 	body, err := json.MarshalIndent(a, "", "  ")
 	if err != nil {
 		return fmt.Errorf("episode: encode annotation: %w", err)

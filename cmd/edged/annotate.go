@@ -79,8 +79,8 @@ func newAnnotateCmd() *cobra.Command {
 	fl.BoolVar(&f.follow, "follow", false, "keep annotating each episode of STORE as it becomes complete, until a signal")
 	fl.DurationVar(&f.interval, "interval", annotate.DefaultFollowInterval, "how often --follow looks at STORE")
 	fl.Float64Var(&f.maxCost, "max-cost", 0, "stop before the spending (USD) would exceed this (0: no budget)")
-	fl.Float64Var(&f.pIn, "price-input", 0, "USD per million input tokens (default: the model's list price, docs/annotate.md)")
-	fl.Float64Var(&f.pOut, "price-output", 0, "USD per million output tokens")
+	fl.Float64Var(&f.pIn, "price-input", 0, "USD per million input tokens (neither price given: the list price edged knows for a few OpenAI and Gemini models, else 0)")
+	fl.Float64Var(&f.pOut, "price-output", 0, "USD per million output tokens (give it with --price-input: a price not given counts 0)")
 	return cmd
 }
 
