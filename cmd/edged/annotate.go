@@ -67,15 +67,12 @@ func newAnnotateCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.vlm.Model, "model", "", "model to ask (required)")
-	fl.StringVar(&f.vlm.BaseURL, "base-url", "", "API base URL (default: OPENAI_BASE_URL, else OpenAI's)")
-	fl.StringVar(&f.keyFile, "api-key-file", "", "read the API key from this file (default: OPENAI_API_KEY)")
+	defineAPIFlags(cmd, &f.vlm, &f.keyFile)
 	fl.StringVar(&f.prompts, "prompts", "", "directory of your own prompts (the files --print-prompts shows)")
 	fl.BoolVar(&f.printPrompts, "print-prompts", false, "print the prompts and their version, and exit")
 	fl.BoolVar(&f.onTruth, "on-truth", false, "label the FSM's segments from the robot's labeling sheets (labels alone, cheaper)")
 	fl.IntVar(&f.vlm.Concurrency, "concurrency", vlm.DefaultConcurrency, "requests in flight at most (and episodes at once)")
 	fl.IntVar(&f.vlm.RPM, "rpm", 0, "requests per minute at most, retries included (0: no limit)")
-	fl.DurationVar(&f.vlm.Timeout, "timeout", vlm.DefaultTimeout, "timeout of one request attempt (a hung request is retried)")
-	fl.IntVar(&f.vlm.MaxRetries, "retries", vlm.DefaultMaxRetries, "retries of a request (429 and 5xx honour Retry-After; timeouts)")
 	fl.BoolVar(&f.follow, "follow", false, "keep annotating each episode of STORE as it becomes complete, until a signal")
 	fl.DurationVar(&f.interval, "interval", annotate.DefaultFollowInterval, "how often --follow looks at STORE")
 	fl.Float64Var(&f.maxCost, "max-cost", 0, "stop before the spending (USD) would exceed this (0: no budget)")
@@ -93,17 +90,11 @@ func (f *annotateFlags) promptSet() (annotate.Prompts, error) {
 }
 
 func (f *annotateFlags) annotator() (*annotate.Annotator, error) {
-	if f.keyFile != "" {
-		k, err := vlm.KeyFromFile(f.keyFile)
-		if err != nil {
-			return nil, fmt.Errorf("--api-key-file: %w", err)
-		}
-		f.vlm.APIKey = k
+	cfg, err := apiConfig(f.vlm, f.keyFile, f.vlm.Model)
+	if err != nil {
+		return nil, err
 	}
-	if f.vlm.MaxRetries == 0 {
-		f.vlm.MaxRetries = -1 // --retries 0: none
-	}
-	cl, err := vlm.New(f.vlm)
+	cl, err := vlm.New(cfg)
 	if err != nil {
 		return nil, err
 	}
