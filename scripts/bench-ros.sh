@@ -4,7 +4,8 @@
 # 3 topics of 1280x720 rgb8 Image at 30 Hz plus JointState at 1 kHz from a
 # roscpp publisher (bench/roscpp/pub.cpp). Prints each side's CPU seconds
 # per GB received, drops and sequence gaps, and the ratio edged/roscpp
-# (aim: <= 1.0).
+# (aim: <= 1.0), also as a RESULT line for make bench's table
+# (bench/benchtable).
 #
 # Usage: scripts/bench-ros.sh [SECONDS]   (default 20; env CAMERAS, WIDTH,
 # HEIGHT, IMG_HZ, JOINT_HZ change the load)
@@ -75,4 +76,5 @@ e = ec / (eb / 1e9); r = rc / (rb / 1e9)
 print(f"edged : {eb/1e6/secs:7.1f} MB/s received, {e:.3f} CPU s/GB")
 print(f"roscpp: {rb/1e6/secs:7.1f} MB/s received, {r:.3f} CPU s/GB")
 print(f"ratio edged/roscpp CPU per GB: {e/r:.2f} (aim <= 1.0)")
+print(f"RESULT ros1-ingest-cpu-per-GB {e:.3f}s/GB {r:.3f}s/GB {e/r:.2f} <=1.0")
 PY

@@ -72,4 +72,5 @@ e = ec / (eb / 1e9); r = cc / (cb / 1e9)
 print(f"edged: {eb/1e6/secs:7.1f} MB/s received, {e:.3f} CPU s/GB, {ed:.0f} drops, {eg:.0f} seq gaps")
 print(f"C    : {cb/1e6/secs:7.1f} MB/s received, {r:.3f} CPU s/GB, {cd:.0f} drops, {cg:.0f} seq gaps")
 print(f"ratio edged/C CPU per GB: {e/r:.2f} (aim <= 1.0)")
+print(f"RESULT ros2-ingest-cpu-per-GB {e:.3f}s/GB {r:.3f}s/GB {e/r:.2f} <=1.0")
 PY
