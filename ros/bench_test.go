@@ -1,6 +1,7 @@
 package ros
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -71,7 +72,8 @@ func BenchmarkIngestJointState(b *testing.B) { benchmarkIngest(b, 26*(4+9)+3*(4+
 
 // BenchmarkIngestLive subscribes to real publishers on an external
 // master, for scripts/bench-ros.sh: EDGED_BENCH_MASTER (required, else
-// skipped), EDGED_BENCH_TOPICS (comma-separated), EDGED_BENCH_SECONDS.
+// skipped), EDGED_BENCH_TOPICS (comma-separated), EDGED_BENCH_SECONDS,
+// EDGED_BENCH_NODE (default /edged_bench).
 // Run it with -benchtime 1x. It prints one line:
 //
 //	edged messages=N bytes=B cpu_s=C drops=D seq_gaps=G allocs_per_msg=A ctxsw_per_msg=S wakeups_per_msg=W
@@ -86,7 +88,9 @@ func BenchmarkIngestLive(b *testing.B) {
 		seconds = 10
 	}
 	// Production defaults (poll 1s, re-resolve 10s), as edged runs.
-	n, err := NewNode(context.Background(), Config{MasterURI: uri, NodeName: "/edged_bench", Logger: testLogger()})
+	// EDGED_BENCH_NODE names the node, for two builds side by side.
+	name := cmp.Or(os.Getenv("EDGED_BENCH_NODE"), "/edged_bench")
+	n, err := NewNode(context.Background(), Config{MasterURI: uri, NodeName: name, Logger: testLogger()})
 	if err != nil {
 		b.Fatal(err)
 	}
