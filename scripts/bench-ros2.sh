@@ -10,7 +10,8 @@
 # scripts/bench-ros.sh, so that the machine's load swings land on both
 # sides of the ratio (one after the other, a swing landed on one side
 # only). Prints each side's CPU seconds per GB received, drops and
-# sequence gaps, and the ratio edged/C (aim: <= 1.0), also as a RESULT
+# sequence gaps, context switches and wake-ups (voluntary switches) per
+# message, and the ratio edged/C (aim: <= 1.0), also as a RESULT
 # line for make bench's table (bench/benchtable).
 #
 # Usage: scripts/bench-ros2.sh [SECONDS]   (default 15; env
@@ -70,12 +71,17 @@ echo "$edged"
 echo "$c"
 field() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" <<<"$2"; }
 python3 - "$(field bytes "$edged")" "$(field cpu_s "$edged")" "$(field bytes "$c")" "$(field cpu_s "$c")" "$SECONDS_RUN" \
-  "$(field drops "$edged")" "$(field seq_gaps "$edged")" "$(field drops "$c")" "$(field seq_gaps "$c")" <<'PY'
+  "$(field drops "$edged")" "$(field seq_gaps "$edged")" "$(field drops "$c")" "$(field seq_gaps "$c")" \
+  "$(field messages "$edged")" "$(field ctxsw "$edged")" "$(field wakeups "$edged")" \
+  "$(field messages "$c")" "$(field ctxsw "$c")" "$(field wakeups "$c")" <<'PY'
 import sys
-eb, ec, cb, cc, secs, ed, eg, cd, cg = map(float, sys.argv[1:])
+eb, ec, cb, cc, secs, ed, eg, cd, cg, em, esw, ewk, cm, csw, cwk = map(float, sys.argv[1:])
 e = ec / (eb / 1e9); r = cc / (cb / 1e9)
-print(f"edged: {eb/1e6/secs:7.1f} MB/s received, {e:.3f} CPU s/GB, {ed:.0f} drops, {eg:.0f} seq gaps")
-print(f"C    : {cb/1e6/secs:7.1f} MB/s received, {r:.3f} CPU s/GB, {cd:.0f} drops, {cg:.0f} seq gaps")
+em, cm = max(em, 1), max(cm, 1)
+print(f"edged: {eb/1e6/secs:7.1f} MB/s received, {e:.3f} CPU s/GB, {ed:.0f} drops, {eg:.0f} seq gaps, "
+      f"{esw/em:.2f} context switches and {ewk/em:.2f} wake-ups per message")
+print(f"C    : {cb/1e6/secs:7.1f} MB/s received, {r:.3f} CPU s/GB, {cd:.0f} drops, {cg:.0f} seq gaps, "
+      f"{csw/cm:.2f} context switches and {cwk/cm:.2f} wake-ups per message")
 print(f"ratio edged/C CPU per GB: {e/r:.2f} (aim <= 1.0)")
 print(f"RESULT ros2-ingest-cpu-per-GB {e:.3f}s/GB {r:.3f}s/GB {e/r:.2f} <=1.0")
 PY
