@@ -46,7 +46,8 @@ unit:
 fuzz: deps
 	@scripts/fuzz.sh $(FUZZTIME)
 
-# Benchmarks with the same-run reference comparisons (ratios).
+# Benchmarks with the same-run reference comparisons (ratios), ending with
+# one table of them; fails when an aim is missed (not part of make test).
 bench: build
 	@scripts/bench.sh
 

@@ -290,6 +290,12 @@ type Uplink struct {
 type HTTP struct {
 	// Listen address. Default 127.0.0.1:9090; "" or "off" disables.
 	Listen string `yaml:"listen"`
+	// Pprof also serves Go's profiler on http.listen under /debug/pprof/
+	// (CPU, heap, goroutines, traces), for a field engineer to see where
+	// the robot's CPU goes. Default false: it exposes the process's
+	// internals (command line, stacks, memory), so keep http.listen on
+	// loopback (the default) and reach it through an SSH tunnel.
+	Pprof bool `yaml:"pprof"`
 }
 
 // CaptureOptions tunes timestamping.

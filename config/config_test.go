@@ -113,6 +113,7 @@ func TestValidationNamesTheField(t *testing.T) {
 		{"camera topic", "robot_id: r\ncameras: [{topic: 'cam image'}]\n", `cameras[0].topic: "cam image" is not a ROS graph name`},
 		{"camera topic digit", "robot_id: r\ncameras: [{topic: /cam/0}]\n", `cameras[0].topic: "/cam/0" is not a ROS graph name`},
 		{"listen", "robot_id: r\nhttp: {listen: nope}\n", "http.listen: must be host:port"},
+		{"pprof without listen", "robot_id: r\nhttp: {listen: \"off\", pprof: true}\n", "http.pprof: needs http.listen"},
 		{"ring age", "robot_id: r\nring: {max_age: 100ms}\n", "ring.max_age: must be >="},
 		{"sheet pixel budget", "robot_id: r\nsheet: {tile_width: 4096, columns: 20, rows: 20}\n", "sheet.columns: a sheet of 20 columns"},
 		{"sheet pixels", "robot_id: r\nsheet: {tile_width: 1024, columns: 8, rows: 8}\n", "sheet.tile_width: a sheet of 8 x 8 tiles"},

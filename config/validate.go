@@ -47,6 +47,8 @@ func (c *Config) Validate() error {
 		if _, _, err := net.SplitHostPort(l); err != nil {
 			p.add("http.listen", "must be host:port or \"off\", got %q", l)
 		}
+	} else if c.HTTP.Pprof {
+		p.add("http.pprof", "needs http.listen: it is served there (set http.listen to a loopback host:port, or pprof to false)")
 	}
 	if len(p) == 0 {
 		return nil

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/http/pprof"
+	"regexp"
 	"time"
 
 	"github.com/edged-robotics/edged/capture"
@@ -17,14 +19,27 @@ import (
 )
 
 // serveHTTP starts /metrics, /healthz, /status.json, /sheet/N.jpg and
-// the status page on http.listen; "off" serves nothing. The returned
-// function shuts the server down and waits.
+// the status page on http.listen, with /debug/pprof/ when http.pprof;
+// "off" serves nothing. The returned function shuts the server down and
+// waits.
 func (d *Daemon) serveHTTP() (stop func(), err error) {
 	if d.cfg.HTTP.Listen == "off" {
 		return func() {}, nil
 	}
+	_, stop, err = httpserve.Start(d.cfg.HTTP.Listen, "http.listen", d.handler(), d.log)
+	return stop, err
+}
+
+// goCPUClasses: the runtime's own CPU accounting (runtime/metrics
+// /cpu/classes/..., as go_cpu_classes_*_cpu_seconds_total), so that the
+// runtime's share of edged's CPU (GC, scavenger, idle) can be read off
+// /metrics (scripts/soak.sh does).
+var goCPUClasses = collectors.WithGoCollectorRuntimeMetrics(collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/cpu/classes/`)})
+
+func (d *Daemon) handler() http.Handler {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collector{d}, d.buildTime, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collector{d}, d.buildTime, collectors.NewGoCollector(goCPUClasses),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", d.handleHealth)
@@ -32,8 +47,22 @@ func (d *Daemon) serveHTTP() (stop func(), err error) {
 	mux.HandleFunc("GET /sheet/{cam}", d.handleSheet)
 	mux.HandleFunc("GET /{$}", d.handlePage)
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	_, stop, err = httpserve.Start(d.cfg.HTTP.Listen, "http.listen", mux, d.log)
-	return stop, err
+	if d.cfg.HTTP.Pprof {
+		servePprof(mux)
+	}
+	return mux
+}
+
+// servePprof adds Go's profiler under /debug/pprof/ (its index lists
+// the named profiles, heap and goroutine among them). A CPU profile or
+// trace must end within the server's write timeout
+// (httpserve.DefaultTimeouts, 30 s): ?seconds=20.
+func servePprof(mux *http.ServeMux) {
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 }
 
 // health says whether edged is ready: the master answers and capture

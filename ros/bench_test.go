@@ -1,6 +1,7 @@
 package ros
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -51,12 +52,14 @@ func benchmarkIngest(b *testing.B, size int) {
 	}
 	b.SetBytes(int64(len(frame)))
 	b.ReportAllocs()
+	sw0 := switches()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		m := <-s.Messages()
 		m.Release()
 	}
 	b.StopTimer()
+	switches().sub(sw0).report(b, b.N) // the publisher's included: it runs in this process
 	pub.Close()
 	_ = s.Close()
 }
@@ -69,10 +72,11 @@ func BenchmarkIngestJointState(b *testing.B) { benchmarkIngest(b, 26*(4+9)+3*(4+
 
 // BenchmarkIngestLive subscribes to real publishers on an external
 // master, for scripts/bench-ros.sh: EDGED_BENCH_MASTER (required, else
-// skipped), EDGED_BENCH_TOPICS (comma-separated), EDGED_BENCH_SECONDS.
+// skipped), EDGED_BENCH_TOPICS (comma-separated), EDGED_BENCH_SECONDS,
+// EDGED_BENCH_NODE (default /edged_bench).
 // Run it with -benchtime 1x. It prints one line:
 //
-//	edged messages=N bytes=B cpu_s=C drops=D seq_gaps=G allocs_per_msg=A
+//	edged messages=N bytes=B cpu_s=C drops=D seq_gaps=G allocs_per_msg=A ctxsw_per_msg=S wakeups_per_msg=W
 func BenchmarkIngestLive(b *testing.B) {
 	uri := os.Getenv("EDGED_BENCH_MASTER")
 	if uri == "" {
@@ -84,7 +88,9 @@ func BenchmarkIngestLive(b *testing.B) {
 		seconds = 10
 	}
 	// Production defaults (poll 1s, re-resolve 10s), as edged runs.
-	n, err := NewNode(context.Background(), Config{MasterURI: uri, NodeName: "/edged_bench", Logger: testLogger()})
+	// EDGED_BENCH_NODE names the node, for two builds side by side.
+	name := cmp.Or(os.Getenv("EDGED_BENCH_NODE"), "/edged_bench")
+	n, err := NewNode(context.Background(), Config{MasterURI: uri, NodeName: name, Logger: testLogger()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -112,10 +118,10 @@ func BenchmarkIngestLive(b *testing.B) {
 	}
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	cpu0 := cpuSeconds()
+	cpu0, sw0 := cpuSeconds(), switches()
 	close(start)
 	time.Sleep(time.Duration(seconds * float64(time.Second)))
-	cpu := cpuSeconds() - cpu0
+	cpu, sw := cpuSeconds()-cpu0, switches().sub(sw0)
 	close(stop)
 	measuring.Wait()
 	runtime.ReadMemStats(&ms1)
@@ -128,10 +134,37 @@ func BenchmarkIngestLive(b *testing.B) {
 		gaps += counters[i].gaps
 	}
 	allocs := float64(ms1.Mallocs-ms0.Mallocs) / float64(max(msgs, 1))
-	fmt.Printf("edged messages=%d bytes=%d cpu_s=%.3f drops=%d seq_gaps=%d allocs_per_msg=%.3f\n", msgs, bytes, cpu, drops, gaps, allocs)
+	perMsg := func(n int64) float64 { return float64(n) / float64(max(msgs, 1)) }
+	fmt.Printf("edged messages=%d bytes=%d cpu_s=%.3f drops=%d seq_gaps=%d allocs_per_msg=%.3f ctxsw_per_msg=%.3f wakeups_per_msg=%.3f\n",
+		msgs, bytes, cpu, drops, gaps, allocs, perMsg(sw.voluntary+sw.involuntary), perMsg(sw.voluntary))
 	b.ReportMetric(cpu/(float64(bytes)/1e9), "cpu-s/GB")
 	b.ReportMetric(float64(drops), "drops")
 	b.ReportMetric(allocs, "allocs/msg")
+	sw.report(b, int(msgs))
+}
+
+// ctxSwitches counts the context switches of every thread of this
+// process (getrusage sums them, exited threads included): voluntary
+// ones are a thread going to sleep (on a futex, in epoll) that something
+// had to wake up again, so they count wake-ups; involuntary ones are
+// preemptions.
+type ctxSwitches struct{ voluntary, involuntary int64 }
+
+func switches() ctxSwitches {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ctxSwitches{voluntary: ru.Nvcsw, involuntary: ru.Nivcsw}
+}
+
+func (c ctxSwitches) sub(o ctxSwitches) ctxSwitches {
+	return ctxSwitches{c.voluntary - o.voluntary, c.involuntary - o.involuntary}
+}
+
+// report adds the switches per message to the benchmark's line.
+func (c ctxSwitches) report(b *testing.B, msgs int) {
+	n := float64(max(msgs, 1))
+	b.ReportMetric(float64(c.voluntary+c.involuntary)/n, "ctxsw/msg")
+	b.ReportMetric(float64(c.voluntary)/n, "wakeups/msg")
 }
 
 // liveCounter consumes one subscription and counts header.seq gaps while

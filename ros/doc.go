@@ -62,9 +62,10 @@
 //     frame body, once its length is read, within FrameTimeout +
 //     size/MinFrameRate (64 MiB: 74s by default), else the connection is
 //     closed and counted as an error. A publisher idle between frames is
-//     never cut off. A body over tcpros.GrowStep (1 MiB) is read into
-//     buffers growing 4x at a time, so a stalled publisher pins at most
-//     4x what it sent.
+//     never cut off. A body over tcpros.GrowStep (1 MiB) and over the
+//     connection's last whole frame is read into buffers growing 4x at a
+//     time, so a stalled publisher pins at most 4x what it sent, or the
+//     size of a frame it sent whole (a camera's frames: one buffer).
 //   - Memory: every Subscription holds at most QueueBytes (default
 //     2 x MaxMessageBytes) of message bytes, whatever its publishers do:
 //     frames being read, queued and delivered but not yet released are

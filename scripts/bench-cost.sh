@@ -11,10 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 data=../shared/data/pan720p.mp4
 if [ ! -f "$data" ]; then
-  echo "bench-cost: $data absent (sample data next to the repository); skipped"
+  echo "RESULT cost skipped $data absent (sample data next to the repository)"
   exit 0
 fi
-command -v ffmpeg >/dev/null || { echo "bench-cost: ffmpeg not installed (make deps); skipped"; exit 0; }
+command -v ffmpeg >/dev/null || { echo "RESULT cost skipped ffmpeg not installed (make deps)"; exit 0; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/frames"

@@ -3,8 +3,10 @@
 # subscriber, both receiving the same real streams in the same run:
 # 3 topics of 1280x720 rgb8 Image at 30 Hz plus JointState at 1 kHz from a
 # roscpp publisher (bench/roscpp/pub.cpp). Prints each side's CPU seconds
-# per GB received, drops and sequence gaps, and the ratio edged/roscpp
-# (aim: <= 1.0).
+# per GB received, context switches and wake-ups per message, drops and
+# sequence gaps, and the ratio edged/roscpp
+# (aim: <= 1.0), also as a RESULT line for make bench's table
+# (bench/benchtable).
 #
 # Usage: scripts/bench-ros.sh [SECONDS]   (default 20; env CAMERAS, WIDTH,
 # HEIGHT, IMG_HZ, JOINT_HZ change the load)
@@ -68,11 +70,15 @@ echo "$edged"
 echo "$roscpp"
 grep BenchmarkIngestLive "$work/edged.log" || true
 field() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" <<<"$2"; }
-python3 - "$(field bytes "$edged")" "$(field cpu_s "$edged")" "$(field bytes "$roscpp")" "$(field cpu_s "$roscpp")" "$SECONDS_RUN" <<'PY'
+python3 - "$(field bytes "$edged")" "$(field cpu_s "$edged")" "$(field bytes "$roscpp")" "$(field cpu_s "$roscpp")" "$SECONDS_RUN" \
+  "$(field ctxsw_per_msg "$edged")" "$(field wakeups_per_msg "$edged")" "$(field messages "$roscpp")" "$(field ctxsw "$roscpp")" \
+  "$(field wakeups "$roscpp")" <<'PY'
 import sys
-eb, ec, rb, rc, secs = map(float, sys.argv[1:])
+eb, ec, rb, rc, secs, esw, ewk, rm, rsw, rwk = map(float, sys.argv[1:])
 e = ec / (eb / 1e9); r = rc / (rb / 1e9)
-print(f"edged : {eb/1e6/secs:7.1f} MB/s received, {e:.3f} CPU s/GB")
-print(f"roscpp: {rb/1e6/secs:7.1f} MB/s received, {r:.3f} CPU s/GB")
+rm = max(rm, 1)
+print(f"edged : {eb/1e6/secs:7.1f} MB/s received, {e:.3f} CPU s/GB, {esw:.2f} context switches and {ewk:.2f} wake-ups per message")
+print(f"roscpp: {rb/1e6/secs:7.1f} MB/s received, {r:.3f} CPU s/GB, {rsw/rm:.2f} context switches and {rwk/rm:.2f} wake-ups per message")
 print(f"ratio edged/roscpp CPU per GB: {e/r:.2f} (aim <= 1.0)")
+print(f"RESULT ros1-ingest-cpu-per-GB {e:.3f}s/GB {r:.3f}s/GB {e/r:.2f} <=1.0")
 PY

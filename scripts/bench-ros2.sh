@@ -5,13 +5,16 @@
 # receiving the same real streams in the same run: 3 topics of 1280x720
 # rgb8 sensor_msgs/Image at 30 Hz plus JointState at 1 kHz from a C
 # publisher (bench/ros2/pub.c), as scripts/bench-ros.sh does for ROS1, on
-# a private domain id over loopback (dds.LoopbackConfig). The two
-# subscribers run one after the other against the same publisher (2
-# cores cannot feed both at once without skewing both). Prints each
-# side's CPU seconds per GB received, drops and sequence gaps, and the
-# ratio edged/C (aim: <= 1.0).
+# a private domain id over loopback (dds.LoopbackConfig). Both
+# subscribers run at the same time against the same publisher, as in
+# scripts/bench-ros.sh, so that the machine's load swings land on both
+# sides of the ratio (one after the other, a swing landed on one side
+# only). Prints each side's CPU seconds per GB received, drops and
+# sequence gaps, context switches and wake-ups (voluntary switches) per
+# message, and the ratio edged/C (aim: <= 1.0), also as a RESULT
+# line for make bench's table (bench/benchtable).
 #
-# Usage: scripts/bench-ros2.sh [SECONDS]   (default 15 per side; env
+# Usage: scripts/bench-ros2.sh [SECONDS]   (default 15; env
 # CAMERAS, WIDTH, HEIGHT, IMG_HZ, JOINT_HZ change the load, DOMAIN the
 # domain id, default random 100..229)
 set -euo pipefail
@@ -54,9 +57,12 @@ start pub "$work/pub" "$DOMAIN" "$CAMERAS" "$WIDTH" "$HEIGHT" "$IMG_HZ" "$JOINT_
 for _ in $(seq 100); do grep -q '^ready' "$work/pub.log" && break; sleep 0.1; done
 grep -q '^ready' "$work/pub.log" || { cat "$work/pub.log" >&2; exit 1; }
 
-echo "domain $DOMAIN: receiving for ${SECONDS_RUN}s with the C subscriber, then ${SECONDS_RUN}s with edged..."
-"$work/sub" "$SECONDS_RUN" "$DOMAIN" "$CAMERAS" >"$work/c.log" 2>&1 || { cat "$work/c.log" >&2; exit 1; }
+echo "domain $DOMAIN: receiving for ${SECONDS_RUN}s with both subscribers at once..."
+start c "$work/sub" "$SECONDS_RUN" "$DOMAIN" "$CAMERAS"
 "$work/ingest" "$SECONDS_RUN" "$DOMAIN" "$CAMERAS" >"$work/edged.log" 2>&1 || { cat "$work/edged.log" >&2; exit 1; }
+# each warms up on its own (until every topic delivered): wait for the C side's line
+for _ in $(seq 600); do grep -q '^c ' "$work/c.log" && break; sleep 0.1; done
+grep -q '^c ' "$work/c.log" || { echo "bench-ros2: the C subscriber reported nothing:" >&2; cat "$work/c.log" >&2; exit 1; }
 
 grep -v "^edged " "$work/edged.log" >&2 || true
 edged=$(grep '^edged ' "$work/edged.log" | tail -1)
@@ -65,11 +71,17 @@ echo "$edged"
 echo "$c"
 field() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" <<<"$2"; }
 python3 - "$(field bytes "$edged")" "$(field cpu_s "$edged")" "$(field bytes "$c")" "$(field cpu_s "$c")" "$SECONDS_RUN" \
-  "$(field drops "$edged")" "$(field seq_gaps "$edged")" "$(field drops "$c")" "$(field seq_gaps "$c")" <<'PY'
+  "$(field drops "$edged")" "$(field seq_gaps "$edged")" "$(field drops "$c")" "$(field seq_gaps "$c")" \
+  "$(field messages "$edged")" "$(field ctxsw "$edged")" "$(field wakeups "$edged")" \
+  "$(field messages "$c")" "$(field ctxsw "$c")" "$(field wakeups "$c")" <<'PY'
 import sys
-eb, ec, cb, cc, secs, ed, eg, cd, cg = map(float, sys.argv[1:])
+eb, ec, cb, cc, secs, ed, eg, cd, cg, em, esw, ewk, cm, csw, cwk = map(float, sys.argv[1:])
 e = ec / (eb / 1e9); r = cc / (cb / 1e9)
-print(f"edged: {eb/1e6/secs:7.1f} MB/s received, {e:.3f} CPU s/GB, {ed:.0f} drops, {eg:.0f} seq gaps")
-print(f"C    : {cb/1e6/secs:7.1f} MB/s received, {r:.3f} CPU s/GB, {cd:.0f} drops, {cg:.0f} seq gaps")
+em, cm = max(em, 1), max(cm, 1)
+print(f"edged: {eb/1e6/secs:7.1f} MB/s received, {e:.3f} CPU s/GB, {ed:.0f} drops, {eg:.0f} seq gaps, "
+      f"{esw/em:.2f} context switches and {ewk/em:.2f} wake-ups per message")
+print(f"C    : {cb/1e6/secs:7.1f} MB/s received, {r:.3f} CPU s/GB, {cd:.0f} drops, {cg:.0f} seq gaps, "
+      f"{csw/cm:.2f} context switches and {cwk/cm:.2f} wake-ups per message")
 print(f"ratio edged/C CPU per GB: {e/r:.2f} (aim <= 1.0)")
+print(f"RESULT ros2-ingest-cpu-per-GB {e:.3f}s/GB {r:.3f}s/GB {e/r:.2f} <=1.0")
 PY

@@ -14,13 +14,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 data=../shared/data/pan720p.mp4
 if [ ! -f "$data" ]; then
-  echo "bench-sheet: $data absent (sample data next to the repository); skipped"
+  echo "RESULT sheet skipped $data absent (sample data next to the repository)"
   exit 0
 fi
 for bin in ffmpeg gcc; do
-  command -v "$bin" >/dev/null || { echo "bench-sheet: $bin not installed (make deps); skipped"; exit 0; }
+  command -v "$bin" >/dev/null || { echo "RESULT sheet skipped $bin not installed (make deps)"; exit 0; }
 done
-[ -f /usr/include/turbojpeg.h ] || { echo "bench-sheet: libturbojpeg0-dev not installed (make deps); skipped"; exit 0; }
+[ -f /usr/include/turbojpeg.h ] || { echo "RESULT sheet skipped libturbojpeg0-dev not installed (make deps)"; exit 0; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/frames"

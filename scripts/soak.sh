@@ -28,6 +28,7 @@
 # Env: SOAK_SECONDS, SOAK_CAMERAS, SOAK_IMG_HZ, SOAK_JOINT_HZ,
 # SOAK_BROKER_EVERY, SOAK_BROKER_DOWN (2 s), SOAK_MASTER_DOWN (3 s),
 # SOAK_QUEUE_SIZE (edged's ros.queue_size; default: edged's default),
+# SOAK_PROFILE (1: a CPU profile of edged, its runtime frames summarized),
 # SOAK_DIR (work directory; default a new one under /tmp, kept and printed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +44,9 @@ BROKER_PERSIST=${SOAK_BROKER_PERSIST:-0}
 RESEND_AFTER=20s REPAIR_AFTER=5s
 BROKER_DOWN=${SOAK_BROKER_DOWN:-2}
 MASTER_DOWN=${SOAK_MASTER_DOWN:-3}
+# SOAK_PROFILE=1: edged run --cpuprofile WORK/edged.pprof, and the summary
+# splits the runtime's frames of it (profiling costs a little CPU itself).
+PROFILE=$([ "${SOAK_PROFILE:-0}" = 1 ] && echo 1 || true)
 PY=/usr/bin/python3
 EDGED=$ROOT/bin/edged
 ROBOT=soak-robot
@@ -57,7 +61,7 @@ pkg-config --exists roscpp || die "libroscpp-dev is not installed (run make deps
 ((DUR >= 30)) || die "SOAK_SECONDS must be at least 30"
 
 WORK=${SOAK_DIR:-$(mktemp -d /tmp/edged-soak.XXXXXX)}
-rm -rf "$WORK"/{data,sink,logs,metrics,frames,mosquitto,ros,events.tsv,samples.tsv,run.env,local.json,metrics-final.txt}
+rm -rf "$WORK"/{data,sink,logs,metrics,frames,mosquitto,ros,events.tsv,samples.tsv,run.env,local.json,metrics-final.txt,edged.pprof}
 mkdir -p "$WORK"/{logs,metrics,frames,ros/log}
 export ROS_HOME=$WORK/ros ROS_LOG_DIR=$WORK/ros/log ROS_IP=127.0.0.1
 unset ROS_HOSTNAME
@@ -167,7 +171,7 @@ start_broker
 start sink "$EDGED" sink --broker "tcp://127.0.0.1:$QPORT" --out "$WORK/sink" --repair-after "$REPAIR_AFTER"
 start robot "$WORK/pub" robot /soak/joint_states "$JOINT_HZ" /soak/task_state
 for ((c = 0; c < CAMERAS; c++)); do start_camera $c; done
-setsid "$EDGED" run --config "$CFG" >>"$WORK/logs/edged.log" 2>&1 </dev/null &
+setsid "$EDGED" run --config "$CFG" ${PROFILE:+--cpuprofile "$WORK/edged.pprof"} >>"$WORK/logs/edged.log" 2>&1 </dev/null &
 EDGED_PID=$!
 PIDS[edged]=$EDGED_PID
 wait_for 30 "edged run" grep -q "daemon: running" "$WORK/logs/edged.log"
@@ -176,11 +180,14 @@ T0=$(now) T0S=$(date +%s)
 CLK_TCK=$(getconf CLK_TCK)
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$EDGED_PID/stat"; } # utime + stime
-sample() { # t rss_kb edged_ticks machine_busy machine_total
+# Context switches of every edged thread (voluntary + nonvoluntary): the
+# process's own status counts only its main thread's.
+ctxt_switches() { cat "/proc/$EDGED_PID"/task/*/status 2>/dev/null | awk '/^(non)?voluntary_ctxt_switches:/ {s += $2} END {print s + 0}'; }
+sample() { # t rss_kb edged_ticks machine_busy machine_total edged_ctxt_switches
   local rss busy total
   rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$EDGED_PID/status")
   read -r busy total < <(awk '/^cpu / {t=0; for (i=2;i<=NF;i++) t+=$i; print t-$5-$6, t}' /proc/stat)
-  echo "$(now) $rss $(cpu_ticks) $busy $total" >>"$WORK/samples.tsv"
+  echo "$(now) $rss $(cpu_ticks) $busy $total $(ctxt_switches)" >>"$WORK/samples.tsv"
   curl -sf -o "$WORK/metrics/$(now).txt" "http://127.0.0.1:$HPORT/metrics" || true
 }
 alive() { kill -0 "$EDGED_PID" 2>/dev/null || die "edged exited during the soak (log: $WORK/logs/edged.log)"; }

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"syscall"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/internal/cpuprofile"
 	"github.com/edged-robotics/edged/internal/httpserve"
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 )
@@ -131,20 +131,7 @@ func (s *Sink) handler(v View) http.Handler {
 // a profile that could not be written is logged (the run itself went
 // well). Errors name --cpuprofile.
 func ProfileCPU(path string, log *slog.Logger) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
-			log.Error("sink: the CPU profile was not written", "file", path, "err", err)
-		}
-	}, nil
+	return cpuprofile.Start(path, log)
 }
 
 // Episodes is the sink's episode store (OUT/episodes), for the readers

@@ -185,6 +185,83 @@ def latencies(work, robot, loc, grace, wins):
     return rows
 
 
+def runtime_rows(row, work, samples, fin, cams):
+    """Beside the CPU per camera: edged's context switches per second and
+    per camera frame (every thread's, sampled with RSS), and the Go
+    runtime's share of edged's CPU: its GC and scavenger
+    (runtime/metrics /cpu/classes on /metrics) against
+    process_cpu_seconds_total of the same scrapes. The classes' user and
+    idle are per-P wall time, not CPU (a P whose thread waits for a core
+    counts as busy), so they are not shown; the scheduler's own cost
+    (threads going to sleep and waking up) is in no runtime metric: with
+    SOAK_PROFILE=1 the profile's runtime frames show it."""
+    s0, s1 = samples[0], samples[-1]
+    per_s = (s1[5] - s0[5]) / (s1[0] - s0[0])
+    snaps = sorted((float(os.path.basename(p)[:-4]), p) for p in glob.glob(os.path.join(work, "metrics", "*.txt")))
+    first = metrics(snaps[0][1]) if snaps else {}
+    frames = lambda m: sum(v for lb, v in m.get("edged_topic_messages_total", {}).items()  # noqa: E731
+                           if label(lb, "role") == "camera")
+    nframes = frames(fin) - frames(first)
+    row("edged context switches", "%.0f /s, %.1f per camera frame (%d cameras)" % (
+        per_s, per_s * (s1[0] - s0[0]) / nframes if nframes else float("nan"), cams))
+    g = lambda m, k: m.get(k, {}).get("", 0)  # noqa: E731
+    cls = lambda m, c: g(m, "go_cpu_classes_%s_cpu_seconds_total" % c)  # noqa: E731
+    cpu = g(fin, "process_cpu_seconds_total") - g(first, "process_cpu_seconds_total")
+    if cpu <= 0 or "go_cpu_classes_gc_total_cpu_seconds_total" not in fin:
+        row("Go runtime share of edged's CPU", "unknown (no go_cpu_classes_* on /metrics)")
+        return
+    gc = cls(fin, "gc_total") - cls(first, "gc_total")
+    scav = cls(fin, "scavenge_total") - cls(first, "scavenge_total")
+    row("Go runtime share of edged's CPU", "%.1f%%: GC %.1f%%, scavenger %.1f%% (runtime/metrics; scheduling "
+        "not included)" % (100 * (gc + scav) / cpu, 100 * gc / cpu, 100 * scav / cpu))
+    prof = os.path.join(work, "edged.pprof")
+    if os.path.exists(prof):
+        row("  runtime frames in edged's CPU profile", profile_split(prof))
+
+
+# Leaf functions of the runtime by what they do, for profile_split.
+RUNTIME_KINDS = (
+    ("sleeping and waking threads", re.compile(
+        r"^runtime\.(futex|usleep|nanotime|osyield|notesleep|notewakeup|semasleep|semawakeup|findRunnable|schedule|"
+        r"park_m|goready|ready|wakep|startm|stopm|mPark|netpoll|epollwait|sysmon|runqgrab|stealWork|mcall|"
+        r"gopark|goschedImpl|checkTimers|lock2|unlock2|procyield|casgstatus|execute|resetspinning)")),
+    ("GC", re.compile(r"^runtime\.(gc|scanobject|greyobject|markroot|scanblock|scanstack|findObject|"
+                      r"heapBits|sweep|bgsweep|mspan|wbBuf|typePointers|bulkBarrier)", re.I)),
+    # the callers' work (the ring copy, first-touch page faults of its
+    # arenas included), not the runtime's
+    ("copying and clearing memory", re.compile(r"^runtime\.(memmove|memclrNoHeapPointers)")),
+    ("C code through cgo (libjpeg-turbo)", re.compile(r"^runtime\.(cgocall|asmcgocall)$")),
+)
+
+
+def profile_split(prof):
+    """Shares of edged's CPU samples whose leaf is a runtime function, by
+    kind (go tool pprof -top: flat per function). The profile counts a
+    thread's CPU, kernel time in its syscalls included, not the kernel's
+    scheduling around it."""
+    try:
+        out = subprocess.run(["go", "tool", "pprof", "-top", "-nodecount=100000", EDGED, prof], check=True,
+                             capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        return "unreadable (%s)" % e
+    shares, other, total = {k: 0.0 for k, _ in RUNTIME_KINDS}, 0.0, 0.0
+    for line in out.splitlines():
+        m = re.match(r"^\s*[\d.]+\w*\s+([\d.]+)%\s+[\d.]+%\s+[\d.]+\w*\s+[\d.]+%\s+(\S+)", line)
+        if not m:
+            continue
+        pct, fn = float(m.group(1)), m.group(2)
+        total += pct
+        if not fn.startswith("runtime."):
+            continue
+        kind = next((k for k, rx in RUNTIME_KINDS if rx.match(fn)), None)
+        if kind:
+            shares[kind] += pct
+        else:
+            other += pct
+    return ", ".join("%s %.0f%%" % (k, v) for k, v in shares.items()) + ", other runtime %.0f%% (of %.0f%% listed)" % (
+        other, total)
+
+
 def report(work):
     env = read_env(work)
     robot, cams = env["ROBOT"], int(env["CAMERAS"])
@@ -243,8 +320,8 @@ def report(work):
     samples = []
     with open(os.path.join(work, "samples.tsv")) as f:
         for line in f:
-            t, rss, ticks, busy, total = line.split()
-            samples.append((float(t), int(rss) * 1024, int(ticks), int(busy), int(total)))
+            t, rss, ticks, busy, total, ctxt = line.split()
+            samples.append((float(t), int(rss) * 1024, int(ticks), int(busy), int(total), int(ctxt)))
     snaps = sorted((float(os.path.basename(p)[:-4]), p) for p in glob.glob(os.path.join(work, "metrics", "*.txt")))
 
     def arena_touched(t):
@@ -294,6 +371,7 @@ def report(work):
     per_cam = 100 * cpu / wall / cams
     row("edged CPU", "%.1f%% of one core in all (%.1f s CPU over %.0f s)" % (100 * cpu / wall, cpu, wall))
     row("edged CPU per camera", "%.2f%% of one core" % per_cam, "aim < 3%", per_cam < 3)
+    runtime_rows(row, work, samples, fin, cams)
     busy = (samples[-1][3] - samples[0][3]) / max(1, samples[-1][4] - samples[0][4])
     row("machine CPU busy (all processes)", "%.0f%% of %s cores" % (100 * busy, env["NPROC"]),
         "saturated >= 90%", busy < 0.9)

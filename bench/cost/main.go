@@ -89,6 +89,11 @@ func report(w *os.File, b budget, c episode.Cost) (over bool) {
 	fmt.Fprintf(w, "%-9s per camera-hour: %7.0f VLM tokens (budget %d, %s): contact sheets %.0f, labeling sheets %.0f (%d + %d sheets)\n",
 		b.preset, c.TokensPerCameraHour, int(b.tokens), mark(c.TokensPerCameraHour, b.tokens),
 		float64(c.ContactTokens)/h, float64(c.LabelTokens)/h, c.ContactSheets, c.LabelSheets)
+	// make bench's table (bench/benchtable): each figure against its budget
+	fmt.Fprintf(w, "RESULT cost-%s-MB-per-camera-hour %.1fMB %.0fMB %.3f <=1.0\n", b.preset,
+		c.BytesPerCameraHour/1e6, b.bytes/1e6, c.BytesPerCameraHour/b.bytes)
+	fmt.Fprintf(w, "RESULT cost-%s-tokens-per-camera-hour %.0f %.0f %.3f <=1.0\n", b.preset,
+		c.TokensPerCameraHour, b.tokens, c.TokensPerCameraHour/b.tokens)
 	return over
 }
 

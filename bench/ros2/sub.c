@@ -6,15 +6,18 @@
 //
 // Warms up until every topic delivered, then receives for SECONDS and
 // prints one line:
-//   c messages=N bytes=B cpu_s=C drops=D seq_gaps=G
+//   c messages=N bytes=B cpu_s=C drops=D seq_gaps=G ctxsw=S wakeups=W
 // bytes are the samples' serialized sizes (encapsulation header
 // included, as edged counts them); cpu_s is this process's utime+stime
 // from /proc/self/stat over the window; drops are the samples Cyclone
-// reports lost or rejected, seq_gaps the sequence numbers never seen.
+// reports lost or rejected, seq_gaps the sequence numbers never seen,
+// ctxsw the process's context switches and wakeups the voluntary ones
+// (getrusage), as edged's side counts them.
 //
 // Usage: sub SECONDS DOMAIN [cameras=3]
 
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -24,6 +27,13 @@
 
 #define MAX_TOPICS 17
 #define BATCH 16
+
+static void switches(long *voluntary, long *involuntary) {
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	*voluntary = ru.ru_nvcsw;
+	*involuntary = ru.ru_nivcsw;
+}
 
 static double cpu_seconds(void) {
 	char buf[1024];
@@ -145,6 +155,7 @@ int main(int argc, char **argv) {
 	unsigned long long messages = 0, bytes = 0, gaps = 0;
 	int measuring = 0, seen = 0;
 	double cpu0 = 0, end = mono_s() + 30; // warm-up deadline
+	long vol0 = 0, inv0 = 0, vol1, inv1;
 	uint32_t lost0 = 0;
 	void *samples[BATCH];
 	dds_sample_info_t infos[BATCH];
@@ -163,6 +174,7 @@ int main(int argc, char **argv) {
 			for (int i = 0; i < nt; i++)
 				lost0 += lost(topics[i].rd);
 			cpu0 = cpu_seconds();
+			switches(&vol0, &inv0);
 			end = now + seconds;
 		}
 		dds_waitset_wait(ws, NULL, 0, DDS_MSECS(100));
@@ -203,10 +215,12 @@ int main(int argc, char **argv) {
 		}
 	}
 	double cpu = cpu_seconds() - cpu0;
+	switches(&vol1, &inv1);
 	uint32_t lost1 = 0;
 	for (int i = 0; i < nt; i++)
 		lost1 += lost(topics[i].rd);
-	printf("c messages=%llu bytes=%llu cpu_s=%.3f drops=%u seq_gaps=%llu\n", messages, bytes, cpu, lost1 - lost0, gaps);
+	printf("c messages=%llu bytes=%llu cpu_s=%.3f drops=%u seq_gaps=%llu ctxsw=%ld wakeups=%ld\n", messages, bytes, cpu,
+	       lost1 - lost0, gaps, (vol1 - vol0) + (inv1 - inv0), vol1 - vol0);
 	fflush(stdout);
 	dds_delete(pp);
 	return 0;

@@ -1,8 +1,10 @@
 // Minimal roscpp subscriber for the ingest benchmark: subscribes to the
 // given topics with md5sum "*", copies each message (as ShapeShifter
 // does), counts messages and bytes, and after SECONDS prints one line:
-//   roscpp messages=N bytes=B cpu_s=C seq_gaps=G
-// cpu_s is this process's user+system CPU time while receiving.
+//   roscpp messages=N bytes=B cpu_s=C seq_gaps=G ctxsw=S wakeups=W
+// cpu_s is this process's user+system CPU time while receiving, ctxsw
+// its threads' context switches and wakeups the voluntary ones (a
+// thread that slept and was woken), as edged's side counts them.
 // Usage: sub SECONDS TOPIC...
 #include <sys/resource.h>
 
@@ -16,6 +18,13 @@
 
 static uint64_t messages, bytes, gaps;
 static std::map<std::string, int64_t> lastSeq;
+
+static void switches(long* voluntary, long* involuntary) {
+  rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  *voluntary = ru.ru_nvcsw;
+  *involuntary = ru.ru_nivcsw;
+}
 
 static double cpuSeconds() {
   rusage ru;
@@ -51,11 +60,15 @@ int main(int argc, char** argv) {
   while (ros::ok() && lastSeq.size() < subs.size() && ros::WallTime::now() < warm) ros::spinOnce(), ros::WallDuration(0.001).sleep();
   messages = bytes = gaps = 0;
   double cpu0 = cpuSeconds();
+  long vol0, inv0, vol1, inv1;
+  switches(&vol0, &inv0);
   ros::WallTime end = ros::WallTime::now() + ros::WallDuration(seconds);
   while (ros::ok() && ros::WallTime::now() < end) {
     ros::getGlobalCallbackQueue()->callAvailable(ros::WallDuration(0.01));
   }
-  printf("roscpp messages=%llu bytes=%llu cpu_s=%.3f seq_gaps=%llu\n", (unsigned long long)messages,
-         (unsigned long long)bytes, cpuSeconds() - cpu0, (unsigned long long)gaps);
+  double cpu = cpuSeconds() - cpu0;
+  switches(&vol1, &inv1);
+  printf("roscpp messages=%llu bytes=%llu cpu_s=%.3f seq_gaps=%llu ctxsw=%ld wakeups=%ld\n", (unsigned long long)messages,
+         (unsigned long long)bytes, cpu, (unsigned long long)gaps, (vol1 - vol0) + (inv1 - inv0), vol1 - vol0);
   return 0;
 }

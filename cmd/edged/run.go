@@ -13,6 +13,7 @@ import (
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/daemon"
+	"github.com/edged-robotics/edged/internal/cpuprofile"
 	"github.com/edged-robotics/edged/ros/rosout"
 	"github.com/spf13/cobra"
 )
@@ -24,8 +25,8 @@ const stopDeadline = 25 * time.Second
 
 func newRunCmd() *cobra.Command {
 	var (
-		cfgPath string
-		debug   bool
+		cfgPath, cpuProfile string
+		debug               bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run --config FILE [__name:=NAME] [__ns:=NS] [from:=to]...",
@@ -54,6 +55,11 @@ func newRunCmd() *cobra.Command {
 			defer closeLog()
 			rosLog := rosout.New(logHandler, level)
 			log := slog.New(rosLog)
+			stopProfile, err := cpuprofile.Start(cpuProfile, log) // refused here, before joining the graph
+			if err != nil {
+				return err
+			}
+			defer stopProfile() // after Run returned: SIGTERM/SIGINT end Run
 			reload, stopReload := reloadOnHUP()
 			defer stopReload()
 			d, err := daemon.New(cfg, daemon.Options{Logger: log, Version: version, Reload: reload,
@@ -70,6 +76,7 @@ func newRunCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&cfgPath, "config", "c", "/etc/edged/edged.yaml", "config file")
 	cmd.Flags().BoolVar(&debug, "debug", false, "debug logging")
+	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file when edged stops (go tool pprof reads it)")
 	return cmd
 }
 

@@ -9,8 +9,10 @@
 //
 // Caps: ReadHeader refuses a header over its total cap and any field over
 // MaxFieldBytes before allocating; FrameReader refuses a frame longer than
-// its cap before allocating, reads a body over GrowStep in buffers that
-// grow 4x at a time (a peer that stalls pins at most 4x what it sent),
+// its cap before allocating, reads a body over GrowStep (and over the
+// connection's last whole frame) in buffers that grow 4x at a time (a
+// peer that stalls pins at most 4x what it sent, or what it once sent
+// whole),
 // and asks the caller's reserve function before taking each buffer (a
 // refusal skips the body: ErrNoRoom, stream still in sync). Both return errors wrapping ErrTooLarge or
 // ErrMalformed so the caller can count and close the connection.

@@ -224,6 +224,49 @@ func BenchmarkFrameReaderJointState(b *testing.B) { benchmarkFrames(b, 700) }
 // rgb8 Image: must report 0 allocs/op.
 func BenchmarkFrameReaderImage720p(b *testing.B) { benchmarkFrames(b, 1280*720*3+60) }
 
+// TestReadBodyStepsOnlyBeyondWhatWasSent: a frame no larger than the
+// last one the peer sent whole is read into one buffer (a camera's
+// stream: no copy between steps); a larger one, or one after a skipped
+// frame, grows in steps from what was sent.
+func TestReadBodyStepsOnlyBeyondWhatWasSent(t *testing.T) {
+	big := 5*GrowStep + 3
+	for _, tc := range []struct {
+		name   string
+		sizes  []int  // frames in the stream
+		refuse []bool // the reserve function refuses the frame's first step
+		asked  [][]int
+	}{
+		{"a steady stream", []int{big, big, big}, nil, [][]int{{GrowStep, 3 * GrowStep, GrowStep + 3}, {big}, {big}}},
+		{"smaller after larger", []int{big, 2 * GrowStep}, nil, [][]int{{GrowStep, 3 * GrowStep, GrowStep + 3}, {2 * GrowStep}}},
+		{"larger grows from the last", []int{2 * GrowStep, big}, nil, [][]int{{GrowStep, GrowStep}, {2 * GrowStep, 3*GrowStep + 3}}},
+		{"after a skipped frame", []int{big, big, big}, []bool{false, true, false},
+			[][]int{{GrowStep, 3 * GrowStep, GrowStep + 3}, {big}, {GrowStep, 3 * GrowStep, GrowStep + 3}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stream []byte
+			for _, n := range tc.sizes {
+				stream = append(stream, frame(make([]byte, n))...)
+			}
+			fr := NewFrameReader(bytes.NewReader(stream), 0, nil)
+			for i := range tc.sizes {
+				n, err := fr.ReadLength()
+				if err != nil {
+					t.Fatal(err)
+				}
+				refuse := i < len(tc.refuse) && tc.refuse[i]
+				var asked []int
+				_, err = fr.ReadBody(n, func(k int) bool { asked = append(asked, k); return !refuse })
+				if refuse != errors.Is(err, ErrNoRoom) || (!refuse && err != nil) {
+					t.Fatalf("frame %d: %v", i, err)
+				}
+				if !reflect.DeepEqual(asked, tc.asked[i]) {
+					t.Errorf("frame %d of %d bytes: asked %v, want %v", i, n, asked, tc.asked[i])
+				}
+			}
+		})
+	}
+}
+
 // A large body is read in bounded steps, each asked of reserve first; a
 // refusal skips the body and leaves the stream in sync.
 func TestReadBodyInSteps(t *testing.T) {

@@ -6,12 +6,13 @@
 // releasing it. It warms up until every topic delivered, then receives
 // for SECONDS and prints one line, as bench/ros2/sub.c does:
 //
-//	edged messages=N bytes=B cpu_s=C drops=D seq_gaps=G
+//	edged messages=N bytes=B cpu_s=C drops=D seq_gaps=G ctxsw=S wakeups=W
 //
 // bytes are the serialized samples' sizes, cpu_s this process's
 // utime+stime from /proc/self/stat over the window, drops the
 // subscriptions' Stats().Drops (edged's queues plus what Cyclone reports
-// lost), seq_gaps the sequence numbers never seen.
+// lost), seq_gaps the sequence numbers never seen, ctxsw the process's
+// context switches and wakeups the voluntary ones (getrusage).
 //
 // Usage: ingest SECONDS DOMAIN [cameras=3]
 //
@@ -29,6 +30,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/edged-robotics/edged/capture"
@@ -111,12 +113,14 @@ func run(args []string) error {
 		}
 	}
 	m0, b0, g0, d0 := totals(subs, counts)
+	vol0, inv0 := switches()
 	cpu0, err := cpuSeconds()
 	if err != nil {
 		return err
 	}
 	time.Sleep(time.Duration(seconds * float64(time.Second))) // the measuring window, not a synchronization
 	cpu1, err := cpuSeconds()
+	vol1, inv1 := switches()
 	if err != nil {
 		return err
 	}
@@ -128,7 +132,8 @@ func run(args []string) error {
 			return fmt.Errorf("%s: %d samples did not decode", subs[i].Topic(), e)
 		}
 	}
-	fmt.Printf("edged messages=%d bytes=%d cpu_s=%.3f drops=%d seq_gaps=%d\n", m1-m0, b1-b0, cpu1-cpu0, d1-d0, g1-g0)
+	fmt.Printf("edged messages=%d bytes=%d cpu_s=%.3f drops=%d seq_gaps=%d ctxsw=%d wakeups=%d\n", m1-m0, b1-b0, cpu1-cpu0, d1-d0, g1-g0,
+		(vol1-vol0)+(inv1-inv0), vol1-vol0)
 	return nil
 }
 
@@ -189,6 +194,15 @@ func totals(subs []*dds.Subscription, counts []*counters) (messages, bytes, gaps
 		drops += subs[i].Stats().Drops
 	}
 	return
+}
+
+// switches counts the context switches of every thread of this process
+// (getrusage): voluntary ones are a thread that slept and was woken (the
+// wake-ups), involuntary ones preemptions.
+func switches() (voluntary, involuntary int64) {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Nvcsw, ru.Nivcsw
 }
 
 // cpuSeconds is this process's utime+stime from /proc/self/stat (clock
