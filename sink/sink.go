@@ -167,6 +167,9 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
+	if c.Auth.Keys == (mqttconn.Keys{}) {
+		c.Auth.Keys = FlagKeys
+	}
 	if c.Prefix == "" {
 		c.Prefix = "edged"
 	}
@@ -320,6 +323,10 @@ func New(cfg Config, log *slog.Logger) (*Sink, error) {
 		if _, _, err := mqttconn.BrokerURL(cfg.Broker); err != nil {
 			return nil, fmt.Errorf("sink: --%w", err)
 		}
+	}
+	// Bad TLS files are refused here, not retried by Run's loop.
+	if _, err := cfg.Auth.TLSConfig(); err != nil {
+		return nil, fmt.Errorf("sink: %w", err)
 	}
 	if log == nil {
 		log = slog.Default()
