@@ -27,7 +27,7 @@
 // (retry.go). Observer hears of segments and ends only once they are
 // durable.
 //
-// Config is fsm's own; the daemon maps the config file's fsm and
+// Config is fsm's own; package pipeline maps the config file's fsm and
 // episode sections onto it (fsm does not import package config).
 //
 // Times are the events' stamps, and between events Config.Clock or the
