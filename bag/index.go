@@ -58,8 +58,8 @@ func (r *Reader) readRecord(pos int64, rec *fileRecord) error {
 		return r.corrupt(pos, "read record header length: %w", err)
 	}
 	hl := int64(binary.LittleEndian.Uint32(lb[:]))
-	if hl > int64(r.opts.MaxHeaderBytes) {
-		return r.corrupt(pos, "record header length %d exceeds the cap %d", hl, r.opts.MaxHeaderBytes)
+	if err := checkHeaderLen(hl, r.opts.MaxHeaderBytes); err != nil {
+		return r.corrupt(pos, "%w", err)
 	}
 	if r.size-pos-4 < hl+4 {
 		return r.corrupt(pos, "record header of %d bytes: %w", hl, errTruncated)

@@ -229,6 +229,16 @@ type memRecord struct {
 	next int    // offset of the following record
 }
 
+// checkHeaderLen refuses a record header length over the cap
+// (Options.MaxHeaderBytes), before anything is allocated for it: the
+// one check, and wording, of the file reader and the chunk parser.
+func checkHeaderLen(hl int64, maxHeader int) error {
+	if hl > int64(maxHeader) {
+		return fmt.Errorf("record header length %d exceeds the cap %d (a corrupt bag, or raise Options.MaxHeaderBytes)", hl, maxHeader)
+	}
+	return nil
+}
+
 // parseRecordAt parses the record at off in b. maxHeader caps the header
 // length. Nothing is allocated; data aliases b.
 func parseRecordAt(b []byte, off int, maxHeader int, r *memRecord) error {
@@ -237,8 +247,8 @@ func parseRecordAt(b []byte, off int, maxHeader int, r *memRecord) error {
 		return fmt.Errorf("record truncated: %d bytes left, a header length needs 4", max(rest, 0))
 	}
 	hl := binary.LittleEndian.Uint32(b[off:])
-	if uint64(hl) > uint64(maxHeader) {
-		return fmt.Errorf("record header length %d exceeds the cap %d", hl, maxHeader)
+	if err := checkHeaderLen(int64(hl), maxHeader); err != nil {
+		return err
 	}
 	if uint64(hl) > uint64(rest-4) {
 		return fmt.Errorf("record header length %d runs past the end (%d bytes left)", hl, rest-4)

@@ -25,9 +25,29 @@ const DefaultClockTopic = "/clock"
 // 2 s of joints at 500 Hz.
 const DefaultStateQueueSize = 1024
 
-// Byte bounds per topic (see the package doc's Memory section). They
-// match config's ros.queue_bytes, ros.state_queue_bytes and
-// ros.max_state_message defaults.
+// Byte bounds per topic. They match config's ros.queue_bytes,
+// ros.state_queue_bytes and ros.max_state_message defaults.
+//
+// Memory. Every subscription is bounded in bytes as well as in count
+// (the ros package charges frames being read, queued and not yet
+// released): a camera topic holds at most QueueBytes with messages up to
+// MaxMessageBytes (64 MiB); a joint, FSM or /clock topic at most
+// StateQueueBytes with messages up to MaxStateMessageBytes. Drops are
+// counted in TopicStats.SubscriptionDrops and logged (rate limited).
+// Decoding a state message dynamically costs at most msg.DecodeBudget
+// of its size (64 KiB + 16x: 16.1 MiB for the largest), on the topic's
+// goroutine, one at a time; replay applies the same message caps
+// (OversizeDrops). Per publisher connection add ~1.1 MiB (read buffer,
+// connection header) and at most 16 publishers per topic
+// (ros.DefaultMaxPublishers). So whatever one peer does on one topic,
+// capture holds at most, with the defaults:
+//
+//	camera topic: 128 MiB + 16 x 1.1 MiB            ~ 146 MiB
+//	state topic:  16 MiB + 16.1 MiB + 16 x 1.1 MiB  ~ 50 MiB
+//
+// A peer publishing on several topics costs the sum of theirs. The
+// rings' budget (ring.max_bytes per camera) and what the state sinks
+// queue (the fsm stage) come on top.
 const (
 	// DefaultQueueBytes bounds what one camera topic holds: two
 	// messages at the default 64 MiB cap, 20 1080p rgb8 images.

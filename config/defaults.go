@@ -17,7 +17,7 @@ import (
 // settings no component reads as its own (data_dir, http, replay, the
 // sheet presets' names). Every other default is its component's and
 // Default takes it from there (one owner; TestDefaultsAreTheComponents
-// and daemon's TestDefaultsReachTheComponents check the mapping).
+// and pipeline's TestDefaultsReachTheComponents check the mapping).
 const (
 	DefaultDataDir = "/var/lib/edged"
 	DefaultFSMType = fsmkind.Default

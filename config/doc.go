@@ -11,16 +11,17 @@
 //   - Durations are Go durations ("0.5s", "10m"); sizes accept plain bytes
 //     or KiB/MiB/GiB/TiB (and kB/MB/GB as powers of ten).
 //   - CheckFiles is the separate, documented I/O step: every file the
-//     config names must be a readable regular file. daemon.Check runs
-//     Validate, CheckFiles and the components' own rules; `edged config
-//     check` and `edged run` both call daemon.Check, so the check never
-//     accepts what run refuses.
+//     config names must be a readable regular file. pipeline.Check
+//     (daemon.Check forwards to it) runs Validate, CheckFiles and the
+//     components' own rules; `edged config check`, `edged run` and
+//     `edged replay` all call it, so the check never accepts what run
+//     refuses.
 //   - Errors are *FieldError values inside a *ValidationError;
 //     RenameFields renames fields a command took from flags (data_dir
 //     -> --out), so errors about a flag name the flag.
 //   - One owner per rule: a setting a component reads is validated by
 //     that component's own rule, which names the config key, and
-//     daemon.Check applies it: ringbuf (ring.max_bytes, max_age); uplink
+//     pipeline.Check applies it: ringbuf (ring.max_bytes, max_age); uplink
 //     (robot_id, uplink.topic_prefix, max_payload, outbox_bytes,
 //     bandwidth, cert_file/key_file); uplink/mqttconn (uplink.broker);
 //     ros (ros.master_uri, ros.node_name; ros.CheckName, the rule of
@@ -29,22 +30,25 @@
 //     capture (one role per topic, on the resolved names). Validate here
 //     holds the schema's rules and the rules that span sections.
 //     Components return *FieldError values too (internal/fielderr), so
-//     RenameFields renames a flag's field in daemon.Check's errors as
-//     well. TestConfigCheckAgreesWithRun (daemon) keeps the check and
-//     run from drifting apart.
+//     RenameFields renames a flag's field in pipeline.Check's errors as
+//     well. pipeline's TestConfigCheckAgreesWithRun keeps the check and
+//     run from drifting apart; IsKey and ProblemsWithoutKey let tests
+//     (TestValidationProblemsNameKeys, pipeline's
+//     TestCheckProblemsNameKeys) assert every error names a key.
 //   - One owner per default: a setting a component reads has that
 //     component's default, which Default takes from it (ros, capture,
 //     ringbuf, sheet/recipe, fsm and fsmkind, episode, uplink); config
 //     owns only the defaults of what no component reads (data_dir,
 //     discovery, http, replay). TestDefaultsAreTheComponents here and
-//     daemon's TestDefaultsReachTheComponents keep them so. So config
+//     pipeline's TestDefaultsReachTheComponents keep them so. So config
 //     imports the components it configures (it sits above them in
 //     internal/layers, and none of them imports config); it applies
 //     sheet/recipe's rule set itself (Sheet.Recipe), so that config and
 //     the sheet builder share one rule (field ranges, at most 400
 //     tiles, the sheet's pixel budget), ros2/dds's QoS profiles
-//     (dds.ParseProfile) and ros.CheckName. cmd/edged and daemon map
-//     the other sections onto each component's own config struct.
+//     (dds.ParseProfile) and ros.CheckName. pipeline (and cmd/edged for
+//     its commands) maps the other sections onto each component's own
+//     config struct.
 //
 // A Config is a plain value: safe to copy, not safe to mutate
 // concurrently.

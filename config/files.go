@@ -5,14 +5,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/edged-robotics/edged/uplink/mqttconn"
 )
 
 // CheckFiles is the I/O step of validation, kept apart from Validate
 // (which does none): every file the config names (uplink.password_file,
-// uplink.ca_file, uplink.cert_file, uplink.key_file, checks.file) must be a regular
-// file that this process can open and read, and every ros2.msg_dirs
-// entry a directory it can list (its .msg files are parsed by
-// daemon.Check, which loads them as run does). `edged config check` and
+// uplink.ca_file, uplink.cert_file, uplink.key_file, spelled by
+// mqttconn.UplinkKeys; checks.file) must be a regular file that this
+// process can open and read, and every ros2.msg_dirs entry a directory
+// it can list (its .msg files are parsed by daemon.Check, which loads
+// them as run does). `edged config check` and
 // `edged run` both call it (through daemon.Check), so a config that
 // passes the check does not fail at start for a missing file. Run the
 // check as the daemon's user: permissions are checked as the caller's.
@@ -20,10 +23,10 @@ import (
 func (c *Config) CheckFiles() error {
 	var p problems
 	for _, f := range []struct{ field, path string }{
-		{"uplink.password_file", c.Uplink.PasswordFile},
-		{"uplink.ca_file", c.Uplink.CAFile},
-		{"uplink.cert_file", c.Uplink.CertFile},
-		{"uplink.key_file", c.Uplink.KeyFile},
+		{mqttconn.UplinkKeys.PasswordFile, c.Uplink.PasswordFile},
+		{mqttconn.UplinkKeys.CAFile, c.Uplink.CAFile},
+		{mqttconn.UplinkKeys.CertFile, c.Uplink.CertFile},
+		{mqttconn.UplinkKeys.KeyFile, c.Uplink.KeyFile},
 		{"checks.file", c.Checks.File},
 	} {
 		if f.path == "" {

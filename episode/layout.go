@@ -144,6 +144,24 @@ func NewID(robot string, start time.Time, name string) string {
 	return base
 }
 
+// splitID splits an id NewID made into its robot ("" for a store
+// without a robot id) and its start; ok is false for an id of another
+// form. The robot ends where RobotOf says.
+func splitID(id string) (robot string, start time.Time, ok bool) {
+	at := 0
+	if loc := idTimeRe.FindStringIndex(id); loc != nil && loc[0] > 0 {
+		robot, at = id[:loc[0]], loc[0]+1
+	}
+	if len(id) < at+len(idTime) {
+		return "", time.Time{}, false
+	}
+	start, err := time.Parse(idTime, id[at:at+len(idTime)])
+	if err != nil {
+		return "", time.Time{}, false
+	}
+	return robot, start, true
+}
+
 // SessionName is the name part of the id of a session: the sheets of a
 // robot that has no FSM, shipped like an episode's.
 const SessionName = "session"

@@ -102,3 +102,24 @@ func TestIsSession(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitID: recovery takes a manifest's robot and start from the id
+// NewID made, by the one layout of an id.
+func TestSplitID(t *testing.T) {
+	start := time.Date(2026, 3, 4, 5, 6, 7, 8e6, time.UTC)
+	for _, tc := range []struct {
+		id, robot string
+		ok        bool
+	}{
+		{NewID("arm-01", start, ""), "arm-01", true},
+		{NewID("arm-01", start, "pick-20250101T000000.000Z") + "-2", "arm-01", true},
+		{NewID("", start, "x"), "", true},
+		{"arm-01-notatime", "", false},
+		{"", "", false},
+	} {
+		robot, got, ok := splitID(tc.id)
+		if ok != tc.ok || robot != tc.robot || (ok && !got.Equal(start)) {
+			t.Errorf("splitID(%q) = %q, %v, %v; want %q, %v, %v", tc.id, robot, got, ok, tc.robot, start, tc.ok)
+		}
+	}
+}

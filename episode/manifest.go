@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"time"
 )
 
@@ -84,9 +83,6 @@ func EncodeManifest(m Manifest) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// idPattern splits an id made by Store.Begin: robot-start[-name].
-var idPattern = regexp.MustCompile(`^(?:(.*)-)?(\d{8}T\d{6}\.\d{3}Z)`)
-
 // rebuildManifestOf derives an open manifest from an episode's id and its
 // records: the start from the first transition (its stamp minus its
 // episode seconds) or segment, else from the id. Recovery then closes it
@@ -94,11 +90,8 @@ var idPattern = regexp.MustCompile(`^(?:(.*)-)?(\d{8}T\d{6}\.\d{3}Z)`)
 func rebuildManifestOf(f episodeFiles) Manifest {
 	id := f.id
 	m := Manifest{Format: ManifestFormat, ID: id}
-	if g := idPattern.FindStringSubmatch(id); g != nil {
-		m.Robot = g[1]
-		if t, err := time.Parse("20060102T150405.000Z", g[2]); err == nil {
-			m.Start = t
-		}
+	if robot, start, ok := splitID(id); ok {
+		m.Robot, m.Start = robot, start
 	}
 	segs, _ := DecodeRecords[Segment](readRecordsQuiet(f, segmentsName))
 	trans, _ := DecodeRecords[Transition](readRecordsQuiet(f, transitionsName))

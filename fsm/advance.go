@@ -6,6 +6,15 @@ import (
 	"time"
 )
 
+// Times are the events' stamps (capture's one clock); episode seconds
+// count from the episode's first event. Between events (an episode cut
+// at MaxDuration while nothing arrives, the end of the episode open at
+// Close) the machine reads Config.Clock, the stream clock its owner
+// injects (edged run: capture's), or, without one, the latest stamp as
+// moved on by Advance (edged replay: the recording's time). It never
+// reads the wall clock for these times, so a replay is deterministic;
+// wall time only paces the store retries.
+
 type advanceReq struct {
 	now  time.Time
 	done chan struct{}

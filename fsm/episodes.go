@@ -7,6 +7,23 @@ import (
 	epstore "github.com/edged-robotics/edged/episode/store"
 )
 
+// Episodes: with a recording topic (std_msgs/Bool true while recording,
+// or std_msgs/String holding an episode id, empty between episodes) the
+// topic alone decides; otherwise, when any source has idle states, an
+// episode runs while such a source is outside them (idle states never
+// become segments); otherwise one episode runs from the first event. Every
+// episode is cut at MaxDuration (open segments close as interrupted, and a
+// new episode starts at once if the conditions still hold). Time that
+// runs backwards by more than ClockResetAfter on one source (rosbag play
+// --loop under /use_sim_time, a restarted simulator) closes the open
+// episode at the last time seen, as interrupted with end reason
+// clock_reset, and every source's time starts over: each loop is an
+// episode of its own (counted in Stats.ClockResets). The instruction
+// comes from Config.Instruction or the instruction topic
+// (std_msgs/String). Raw transitions are recorded beside the segments;
+// heartbeats at most every HeartbeatEvery so that a crash loses at most
+// that much of an open segment's end.
+
 // wantEpisode says whether an episode should be open now.
 func (m *Machine) wantEpisode() bool {
 	if m.cfg.RecordingTopic != "" {

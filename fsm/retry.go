@@ -6,6 +6,14 @@ import (
 	epstore "github.com/edged-robotics/edged/episode/store"
 )
 
+// When the episode store cannot write (a full disk), closed segments wait
+// in the Writer's memory and an ended episode waits to be closed; the run
+// loop retries every second (retryEvery), also beginning the episode
+// that could not begin, so recording resumes by itself when space
+// returns. Observer hears of segments and ends only once they are
+// durable. Close fails only when its own writes fail (segments then lost
+// are reported), never with an error from earlier.
+
 // retryEvery is how often a store that cannot write is retried: a failed
 // Begin is not retried per message (each attempt costs a mkdir).
 const retryEvery = time.Second

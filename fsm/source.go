@@ -12,6 +12,29 @@ import (
 	"github.com/edged-robotics/edged/ros/msg"
 )
 
+// Sources (several at once, one per topic):
+//   - string: a std_msgs/String holding the current state's name; a
+//     change is a transition, a repeat is a heartbeat.
+//   - smach: smach_msgs/SmachContainerStatus from every container of a
+//     SMACH introspection server; the active leaf states, walked from the
+//     root container through nested containers, give hierarchical labels
+//     relative to the root (PICK/GRASP) and full paths
+//     (/SM_ROOT/PICK/GRASP). Concurrent states give parallel segments.
+//     local_data (a pickle) is ignored.
+//   - actionlib: actionlib_msgs/GoalStatusArray; one segment per goal from
+//     ACTIVE to its terminal status (SUCCEEDED -> completed, ABORTED,
+//     REJECTED, LOST -> aborted, PREEMPTED, RECALLED -> preempted),
+//     labeled with the goal's status text when it says something, else
+//     the action's name (the topic without /status, or /_action/status
+//     in ROS 2). The goal's fields, read from the action's goal topic
+//     (ROS1's /ACTION/goal, subscribed beside the status), become the
+//     segment's Args (goal.go), and the Args of the transition that
+//     opens it; when the goal arrives after its status opened the
+//     segment, a TransitionGoal record carries them, so that the trace
+//     of an open episode and a segment recovered after a crash have them.
+//   - field: any message type, the state read at a field path
+//     (status.phase) from the dynamically decoded *msg.Value.
+
 // active is one state a source is in: the segment it would open.
 type active struct {
 	label, path, goalID string

@@ -87,17 +87,27 @@ func checkTopics(cfg *config.Config, args ros.Args) error {
 		fc = &c
 	}
 	cams, joints := ConfiguredTopics(&resolved)
-	err = captureConfig(&resolved, cams, joints, fc).Validate()
-	if err != nil && !onlyNoTopics(err) { // no topics: run discovers them
+	// no topics is no problem: run discovers them
+	if err := withoutNoTopics(captureConfig(&resolved, cams, joints, fc).Validate()); err != nil {
 		return err
 	}
 	return checkCameraDirs(resolved.Cameras)
 }
 
-// onlyNoTopics reports whether err is capture's ErrNoTopics alone.
-func onlyNoTopics(err error) bool {
+// withoutNoTopics is capture's Validate error without its ErrNoTopics,
+// or nil when that was all.
+func withoutNoTopics(err error) error {
 	j, ok := err.(interface{ Unwrap() []error })
-	return ok && len(j.Unwrap()) == 1 && errors.Is(err, capture.ErrNoTopics)
+	if !ok {
+		return err
+	}
+	var rest []error
+	for _, e := range j.Unwrap() {
+		if !errors.Is(e, capture.ErrNoTopics) {
+			rest = append(rest, e)
+		}
+	}
+	return errors.Join(rest...)
 }
 
 // checkROS validates the node's config as edged run builds it, with the

@@ -19,7 +19,7 @@ func uplinkConfig(c *config.Config, version string) (uplink.Config, error) {
 		ClientID: u.ClientID, Bandwidth: int64(u.Bandwidth), Version: version, ResendAfter: u.ResendAfter.D(),
 		Auth: mqttconn.Auth{Username: u.Username, CAFile: u.CAFile, CertFile: u.CertFile, KeyFile: u.KeyFile}}
 	if u.PasswordFile != "" {
-		pw, err := mqttconn.ReadPasswordFile("uplink.password_file", u.PasswordFile)
+		pw, err := mqttconn.ReadPasswordFile(mqttconn.UplinkKeys.PasswordFile, u.PasswordFile)
 		if err != nil {
 			return cfg, err
 		}

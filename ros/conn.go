@@ -17,6 +17,29 @@ import (
 	"github.com/edged-robotics/edged/ros/tcpros"
 )
 
+// Subscribe returns a Subscription with one goroutine per publisher,
+// at most MaxPublishers (default 16; further URIs, duplicates and
+// URIs that are not http://host:port are ignored and counted in
+// RefusedPublishers). Each keeps one TCPROS connection and
+// reconnects with exponential backoff (ReconnectMin..ReconnectMax;
+// up to UnreachableMax for a publisher that never answered) while
+// the master lists that publisher. The backoff starts over only
+// after a session that lasted ReconnectMax, so a publisher failing
+// every frame is not hammered; repeated log lines are rate limited
+// (one per 30s with a count of the suppressed ones). A bad header or
+// a frame over MaxMessageBytes closes the connection and counts an
+// error; nothing read from the wire is allocated before it is
+// checked against a cap.
+
+// Read deadlines: the handshake must finish within CallTimeout; a
+// frame body, once its length is read, within FrameTimeout +
+// size/MinFrameRate (64 MiB: 74s by default), else the connection is
+// closed and counted as an error. A publisher idle between frames is
+// never cut off. A body over tcpros.GrowStep (1 MiB) and over the
+// connection's last whole frame is read into buffers growing 4x at a
+// time, so a stalled publisher pins at most 4x what it sent, or the
+// size of a frame it sent whole (a camera's frames: one buffer).
+
 // pubConn keeps one TCPROS connection to one publisher alive.
 type pubConn struct {
 	sub    *Subscription

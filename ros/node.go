@@ -20,6 +20,14 @@ import (
 	"github.com/edged-robotics/edged/ros/tcpros"
 )
 
+// NewNode starts the slave API and a master watcher. The master need
+// not be up: the watcher polls getPid every MasterPollInterval and
+// registers every subscription (and parameter watch) when the master
+// appears and again when it restarts (a changed pid or a failure then
+// success). Every ResolveInterval subscriptions are registered again,
+// which re-resolves their publishers even if a publisherUpdate was
+// lost.
+
 // Node is a ROS1 node that subscribes to topics. See the package doc.
 type Node struct {
 	cfg    Config

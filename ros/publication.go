@@ -13,6 +13,15 @@ import (
 	"github.com/edged-robotics/edged/ros/tcpros"
 )
 
+// Advertise publishes a topic over TCPROS: it registers with the
+// master (again after a restart), answers requestTopic with the
+// node's TCPROS server, checks each subscriber's md5sum, and gives
+// every subscriber its own bounded queue and writer goroutine:
+// Publish copies the message and never blocks; a slow subscriber
+// loses its oldest messages (counted in PublicationStats.Drops). At
+// most MaxSubscribers per topic and 32 handshakes under way at once,
+// each under CallTimeout with its header capped at MaxHeaderBytes.
+
 // PublishOptions describe a topic the node publishes.
 type PublishOptions struct {
 	Topic      string // resolved and remapped like a subscription's

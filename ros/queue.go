@@ -7,6 +7,18 @@ import (
 	"github.com/edged-robotics/edged/internal/loglimit"
 )
 
+// Memory: every Subscription holds at most QueueBytes (default
+// 2 x MaxMessageBytes) of message bytes, whatever its publishers do:
+// frames being read, queued and delivered but not yet released are
+// all charged before their buffer is taken. A frame that does not
+// fit drops the oldest queued message; if it still does not fit it
+// is read and discarded. Besides that, per publisher connection: a
+// 64 KiB read buffer, its connection header (<= MaxHeaderBytes,
+// default 1 MiB) and the kernel's socket buffer (<= 4 MiB). So one
+// topic costs at most QueueBytes + MaxPublishers x ~1.1 MiB of user
+// memory, however many peers flood, stall or lie. The buffer pool's
+// size classes add up to 25% over the bytes charged.
+
 // Queue is a subscription's bounded delivery queue, shared by the ROS1
 // node and the ROS 2 binding: at most Size messages wait in C(), and at
 // most Bytes bytes are held by messages being read, queued or not yet

@@ -13,6 +13,13 @@ import (
 	"github.com/edged-robotics/edged/ros/tcpros"
 )
 
+// AdvertiseService provides a service on the same TCPROS server
+// (registered as rosrpc://HOST:PORT): each request frame is capped at
+// MaxHeaderBytes and read under CallTimeout; the handler's answer or
+// error goes back as TCPROS's ok byte and frame. ServeLogLevel uses
+// it for roscpp's ~get_loggers and ~set_logger_level over a
+// slog.LevelVar.
+
 // ServiceOptions describe a service the node provides over TCPROS.
 type ServiceOptions struct {
 	Name         string // resolved like a topic (~get_loggers: under the node)

@@ -11,51 +11,18 @@
 // element is a name and zero or more arguments: the state recorded as
 // `ask(lunch)` is the element ask with the argument lunch (ParseElement).
 //
-// # Grammar
+// # Grammar, matching, slices
 //
-//	formula  = or
-//	or       = and { ("or" | "||") and }
-//	and      = unary { ("and" | "&&") unary }
-//	unary    = ("not" | "!") unary | "(" formula ")" | query
-//	query    = "tr" { "." slice "(" pattern ")" } "." "Exists" "(" pattern ")"
-//	slice    = "AfterFirst" | "BeforeFirst" | "AfterLast" | "BeforeLast"
-//	pattern  = atom [ "(" [ atom { "," atom } ] ")" ]
-//	atom     = a bare regular expression (no space, comma or parenthesis)
-//	         | a double-quoted string ("go (to|into)", \" and \\ escape)
+// A formula combines queries with not, and, or (precedence as in
+// Python) and parentheses; a query is tr, slices, then .Exists(pattern):
 //
-// not binds tighter than and, and tighter than or, as in Python, whose
-// syntax RTL borrows; parentheses group. Keywords are case-sensitive.
+//	not tr.BeforeFirst(goto(lobby)).Exists(pick)
 //
-// # Matching
-//
-// A pattern's name and arguments are regular expressions (RE2), anchored
-// at both ends. name(a1, ..., ak) matches an element whose name matches
-// name and which has at least k arguments, argument i matching ai; any
-// further arguments are free. A pattern without parentheses, or with
-// empty ones, matches the name alone whatever the arguments. So
-// goto(office) matches goto(office) and goto(office, fast) but not
-// goto(office_2), goto or gotox(office).
-//
-// # Slices
-//
-// Each slice takes a sub-trace of the trace it is applied to, and
-// excludes the matching element itself:
-//
-//	AfterFirst(e)   the elements strictly after the first match of e;
-//	                no match: the empty trace
-//	BeforeFirst(e)  the elements strictly before the first match of e;
-//	                no match: the whole trace
-//	AfterLast(e)    the elements strictly after the last match of e;
-//	                no match: the empty trace
-//	BeforeLast(e)   the elements strictly before the last match of e;
-//	                no match: the whole trace
-//
-// This is what the paper's checks imply: "after the robot asked" holds of
-// nothing when it never asked (so AfterFirst(ask).Exists(say) fails), and
-// "before the robot went to the lobby" is all that happened when it never
-// went (so not tr.BeforeFirst(goto(lobby)).Exists(pick) also fails
-// when the robot picked and never went to the lobby). Exists(e) holds
-// when some element of its trace matches e.
+// The grammar is in parse.go. A pattern's name and arguments are RE2
+// regular expressions anchored at both ends, arguments matched by
+// position with further ones free. A slice excludes the matching element;
+// AfterFirst and AfterLast of no match are empty, BeforeFirst and
+// BeforeLast of no match the whole trace (eval.go says why).
 //
 // # Witnesses
 //

@@ -1,5 +1,32 @@
 package rtl
 
+// A pattern's name and arguments are regular expressions (RE2), anchored
+// at both ends. name(a1, ..., ak) matches an element whose name matches
+// name and which has at least k arguments, argument i matching ai; any
+// further arguments are free. A pattern without parentheses, or with
+// empty ones, matches the name alone whatever the arguments. So
+// goto(office) matches goto(office) and goto(office, fast) but not
+// goto(office_2), goto or gotox(office).
+//
+// Each slice takes a sub-trace of the trace it is applied to, and
+// excludes the matching element itself:
+//
+//	AfterFirst(e)   the elements strictly after the first match of e;
+//	                no match: the empty trace
+//	BeforeFirst(e)  the elements strictly before the first match of e;
+//	                no match: the whole trace
+//	AfterLast(e)    the elements strictly after the last match of e;
+//	                no match: the empty trace
+//	BeforeLast(e)   the elements strictly before the last match of e;
+//	                no match: the whole trace
+//
+// This is what the paper's checks imply: "after the robot asked" holds of
+// nothing when it never asked (so AfterFirst(ask).Exists(say) fails), and
+// "before the robot went to the lobby" is all that happened when it never
+// went (so not tr.BeforeFirst(goto(lobby)).Exists(pick) also fails
+// when the robot picked and never went to the lobby). Exists(e) holds
+// when some element of its trace matches e.
+
 // Result is a formula's verdict over a trace, with what decided it.
 type Result struct {
 	Sat     bool

@@ -9,6 +9,21 @@ import (
 	"unicode"
 )
 
+// The grammar:
+//
+//	formula  = or
+//	or       = and { ("or" | "||") and }
+//	and      = unary { ("and" | "&&") unary }
+//	unary    = ("not" | "!") unary | "(" formula ")" | query
+//	query    = "tr" { "." slice "(" pattern ")" } "." "Exists" "(" pattern ")"
+//	slice    = "AfterFirst" | "BeforeFirst" | "AfterLast" | "BeforeLast"
+//	pattern  = atom [ "(" [ atom { "," atom } ] ")" ]
+//	atom     = a bare regular expression (no space, comma or parenthesis)
+//	         | a double-quoted string ("go (to|into)", \" and \\ escape)
+//
+// not binds tighter than and, and tighter than or, as in Python, whose
+// syntax RTL borrows; parentheses group. Keywords are case-sensitive.
+
 // Limits of Parse.
 const (
 	MaxFormulaBytes = 64 << 10

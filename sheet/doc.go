@@ -16,7 +16,7 @@
 //
 // Who calls what: edged run creates, per camera and episode, a Builder
 // reading from the camera's ringbuf.Ring (Source) and drives it with the
-// capture clock through Advance (the daemon's sheet loop does that);
+// capture clock through Advance (the pipeline's sheet loop does that);
 // Finish ends the episode and emits the last, possibly shorter, sheet.
 // When a segment closes, LabelSheet builds its labeling sheet from the
 // tile cache: one per segment, always, named by the segment's index

@@ -20,13 +20,8 @@ type composer struct {
 }
 
 func newComposer() (*composer, error) {
-	dec, err := turbojpeg.NewDecoder(contactLimits)
+	dec, enc, err := newCodecs(contactLimits)
 	if err != nil {
-		return nil, err
-	}
-	enc, err := turbojpeg.NewEncoder()
-	if err != nil {
-		dec.Close()
 		return nil, err
 	}
 	return &composer{dec: dec, enc: enc, cur: -1}, nil

@@ -44,16 +44,26 @@ func NewTiler(limits turbojpeg.Limits) (*Tiler, error) {
 	if limits == (turbojpeg.Limits{}) {
 		limits = turbojpeg.DefaultLimits
 	}
-	dec, err := turbojpeg.NewDecoder(limits)
+	dec, enc, err := newCodecs(limits)
 	if err != nil {
 		return nil, err
+	}
+	return &Tiler{limits: limits, dec: dec, enc: enc}, nil
+}
+
+// newCodecs opens the decoder (within limits) and the encoder a Tiler
+// or a composer holds, both or neither.
+func newCodecs(limits turbojpeg.Limits) (*turbojpeg.Decoder, *turbojpeg.Encoder, error) {
+	dec, err := turbojpeg.NewDecoder(limits)
+	if err != nil {
+		return nil, nil, err
 	}
 	enc, err := turbojpeg.NewEncoder()
 	if err != nil {
 		dec.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return &Tiler{limits: limits, dec: dec, enc: enc}, nil
+	return dec, enc, nil
 }
 
 // Close frees the TurboJPEG handles.

@@ -24,11 +24,11 @@
 // snippets to the model must not leak them, so they travel apart, as
 // segments.
 //
-// Who calls what: the daemon creates one Shipper over its *uplink.Uplink
+// Who calls what: the pipeline creates one Shipper over its *uplink.Uplink
 // with New, calls EpisodeStarted, Segment, Sheet, LabelSheet and
 // EpisodeEnded as things happen (from any goroutine), and feeds joint
 // samples to PutJoints from capture's goroutines (never blocks on I/O).
-// The Shipper starts no goroutine; closing the uplink is the daemon's.
+// The Shipper starts no goroutine; closing the uplink is the pipeline's.
 //
 // Blocking: each enqueue method encodes the message and waits for the
 // outbox's group-commit fsync (uplink.Enqueue), never for the network.

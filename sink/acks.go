@@ -15,6 +15,19 @@ import (
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
+// When a message makes an episode complete (its end manifest arrived and
+// everything it announced is held), the sink publishes a wire.Ack on
+// PREFIX/ROBOT/ack/uploaded (QoS 1), and the robot marks the episode
+// uploaded. When an end manifest arrives and the episode is not complete,
+// the sink follows it and, after Config.RepairAfter, asks the robot for
+// exactly what it lacks (wire.Repair on PREFIX/ROBOT/ack/repair,
+// repair.go); an end of an episode held complete that arrives again is
+// acknowledged again. Acknowledgements not yet published wait in memory and are
+// retried every second; each is also recorded in the store
+// (.sink/acks/, acks.go) before the message is acknowledged, so one
+// queued in a sink that crashed is published by the next sink to start
+// or by a peer.
+
 // Acknowledgements across crashes. When a message makes an episode
 // complete, the sink records the acknowledgement in the store, under
 //

@@ -7,6 +7,13 @@ import (
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
+// Hostile publishers: the topic's robot must be the envelope's (the
+// broker's ACL vouches for the topic, see docs/deploy.md); nothing once
+// held is replaced by a different content (a file, a segment index, an
+// end manifest; counted in Stats.Conflicts); chunks are grouped by all
+// their shared fields, so a forged chunk cannot poison a real message,
+// and incomplete messages are capped per robot as well as in all.
+
 // ErrRetry marks a message the sink could not take now (a write failed,
 // a cap on incomplete messages is reached): it is not acknowledged, and
 // Run reconnects so the broker redelivers it.

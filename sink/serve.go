@@ -41,6 +41,13 @@ type ServeOptions struct {
 	Fleet View
 }
 
+// FlagKeys are the names of `edged sink`'s credential flags, what the
+// errors and hints of Config.Auth name (New sets them when its Keys are
+// not set): the sink is configured by flags, not by the robot's uplink
+// keys.
+var FlagKeys = mqttconn.Keys{Username: "--username", PasswordFile: "--password-file",
+	CAFile: "--ca-file", CertFile: "--cert-file", KeyFile: "--key-file"}
+
 // View is what the sink serves besides its own counters, computed from
 // its episode store (the sink knows no scoring: cmd/edged gives it
 // score/fleet's Watcher). Run computes it until ctx ends; ServeHTTP and
@@ -63,7 +70,7 @@ func Serve(ctx context.Context, cfg Config, o ServeOptions) error {
 		log = slog.Default()
 	}
 	if o.PasswordFile != "" {
-		pw, err := mqttconn.ReadPasswordFile("--password-file", o.PasswordFile)
+		pw, err := mqttconn.ReadPasswordFile(FlagKeys.PasswordFile, o.PasswordFile)
 		if err != nil {
 			return err
 		}

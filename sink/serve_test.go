@@ -17,25 +17,41 @@ import (
 
 	"github.com/edged-robotics/edged/internal/brokertest"
 	"github.com/edged-robotics/edged/internal/poll"
+	"github.com/edged-robotics/edged/uplink/mqttconn"
 )
 
 // TestServeRefuses: what Serve cannot run with is refused before it
 // connects, each error naming the flag to fix.
 func TestServeRefuses(t *testing.T) {
 	dir := t.TempDir()
-	cfg := Config{Broker: "tcp://127.0.0.1:1", Out: filepath.Join(dir, "out")}
+	notPEM := filepath.Join(dir, "not.pem")
+	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		o    ServeOptions
+		auth mqttconn.Auth
 		want string
 	}{
-		{"no listen", ServeOptions{}, "--listen: give HOST:PORT"},
-		{"missing password file", ServeOptions{Listen: "off", PasswordFile: filepath.Join(dir, "nope")}, "--password-file: open "},
-		{"profile in a missing directory", ServeOptions{Listen: "off", CPUProfile: filepath.Join(dir, "no", "cpu.pprof")}, "--cpuprofile: "},
-		{"taken address", ServeOptions{Listen: "256.0.0.1:0"}, "--listen 256.0.0.1:0"},
+		{"no listen", ServeOptions{}, mqttconn.Auth{}, "--listen: give HOST:PORT"},
+		{"missing password file", ServeOptions{Listen: "off", PasswordFile: filepath.Join(dir, "nope")}, mqttconn.Auth{}, "--password-file: open "},
+		{"profile in a missing directory", ServeOptions{Listen: "off", CPUProfile: filepath.Join(dir, "no", "cpu.pprof")}, mqttconn.Auth{}, "--cpuprofile: "},
+		{"taken address", ServeOptions{Listen: "256.0.0.1:0"}, mqttconn.Auth{}, "--listen 256.0.0.1:0"},
+		// TLS files are checked at start (not retried by the run loop)
+		// and named by the sink's flags, not the robot's uplink keys.
+		{"CA file without a certificate", ServeOptions{Listen: "off"}, mqttconn.Auth{CAFile: notPEM}, "--ca-file: "},
+		{"missing CA file", ServeOptions{Listen: "off"}, mqttconn.Auth{CAFile: filepath.Join(dir, "nope.pem")}, "--ca-file: open "},
+		{"certificate without its key", ServeOptions{Listen: "off"}, mqttconn.Auth{CertFile: notPEM}, "--key-file: required with --cert-file"},
+		{"certificate not PEM", ServeOptions{Listen: "off"}, mqttconn.Auth{CertFile: notPEM, KeyFile: notPEM}, "--cert-file: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Serve(context.Background(), cfg, tc.o)
+			cfg := Config{Broker: "ssl://127.0.0.1:1", Out: filepath.Join(dir, "out"), Auth: tc.auth}
+			// A refusal comes at once; a run loop retrying would only
+			// end with ctx.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			err := Serve(ctx, cfg, tc.o)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err %v, want one containing %q", err, tc.want)
 			}

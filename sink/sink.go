@@ -1,78 +1,3 @@
-// Package sink is the reference receiver of the uplink (`edged sink`):
-// it subscribes to PREFIX/+/+ (or $share/GROUP/PREFIX/+/+), validates
-// every envelope, drops duplicates by id (also across restarts: a
-// persistent id log), reassembles chunks under caps and a timeout, and
-// hands each whole message to receive.Receiver, which writes it in the
-// robot's own on-disk format. OUT is laid out like a robot's data_dir,
-// so every edged command (inspect, score, export, report) works on it:
-//
-//	OUT/episodes/EPISODE/            one episode of any robot, exactly as
-//	                                 in a robot's DATA_DIR/episodes (see
-//	                                 episode/layout.go): manifest.json,
-//	                                 segments.rec, sheets/, labels/,
-//	                                 snippets/; the manifest also says what
-//	                                 is held and whether it is complete
-//	OUT/robots/ROBOT/status.json     the robot's latest retained status
-//	OUT/.sink/ids.log                the sink's own state (dedupe; with a
-//	                                 Group OUT/.sink/CLIENTID/, or --state)
-//	OUT/.sink/chunks/, .sink/done/   chunks staged for any sink of the
-//	                                 group to assemble (stage.go)
-//	OUT/.sink/acks/SINK/ROBOT/EPISODE acknowledgements not yet published
-//	OUT/.sink/alive/SINK             and which sinks run (acks.go)
-//
-// OUT is a directory or an object store (Config.Store, blob.Blobs;
-// blob/s3 for s3://). Sinks of one Group share the load through
-// $share/GROUP/ and one OUT: each has its own client id and state, the
-// receiver's writes of shared files are conditional (receive.Receiver),
-// and a message's chunks may arrive at different sinks (stage.go), so
-// any sink may get any message and several sinks never lose or
-// duplicate an episode (docs/fleet.md).
-//
-// The sink moves bytes; the layout is episode's. An episode id must
-// belong to the robot that sends it (episode.CheckID), so robots cannot
-// collide with each other or with the sink's files.
-//
-// Every file is written atomically (temp file, fsync, rename, fsync of
-// the directory; segments are appended and fsynced) before the message's
-// id is logged, and the MQTT message is acknowledged (paho manual
-// acknowledgement) only after both: a message whose write failed, or
-// that a cap on incomplete messages refuses, is left unacknowledged and
-// the session restarts so the broker redelivers it (Handle returns an
-// error wrapping ErrRetry).
-//
-// When a message makes an episode complete (its end manifest arrived and
-// everything it announced is held), the sink publishes a wire.Ack on
-// PREFIX/ROBOT/ack/uploaded (QoS 1), and the robot marks the episode
-// uploaded. When an end manifest arrives and the episode is not complete,
-// the sink follows it and, after Config.RepairAfter, asks the robot for
-// exactly what it lacks (wire.Repair on PREFIX/ROBOT/ack/repair,
-// repair.go); an end of an episode held complete that arrives again is
-// acknowledged again. Acknowledgements not yet published wait in memory and are
-// retried every second; each is also recorded in the store
-// (.sink/acks/, acks.go) before the message is acknowledged, so one
-// queued in a sink that crashed is published by the next sink to start
-// or by a peer.
-//
-// Hostile publishers: the topic's robot must be the envelope's (the
-// broker's ACL vouches for the topic, see docs/deploy.md); nothing once
-// held is replaced by a different content (a file, a segment index, an
-// end manifest; counted in Stats.Conflicts); chunks are grouped by all
-// their shared fields, so a forged chunk cannot poison a real message,
-// and incomplete messages are capped per robot as well as in all.
-//
-// Concurrency: Run owns the connection loop and returns when its
-// context ends. It hands each message to one of Config.Lanes lanes by
-// its robot (lanes.go): a robot's messages are handled one at a time in
-// the order they arrived, different robots' at once, so one sink
-// overlaps the store's latency (a directory's fsyncs, an object store's
-// requests); each lane acknowledges its own messages. Handle may be
-// called from any goroutine; calls for one robot are serialized.
-//
-// Serve (serve.go) is `edged sink` around a Sink: the password file,
-// the CPU profile, /metrics and /healthz (Handler), a View of the
-// episode store when given (/fleet and /metrics; its goroutine started
-// and waited for by Serve), and Run until SIGINT or SIGTERM; the
-// command keeps only flags and the store's URL.
 package sink
 
 import (
@@ -167,6 +92,9 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
+	if c.Auth.Keys == (mqttconn.Keys{}) {
+		c.Auth.Keys = FlagKeys
+	}
 	if c.Prefix == "" {
 		c.Prefix = "edged"
 	}
@@ -320,6 +248,10 @@ func New(cfg Config, log *slog.Logger) (*Sink, error) {
 		if _, _, err := mqttconn.BrokerURL(cfg.Broker); err != nil {
 			return nil, fmt.Errorf("sink: --%w", err)
 		}
+	}
+	// Bad TLS files are refused here, not retried by Run's loop.
+	if _, err := cfg.Auth.TLSConfig(); err != nil {
+		return nil, fmt.Errorf("sink: %w", err)
 	}
 	if log == nil {
 		log = slog.Default()

@@ -35,7 +35,7 @@
 //     report as text (TextReport) or as one JSON document (JSONReport),
 //     streamed, so memory stays flat in the store's size.
 //
-// It sits above episode and rtl and below daemon and cmd/edged. Every
-// function is pure apart from the reads and writes it names; Rules are immutable
-// once parsed and safe for concurrent use.
+// It sits above episode and rtl and below pipeline, daemon and
+// cmd/edged. Every function is pure apart from the reads and writes it
+// names; Rules are immutable once parsed and safe for concurrent use.
 package tracecheck

@@ -1,5 +1,5 @@
 // Package uplink moves bytes from the robot to the cloud: each message
-// (a wire body made by the daemon's shipping stage, package ship) is
+// (a wire body made by the pipeline's shipping stage, package ship) is
 // wrapped in a msgp envelope (uplink/wire), written to the durable
 // outbox on disk (uplink/outbox), and published over MQTT 3.1.1 with
 // QoS 1 by uplink/publish. A message is removed from the outbox once the
@@ -14,9 +14,10 @@
 // capture, config): its edged dependencies are uplink/wire,
 // uplink/outbox, uplink/publish, uplink/mqttconn and internal/fsutil
 // (TestImportsNoDomainPackage). Episode rules come in through
-// Options.CheckEpisode; the daemon maps the config file onto Config.
+// Options.CheckEpisode; package pipeline maps the config file onto
+// Config.
 //
-// Who calls what: the daemon creates one Uplink with New, wraps it in a
+// Who calls what: the pipeline creates one Uplink with New, wraps it in a
 // ship.Shipper that calls Enqueue as things happen (from any
 // goroutine), reads Stats and Awaiting for /metrics and the status page,
 // and calls Close at shutdown after the producers stopped.

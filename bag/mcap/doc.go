@@ -3,20 +3,10 @@
 // rosbag2 since Iron and of Foxglove's tools. format.go owns the
 // opcodes and the field reading (cursor), encode.go the field writing.
 //
-// What it reads. The magic at both ends; Header (profile, library);
-// Schema and Channel records (in the summary, the data section or inside
-// chunks); Message records, loose or in Chunks (compression "", "zstd"
-// or "lz4" frames); ChunkIndex, Statistics, MetadataIndex and Metadata
-// records; the Footer. MessageIndex, Attachment, AttachmentIndex,
-// SummaryOffset and DataEnd records are skipped: the Iterator reads
-// whole chunks and sorts them itself. CRCs are checked where present:
-// the summary CRC at Open, each chunk's uncompressed CRC when it is
-// loaded, and the data section CRC (DataEnd's, when not 0) where the
-// data section is read whole: by the scan of a file without a usable
-// summary, and at Open of an indexed file with Options.VerifyDataCRC
-// (off by default: it reads the file once more). A mismatch is a
-// problem in Info.Problems naming the DataEnd record's offset;
-// Info.DataCRCChecked says the check ran and passed.
+// What it reads: the records a reader needs (header, schemas, channels,
+// messages loose or in zstd/lz4/plain chunks, chunk indexes, statistics,
+// metadata, footer), the rest skipped; CRCs checked where present, the
+// data section's by a scan or with Options.VerifyDataCRC (reader.go).
 //
 // Order. Open reads the footer and, when the summary has chunk indexes,
 // takes every chunk's offset and time range from them (Info.Indexed).
@@ -40,25 +30,12 @@
 // zstd decoder are reused, so iterating allocates per chunk, never per
 // message.
 //
-// Writing. NewWriter (any io.Writer; Close flushes but never closes
-// it) writes the header; AddSchema and AddChannel return ids from 1;
-// WriteMessage copies a message into the one chunk held in memory
-// (WriterOptions.ChunkSize, default 1 MiB, compressed zstd, lz4 or not
-// at all), written with its Message Index records once full; each
-// channel's Schema and Channel records go into the chunk of its first
-// message. WriteMetadata writes a Metadata record at once. Close writes
-// the last chunk, DataEnd (the data CRC), the summary (schemas,
-// channels, statistics, chunk and metadata indexes, each group with a
-// Summary Offset) and the footer (the summary CRC). A message over
-// MaxMessageBytes, a schema, channel or metadata record over
-// DefaultMaxRecordBytes, or schemas and channels past half of it in all
-// (the summary repeats them), is refused with ErrTooLarge and the file
-// stays valid; the first failure of the io.Writer sticks, returned by every
-// later call and by Close (idempotent), and the file is left without
-// summary: a Reader scans it. The same calls give the same bytes. A
-// Writer is for one goroutine; its callers (clips, `edged export`) bring
-// the ROS definitions: it knows no message type. WriteMessage's data is
-// copied before it returns.
+// Writing (writer.go): NewWriter over any io.Writer, AddSchema,
+// AddChannel, WriteMessage (copied into the one chunk held in memory),
+// WriteMetadata, Close (last chunk, DataEnd, summary, footer). Oversized
+// records are refused with ErrTooLarge and the file stays valid; the
+// first write failure sticks. The same calls give the same bytes. A
+// Writer is for one goroutine and knows no message type.
 //
 // Bad input. Every length read from the file is checked against the
 // file's size, the record it is in, and a cap in Options before anything

@@ -9,6 +9,21 @@ import (
 	"slices"
 )
 
+// What it reads. The magic at both ends; Header (profile, library);
+// Schema and Channel records (in the summary, the data section or inside
+// chunks); Message records, loose or in Chunks (compression "", "zstd"
+// or "lz4" frames); ChunkIndex, Statistics, MetadataIndex and Metadata
+// records; the Footer. MessageIndex, Attachment, AttachmentIndex,
+// SummaryOffset and DataEnd records are skipped: the Iterator reads
+// whole chunks and sorts them itself. CRCs are checked where present:
+// the summary CRC at Open, each chunk's uncompressed CRC when it is
+// loaded, and the data section CRC (DataEnd's, when not 0) where the
+// data section is read whole: by the scan of a file without a usable
+// summary, and at Open of an indexed file with Options.VerifyDataCRC
+// (off by default: it reads the file once more). A mismatch is a
+// problem in Info.Problems naming the DataEnd record's offset;
+// Info.DataCRCChecked says the check ran and passed.
+
 // Default caps (Options).
 const (
 	DefaultMaxRecordBytes = 64 << 20  // a record outside chunks (schema, channel, message, summary)

@@ -8,6 +8,26 @@ import (
 	"io"
 )
 
+// Writing. NewWriter (any io.Writer; Close flushes but never closes
+// it) writes the header; AddSchema and AddChannel return ids from 1;
+// WriteMessage copies a message into the one chunk held in memory
+// (WriterOptions.ChunkSize, default 1 MiB, compressed zstd, lz4 or not
+// at all), written with its Message Index records once full; each
+// channel's Schema and Channel records go into the chunk of its first
+// message. WriteMetadata writes a Metadata record at once. Close writes
+// the last chunk, DataEnd (the data CRC), the summary (schemas,
+// channels, statistics, chunk and metadata indexes, each group with a
+// Summary Offset) and the footer (the summary CRC). A message over
+// MaxMessageBytes, a schema, channel or metadata record over
+// DefaultMaxRecordBytes, or schemas and channels past half of it in all
+// (the summary repeats them), is refused with ErrTooLarge and the file
+// stays valid; the first failure of the io.Writer sticks, returned by every
+// later call and by Close (idempotent), and the file is left without
+// summary: a Reader scans it. The same calls give the same bytes. A
+// Writer is for one goroutine; its callers (clips, `edged export`) bring
+// the ROS definitions: it knows no message type. WriteMessage's data is
+// copied before it returns.
+
 // Writer defaults and caps (WriterOptions).
 const (
 	// DefaultChunkSize: a chunk is closed (compressed and written) once

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
@@ -46,42 +47,53 @@ func newInspectCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
 			if reads.Load == nil {
-				ms, err := reads.List()
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					if ms == nil {
-						ms = []episode.Manifest{}
-					}
-					return json.NewEncoder(out).Encode(ms)
-				}
-				return view.WriteList(out, ms)
+				return inspectList(cmd.OutOrStdout(), reads, asJSON)
 			}
-			e, store, err := reads.Load()
-			if err != nil {
-				return err
-			}
-			anns, err := view.StoredAnnotations(store, e, score.Options{})
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				ej := view.NewEpisodeJSON(e)
-				ej.Annotations = anns
-				return enc.Encode(ej)
-			}
-			if err := view.WriteTimeline(out, e); err != nil {
-				return err
-			}
-			return view.WriteAnnotations(out, anns)
+			return inspectEpisode(cmd.OutOrStdout(), reads, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
 	cmd.Flags().StringVar(&cfgFile, "config", "", "take the data_dir from this config file")
 	return cmd
+}
+
+// inspectList prints the episodes reads lists: a table, or a JSON array
+// ([] when none).
+func inspectList(out io.Writer, reads remote.Reads, asJSON bool) error {
+	ms, err := reads.List()
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if ms == nil {
+			ms = []episode.Manifest{}
+		}
+		return json.NewEncoder(out).Encode(ms)
+	}
+	return view.WriteList(out, ms)
+}
+
+// inspectEpisode prints the one episode reads loads, with its stored
+// annotations scored: a timeline, or indented JSON.
+func inspectEpisode(out io.Writer, reads remote.Reads, asJSON bool) error {
+	e, store, err := reads.Load()
+	if err != nil {
+		return err
+	}
+	anns, err := view.StoredAnnotations(store, e, score.Options{})
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		ej := view.NewEpisodeJSON(e)
+		ej.Annotations = anns
+		return enc.Encode(ej)
+	}
+	if err := view.WriteTimeline(out, e); err != nil {
+		return err
+	}
+	return view.WriteAnnotations(out, anns)
 }

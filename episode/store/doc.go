@@ -1,9 +1,10 @@
 // Package store is the robot's episode store: the one writer of a
 // data_dir's episodes (edged run, edged replay), in episode's format.
 // It lives under episode/ because it is that format's local-disk writer
-// and its repairer, and nothing but the robot's stages (fsm, daemon)
-// imports it; the readers (episode.List, Load) never need it, and the
-// sink writes the same format through sink/receive.
+// and its repairer, and nothing but the robot's side (fsm, pipeline,
+// daemon; config for its defaults) imports it; the readers
+// (episode.List, Load) never need it, and the sink writes the same
+// format through sink/receive.
 //
 // One process writes: Open takes an exclusive flock on the store's
 // episode.LockFile and fails fast (episode.ErrLocked) when another holds

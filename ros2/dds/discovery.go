@@ -8,6 +8,19 @@ import (
 	"strings"
 )
 
+// Node names (discovery.go): the participant also reads
+// ros_discovery_info, where every ROS 2 participant lists its nodes
+// and their writers' gids (24 bytes in Humble, 16 in Iron and later;
+// told apart by which layout parses), and maps each writer GUID to
+// its node's full name: Publication.Node, Topic.Nodes, and
+// PublisherInfo.CallerID of every sample, found from the sample's
+// publication handle (the writer's DCPSPublication instance). A
+// subscription caches one PublisherInfo per writer and looks the name
+// up again only after a graph change, so naming costs one atomic load
+// per sample. Samples that arrive before their node's name, and
+// writers of non-ROS DDS programs, have CallerID "". At most 1024
+// participants' names are kept.
+
 // ROS 2 nodes name themselves on the DDS topic ros_discovery_info: each
 // participant publishes (reliable, transient local, keep last 1) one
 // rmw_dds_common/msg/ParticipantEntitiesInfo listing its nodes and each

@@ -47,6 +47,12 @@ import (
 	"github.com/edged-robotics/edged/internal/loglimit"
 )
 
+// Participant indexes: with Cyclone's ParticipantIndex auto, each
+// process on a machine takes an index below
+// MaxAutoParticipantIndex; when all are taken NewParticipant returns
+// ErrNoParticipantIndex (Cyclone says so only in its log, which a
+// log sink watches while edged creates its domain and participant).
+
 // Participant is one DDS domain participant: edged's presence on a ROS 2
 // graph. It owns the graph goroutine (DCPSPublication) and its
 // subscriptions.

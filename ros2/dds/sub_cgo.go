@@ -42,6 +42,21 @@ import (
 	"github.com/edged-robotics/edged/ros"
 )
 
+// Subscribe returns at once; the subscription's goroutine waits for
+// the type (Type "": the first publisher offering one of
+// SubscribeOptions.Types, any ROS 2 type when Types is empty) and,
+// for an automatic QoS (the zero QoS), for such a publisher, adopts
+// the publishers' reliability and durability
+// (QoS.Resolve: a best-effort camera gets best effort, a
+// transient-local topic gets its history on joining), creates the
+// reader and a waitset, then takes batches of samples (one cgo call
+// per wake-up: take, or wait and take) and yields to the consumers
+// it readied before it blocks again. Profiles: ProfileDefault, ProfileSensorData,
+// ProfileLatched. Publishers that appear later with an incompatible
+// QoS (or any, under a QoS override they cannot serve) are not
+// matched, as in ROS 2: a warning names the policy, once per such
+// publisher (a restart of edged re-resolves an automatic QoS).
+
 // Subscription reads one ROS 2 topic. Its goroutine waits for the topic's
 // type and publishers' QoS when they are automatic, creates the reader,
 // then takes serialized samples into Messages().

@@ -53,6 +53,13 @@ import (
 	"github.com/edged-robotics/edged/ros"
 )
 
+// Reader history: KEEP_ALL (transient-local: KEEP_LAST Depth), so
+// Cyclone never overwrites a sample the reader goroutine has not
+// taken yet; the goroutine never blocks, so loss happens only in the
+// bounded queue below, counted. A reliable writer that keeps only its
+// last N samples may still skip samples a slow network has not
+// acknowledged: that is the publisher's QoS.
+
 // open resolves the type and QoS (waiting for a publisher when either is
 // automatic) and creates the topic, reader and waitset. Only writers of
 // a type the subscription reads count: the type and QoS come from them,

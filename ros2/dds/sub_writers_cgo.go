@@ -32,6 +32,13 @@ import "C"
 
 import "strings"
 
+// Types: a DDS reader has one type and matches only writers of it, so
+// a writer of another type on the topic (a squatter that appears
+// first, a non-ROS DDS program) decides nothing and sends nothing
+// that arrives: the subscription warns once per such writer (rate
+// limited) and counts it (Mismatched), before its reader exists and
+// after (it looks again after every graph change).
+
 // reads reports whether the subscription reads writer p: of its reader's
 // type once created, else of a ROS 2 type SubscribeOptions accepts.
 // Subscription goroutine only.

@@ -39,14 +39,17 @@ type Auth struct {
 	Keys Keys
 }
 
-// Keys are the names an Auth's file settings go by where the user set
-// them: the field of its *fielderr.Error and the setting its hints say
-// to check.
-type Keys struct{ CAFile, CertFile, KeyFile string }
+// Keys are the names an Auth's settings go by where the user set them:
+// the field of its *fielderr.Error and the setting its hints say to
+// check.
+type Keys struct{ Username, PasswordFile, CAFile, CertFile, KeyFile string }
 
 // UplinkKeys are the robot's config keys (package config's uplink
 // section), what an Auth's errors name unless its Keys say otherwise.
-var UplinkKeys = Keys{CAFile: "uplink.ca_file", CertFile: "uplink.cert_file", KeyFile: "uplink.key_file"}
+// They are the one spelling of those keys: config's file checks and the
+// pipeline's password read name them through UplinkKeys.
+var UplinkKeys = Keys{Username: "uplink.username", PasswordFile: "uplink.password_file",
+	CAFile: "uplink.ca_file", CertFile: "uplink.cert_file", KeyFile: "uplink.key_file"}
 
 // keys returns a.Keys, or UplinkKeys when they are not set.
 func (a Auth) keys() Keys {
@@ -119,7 +122,7 @@ func BrokerURL(broker string) (string, bool, error) {
 		return "", false, fmt.Errorf("broker: must be tcp://host:port or ssl://host:port, got %q", Redact(broker))
 	}
 	if u.User != nil {
-		return "", false, fmt.Errorf("broker: must not hold credentials (got %q): put the username in uplink.username and the password in uplink.password_file (edged sink: --username, --password-file)", Redact(broker))
+		return "", false, fmt.Errorf("broker: must not hold credentials (got %q): put the username in %s and the password in %s (edged sink: --username, --password-file)", Redact(broker), UplinkKeys.Username, UplinkKeys.PasswordFile)
 	}
 	secure := false
 	switch u.Scheme {
@@ -194,7 +197,7 @@ func Explain(broker string, a Auth, err error) error {
 	switch {
 	case hint != "":
 	case strings.Contains(s, "bad user name or password"):
-		hint = "the broker refused the username or password (check uplink.username and uplink.password_file)"
+		hint = "the broker refused the username or password (check " + a.keys().Username + " and " + a.keys().PasswordFile + ")"
 	case strings.Contains(s, "not Authorized"):
 		hint = "the broker refused this client (not authorized: check credentials, client certificate and ACLs)"
 	case strings.Contains(s, "connection refused"):

@@ -32,6 +32,8 @@ import (
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/edged-robotics/edged/internal/fielderr"
+
 	"github.com/edged-robotics/edged/uplink/mqttconn"
 	"github.com/edged-robotics/edged/uplink/outbox"
 	"github.com/edged-robotics/edged/uplink/wire"
@@ -112,9 +114,9 @@ const (
 func CheckMaxPayload(n int) error {
 	switch {
 	case n < MinMaxPayload:
-		return fmt.Errorf("uplink.max_payload: must be >= %d, got %d", MinMaxPayload, n)
+		return fielderr.New("uplink.max_payload", "must be >= %d, got %d", MinMaxPayload, n)
 	case n > MaxMaxPayload:
-		return fmt.Errorf("uplink.max_payload: must be <= 256MiB (the MQTT limit), got %d", n)
+		return fielderr.New("uplink.max_payload", "must be <= 256MiB (the MQTT limit), got %d", n)
 	}
 	return nil
 }
