@@ -86,7 +86,7 @@ func TestWindowLostToOverwrites(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s.Advance(t0.Add(900 * time.Millisecond))
+			s.Advance(t0.Add(900*time.Millisecond + settle))
 			res := p.Result()
 			if res.Err != nil {
 				t.Fatal(res.Err)
@@ -174,7 +174,7 @@ func TestRefusals(t *testing.T) {
 	s := stageFor(t, cfg, dir, Camera{Name: "cam", Topic: "/cam", Ring: ring})
 	clip := func(kind Kind, at time.Time) Result {
 		p, _ := s.Trigger(Trigger{Kind: kind, Time: at})
-		s.Advance(at)
+		s.Advance(at.Add(settle))
 		return p.Result()
 	}
 	first := clip(KindRequest, t0.Add(time.Second))
@@ -230,7 +230,7 @@ func TestOverBudgetAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Advance(t0.Add(time.Second))
+	s.Advance(t0.Add(time.Second + settle))
 	if r := p.Result(); r.Skipped != SkipBudget || !errors.Is(r.Err, ErrSkipped) {
 		t.Fatalf("a clip over the budget alone: %+v", r)
 	}

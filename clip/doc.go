@@ -20,7 +20,8 @@
 // once, logged and counted, when one of its kind came less than
 // min_interval before (stream clock), when no episode began yet, or
 // when maxPending clips wait; else its clip is written once the stream
-// clock passes trigger + post (or Options.MaxWait of wall time later,
+// clock passes trigger + post and a settle second for late frames (or
+// Options.MaxWait of wall time later,
 // a clock that stopped), and Pending says when and what.
 //
 // Concurrency. One goroutine (started by New, stopped by Close, which

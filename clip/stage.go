@@ -45,6 +45,11 @@ const (
 // ErrSkipped wraps why a trigger gave no clip (Result.Err).
 var ErrSkipped = errors.New("clip: not written")
 
+// settle is how much stream time past its window's end a clip waits:
+// frames arrive after their stamp (a camera's latency; a recording's
+// messages are in log-time, not stamp, order).
+const settle = time.Second
+
 // maxPending bounds the clips waiting for their window to end.
 const maxPending = 8
 

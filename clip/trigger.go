@@ -126,7 +126,7 @@ func (s *Stage) due(force bool) []*job {
 	var due, keep []*job
 	wall := time.Now()
 	for _, j := range s.pending {
-		if force || !s.now.Before(j.to) || !s.opts.Sync && wall.After(j.deadline) {
+		if force || !s.now.Before(j.to.Add(settle)) || !s.opts.Sync && wall.After(j.deadline) {
 			due = append(due, j)
 		} else {
 			keep = append(keep, j)
