@@ -1,7 +1,9 @@
 package pipeline_test
 
 import (
+	"maps"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/edged-robotics/edged/clip"
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/internal/mcaptest"
 	"github.com/edged-robotics/edged/internal/pipelinetest"
 	"github.com/edged-robotics/edged/ros/msg"
 )
@@ -71,6 +74,36 @@ clips: {enabled: true, pre: 5s, post: 2s, on_states: [carry]}
 	if meta["episode"] != ep.Manifest.ID || meta["trigger"] != string(clip.KindState) || meta["reason"] != "entered carry" ||
 		meta["lost_frames"] != "0" {
 		t.Errorf("metadata %v", meta)
+	}
+	checkWithMcapCore(t, path, perTopic)
+}
+
+// checkWithMcapCore: Foxglove's reader opens the clip through its
+// summary and indexes, CRCs matching, and finds every message per topic
+// that edged's reader found, the camera's with its ROS1 schema.
+func checkWithMcapCore(t *testing.T, path string, perTopic map[string]int) {
+	t.Helper()
+	v := mcaptest.ReadFile(t, path)
+	ix := v.Indexed
+	if !ix.DataCrcMatches || len(ix.Compressions) == 0 || ix.Compressions[0] != mcap.CompressionZstd || !v.Stream.Done {
+		t.Errorf("@mcap/core: data CRC matches %v, chunks %v, stream done %v", ix.DataCrcMatches, ix.Compressions, v.Stream.Done)
+	}
+	if !maps.Equal(ix.ByTopic, perTopic) {
+		t.Errorf("@mcap/core: messages per topic %v, edged's reader %v", ix.ByTopic, perTopic)
+	}
+	for _, c := range ix.Channels {
+		if c.Topic != simCamera {
+			continue
+		}
+		i := slices.IndexFunc(ix.Schemas, func(s mcaptest.Schema) bool { return s.ID == c.SchemaID })
+		if i < 0 {
+			t.Fatalf("@mcap/core: camera channel %+v without its schema", c)
+		}
+		s := ix.Schemas[i]
+		if d, err := msg.Parse(s.Name, string(s.Data)); err != nil || s.Encoding != "ros1msg" || c.MessageEncoding != "ros1" ||
+			d.MD5() != msg.MD5CompressedImage {
+			t.Errorf("@mcap/core: camera channel %+v, schema %s %s: %v", c, s.Name, s.Encoding, err)
+		}
 	}
 }
 
