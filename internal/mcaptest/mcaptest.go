@@ -111,7 +111,7 @@ type View struct {
 		Profile, Library string
 		Compressions     []string
 		Schemas          []Schema
-		Channels []struct {
+		Channels         []struct {
 			ID                     uint16
 			SchemaID               uint16 `json:"schemaId"`
 			Topic, MessageEncoding string
