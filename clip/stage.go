@@ -42,6 +42,12 @@ const (
 	SkipFailed    = "failed"     // writing it failed (the log says why)
 )
 
+// SkipReasons are every Skip* reason, for a metric's labels.
+var SkipReasons = []string{SkipRateLimit, SkipBudget, SkipNoEpisode, SkipBusy, SkipShutdown, SkipFailed}
+
+// MaxReasonBytes caps the reason a trigger gives (an operator's text).
+const MaxReasonBytes = 1024
+
 // ErrSkipped wraps why a trigger gave no clip (Result.Err).
 var ErrSkipped = errors.New("clip: not written")
 

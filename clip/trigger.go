@@ -46,6 +46,8 @@ func (s *Stage) refusal(t Trigger) (reason, why string) {
 		return SkipShutdown, "the clip stage is closed"
 	case t.Episode.Dir == "":
 		return SkipNoEpisode, "no episode began yet: a clip belongs to one"
+	case t.Time.IsZero():
+		return SkipNoEpisode, "the stream clock has not started: no frame or /clock message yet"
 	case len(s.pending) >= maxPending:
 		return SkipBusy, fmt.Sprintf("%d clips wait for their windows already", maxPending)
 	}

@@ -30,6 +30,7 @@ func (d *Daemon) serveHTTP() (stop func(), err error) {
 	mux.HandleFunc("GET /healthz", d.handleHealth)
 	mux.HandleFunc("GET /status.json", d.handleStatusJSON)
 	mux.HandleFunc("GET /sheet/{cam}", d.handleSheet)
+	mux.HandleFunc("POST /clip", d.handleClip) // clips.go
 	mux.HandleFunc("GET /{$}", d.handlePage)
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	_, stop, err = httpserve.Start(d.cfg.HTTP.Listen, "http.listen", mux, d.log)

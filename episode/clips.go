@@ -40,8 +40,8 @@ func IsClipName(name string) bool {
 
 // Clip is one clip file of an episode, as Load lists it.
 type Clip struct {
-	Name  string // base name (ClipName)
-	Bytes int64
+	Name  string `json:"name"` // base name (ClipName)
+	Bytes int64  `json:"bytes"`
 }
 
 // clipsOf lists the clips among an episode's files (names relative to

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
@@ -78,10 +80,29 @@ func newInspectCmd() *cobra.Command {
 			if err := view.WriteTimeline(out, e); err != nil {
 				return err
 			}
+			if err := writeClips(out, e); err != nil {
+				return err
+			}
 			return view.WriteAnnotations(out, anns)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
 	cmd.Flags().StringVar(&cfgFile, "config", "", "take the data_dir from this config file")
 	return cmd
+}
+
+// writeClips lists the episode's incident clips (clips/ in its directory).
+func writeClips(out io.Writer, e *episode.Episode) error {
+	if len(e.Clips) == 0 {
+		return nil
+	}
+	if _, err := fmt.Fprintf(out, "\nclips (%s/):\n", episode.ClipsDir); err != nil {
+		return err
+	}
+	for _, c := range e.Clips {
+		if _, err := fmt.Fprintf(out, "  %s  %d bytes\n", c.Name, c.Bytes); err != nil {
+			return err
+		}
+	}
+	return nil
 }
