@@ -200,6 +200,17 @@ func TestRefusals(t *testing.T) {
 	if clips, total := s.storedClips(); total > cfg.MaxBytes || len(clips) < 8 {
 		t.Errorf("%d clips, %d bytes, budget %d", len(clips), total, cfg.MaxBytes)
 	}
+	stale := filepath.Join(episode.ClipDir(filepath.Join(dir, "arm-01-ep")), "."+episode.ClipName(t0, "state")+".tmp123")
+	if err := os.WriteFile(stale, []byte("half"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	restarted := stageFor(t, cfg, dir)
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) || restarted.Stats().Written != 0 {
+		t.Errorf("a half-written clip left by a crash is still there: %v", err)
+	}
+	if r := clip(KindRequest, t0.Add(62*time.Second)); r.Skipped != SkipRateLimit {
+		t.Errorf("a request of the same time as the last (min_interval aside): %+v", r)
+	}
 	noEpisode, err := New(cfg, Options{Sync: true, Logger: s.log})
 	if err != nil {
 		t.Fatal(err)
@@ -209,7 +220,7 @@ func TestRefusals(t *testing.T) {
 		t.Errorf("a clip without an episode: %v", err)
 	}
 	st := s.Stats()
-	if st.Skipped[SkipRateLimit] != 1 || st.Deleted < 4 || st.Written != 14 {
+	if st.Skipped[SkipRateLimit] != 2 || st.Deleted < 4 || st.Written != 14 {
 		t.Errorf("stats %+v", st)
 	}
 }

@@ -23,7 +23,7 @@ func (s *Stage) write(j *job) Result {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return failed(res, fmt.Errorf("clip: %w (is the episode still in the store?)", err))
 	}
-	f, err := os.CreateTemp(dir, "."+j.name+".tmp*")
+	f, err := os.CreateTemp(dir, "."+j.name+tmpInfix+"*")
 	if err != nil {
 		return failed(res, fmt.Errorf("clip: %w", err))
 	}
@@ -139,4 +139,19 @@ func (s *Stage) storedClips() ([]storedClip, int64) {
 	}
 	slices.SortFunc(clips, func(a, b storedClip) int { return strings.Compare(a.name, b.name) })
 	return clips, total
+}
+
+// tmpInfix marks a clip being written (".NAME.tmpRANDOM"): readers and
+// the budget never see it; removeStale deletes those a crash left.
+const tmpInfix = ".tmp"
+
+// removeStale deletes the temporary files of clips a crash or a kill
+// left half-written in the store.
+func (s *Stage) removeStale() {
+	paths, _ := filepath.Glob(filepath.Join(s.opts.StoreDir, "*", episode.ClipsDir, "."+episode.ClipPrefix+"*"+episode.ClipExt+tmpInfix+"*"))
+	for _, p := range paths {
+		if err := os.Remove(p); err == nil {
+			s.log.Info("clip: deleted a clip left half-written", "path", p)
+		}
+	}
 }

@@ -142,6 +142,7 @@ func New(cfg policy.Config, opts Options) (*Stage, error) {
 		hist: newHistory(cfg.Pre+cfg.Post+historySlack, DefaultHistoryBytes), last: map[Kind]time.Time{},
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 	s.stats.Skipped = map[string]uint64{}
+	s.removeStale()
 	if opts.Sync {
 		close(s.done)
 		s.cancel = func() {}

@@ -51,6 +51,9 @@ func (s *Stage) refusal(t Trigger) (reason, why string) {
 	case len(s.pending) >= maxPending:
 		return SkipBusy, fmt.Sprintf("%d clips wait for their windows already", maxPending)
 	}
+	if last, ok := s.last[t.Kind]; ok && t.Time.Equal(last) {
+		return SkipRateLimit, fmt.Sprintf("a %s clip of the same time exists (its name)", t.Kind)
+	}
 	if last, ok := s.last[t.Kind]; ok && !t.Time.Before(last) && t.Time.Sub(last) < s.cfg.MinInterval {
 		return SkipRateLimit, fmt.Sprintf("a %s clip was triggered %s before (clips.min_interval %s)", t.Kind,
 			t.Time.Sub(last), s.cfg.MinInterval)
