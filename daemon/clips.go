@@ -13,22 +13,25 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/clip"
+	"github.com/edged-robotics/edged/internal/httpserve"
 	"github.com/edged-robotics/edged/pipeline"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
 // POST /clip asks for an incident clip now (clip.KindRequest), with an
 // optional reason (a form or query value, at most clip.MaxReasonBytes)
-// and wait (seconds to wait for the clip, default DefaultClipWait): 200
+// and wait (seconds to wait for the clip, default DefaultClipWait, at
+// most maxClipWait): 200
 // and the written clip, 202 and its name when it is not written within
 // wait, or an error status with what refused it (ClipAnswer.Error).
 
 // DefaultClipWait is how long POST /clip waits for the clip by default:
 // past clips.post and the settle second of the default config.
-const DefaultClipWait = 30 * time.Second
+const DefaultClipWait = 20 * time.Second
 
-// maxClipWait caps the wait a request asks for.
-const maxClipWait = 10 * time.Minute
+// maxClipWait caps the wait a request asks for: the answer must be
+// written before the server's write timeout cuts the connection.
+var maxClipWait = httpserve.DefaultTimeouts.Write - 5*time.Second
 
 // ClipAnswer is POST /clip's JSON answer.
 type ClipAnswer struct {
@@ -122,6 +125,8 @@ func RequestClip(ctx context.Context, addr, reason string, wait time.Duration) (
 	if u, err := url.Parse(addr); err != nil || u.Scheme == "" {
 		base = "http://" + addr
 	}
+	ctx, cancel := context.WithTimeout(ctx, wait+10*time.Second) // the daemon answers within wait
+	defer cancel()
 	form := url.Values{"reason": {reason}, "wait": {strconv.FormatFloat(wait.Seconds(), 'f', -1, 64)}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/clip", bytes.NewBufferString(form.Encode()))
 	if err != nil {

@@ -64,7 +64,7 @@ clips: {enabled: true, pre: 5s, post: 2s, on_states: [carry]}
 	play := rostest.Start(t, m.Env(), "rosbag", "play", "--clock", "-d", "1", "--quiet", bag)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	rostest.WaitFor(t, 30*time.Second, "an episode open", func() bool { return d.pipe.Status().EpisodeOpen() })
-	a, err := RequestClip(ctx, addr, "operator saw a slip", 30*time.Second)
+	a, err := RequestClip(ctx, addr, "operator saw a slip", 20*time.Second)
 	if err != nil || !a.Written || a.Frames == 0 || a.Lost != 0 {
 		t.Fatalf("POST /clip: %+v, %v", a, err)
 	}

@@ -35,6 +35,6 @@ once written, or its name alone when not written within --wait.`,
 	}
 	cmd.Flags().StringVar(&addr, "http", config.DefaultListen, "the daemon's http.listen (host:port or URL)")
 	cmd.Flags().StringVar(&reason, "reason", "", "why: stored in the clip's metadata")
-	cmd.Flags().DurationVar(&wait, "wait", daemon.DefaultClipWait, "how long to wait for the clip to be written (0: answer at once)")
+	cmd.Flags().DurationVar(&wait, "wait", daemon.DefaultClipWait, "how long to wait for the clip to be written (0: answer at once; at most 25s)")
 	return cmd
 }
