@@ -18,7 +18,7 @@ import (
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 
 // newRing is a ring holding at most frames frames.
-func newRing(t *testing.T, frames int) *ringbuf.Ring {
+func newRing(t testing.TB, frames int) *ringbuf.Ring {
 	t.Helper()
 	r, err := ringbuf.New(ringbuf.Config{MaxBytes: ringbuf.MinBytes, MaxAge: time.Hour, MaxFrames: frames})
 	if err != nil {
@@ -31,7 +31,7 @@ func newRing(t *testing.T, frames int) *ringbuf.Ring {
 var frameSeed uint64 // each frame's bytes differ (tests of this package run one at a time)
 
 // putJPEG puts a compressed frame of size bytes stamped at.
-func putJPEG(t *testing.T, r *ringbuf.Ring, at time.Time, size int) {
+func putJPEG(t testing.TB, r *ringbuf.Ring, at time.Time, size int) {
 	t.Helper()
 	data := make([]byte, size)
 	frameSeed++
@@ -47,7 +47,7 @@ func putJPEG(t *testing.T, r *ringbuf.Ring, at time.Time, size int) {
 
 // stageFor is a synchronous stage over cams with an episode begun in a
 // store under dir.
-func stageFor(t *testing.T, cfg policy.Config, dir string, cams ...Camera) *Stage {
+func stageFor(t testing.TB, cfg policy.Config, dir string, cams ...Camera) *Stage {
 	t.Helper()
 	cfg.Enabled = true
 	s, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), StoreDir: dir, Sync: true,
