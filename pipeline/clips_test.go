@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -70,4 +71,55 @@ clips: {enabled: true, pre: 5s, post: 2s, on_states: [carry]}
 		t.Errorf("metadata %v", meta)
 	}
 	pipelinetest.CheckClipWithMcapCore(t, path, simCamera, perTopic)
+}
+
+// TestReplayClipsAnInterruptedEpisode: an episode cut at
+// episode.max_duration (interrupted) gets a clip of its last seconds
+// when on_failure_outcome is on, and none when it is off.
+func TestReplayClipsAnInterruptedEpisode(t *testing.T) {
+	tmp := t.TempDir()
+	bagPath, _ := pipelinetest.SimBag(t, tmp)
+	for _, tc := range []struct {
+		name  string
+		on    bool
+		clips int
+	}{{"on", true, 1}, {"off", false, 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := config.Parse([]byte(fmt.Sprintf(`
+robot_id: sim-01
+cameras: [{topic: %s, name: top}]
+fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]
+episode: {max_duration: 8s}
+clips: {enabled: true, pre: 3s, post: 0s, on_failure_outcome: %v}
+`, simCamera, tc.on)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(tmp, tc.name)
+			pipelinetest.ReplayBag(t, cfg, out, bagPath)
+			store := filepath.Join(out, episode.EpisodesDir)
+			eps, err := episode.List(store)
+			if err != nil || len(eps) == 0 || eps[0].EndReason != episode.EndMaxDuration {
+				t.Fatalf("episodes %+v, %v", eps, err)
+			}
+			ep, err := episode.Load(store, eps[0].ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ep.Clips) != tc.clips {
+				t.Fatalf("clips %+v, want %d", ep.Clips, tc.clips)
+			}
+			if tc.clips == 0 {
+				return
+			}
+			if want := episode.ClipName(ep.Manifest.End, string(clip.KindOutcome)); ep.Clips[0].Name != want {
+				t.Errorf("clip %s, want %s", ep.Clips[0].Name, want)
+			}
+			got, _, meta := pipelinetest.ReadClip(t, filepath.Join(episode.ClipDir(ep.Dir), ep.Clips[0].Name), simCamera)
+			want := pipelinetest.BagFrames(t, bagPath, simCamera, ep.Manifest.End.Add(-3*time.Second), ep.Manifest.End)
+			if len(got) != len(want) || meta["reason"] != "episode interrupted (max_duration)" {
+				t.Errorf("%d frames, the bag's window %d; metadata %v", len(got), len(want), meta)
+			}
+		})
+	}
 }
