@@ -3,6 +3,7 @@ package clip
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
@@ -23,6 +24,9 @@ func (s *Stage) Trigger(t Trigger) (*Pending, error) {
 	}
 	if t.Episode.Dir == "" {
 		t.Episode, _ = s.hist.Episode()
+	}
+	if len(t.Reason) > MaxReasonBytes {
+		t.Reason = strings.ToValidUTF8(t.Reason[:MaxReasonBytes], "")
 	}
 	j := &job{trig: t, name: episode.ClipName(t.Time, string(t.Kind)), from: t.Time.Add(-s.cfg.Pre),
 		to: t.Time.Add(s.cfg.Post), deadline: time.Now().Add(s.opts.MaxWait), done: make(chan struct{})}
@@ -79,8 +83,16 @@ func (p *Pending) Name() string { return p.j.name }
 // Done is closed once the clip is written or refused.
 func (p *Pending) Done() <-chan struct{} { return p.j.done }
 
-// Result is the clip's outcome; valid once Done is closed.
-func (p *Pending) Result() Result { return p.j.res }
+// Result is the clip's outcome once Done is closed; before, its name
+// and episode only.
+func (p *Pending) Result() Result {
+	select {
+	case <-p.j.done:
+		return p.j.res
+	default:
+		return Result{Name: p.j.name, Episode: p.j.trig.Episode.ID}
+	}
+}
 
 // Wait waits for the clip or ctx.
 func (p *Pending) Wait(ctx context.Context) (Result, error) {
@@ -88,7 +100,7 @@ func (p *Pending) Wait(ctx context.Context) (Result, error) {
 	case <-p.j.done:
 		return p.j.res, p.j.res.Err
 	case <-ctx.Done():
-		return Result{Name: p.j.name}, ctx.Err()
+		return p.Result(), ctx.Err()
 	}
 }
 
