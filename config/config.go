@@ -9,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/edged-robotics/edged/clip/policy"
 	"github.com/edged-robotics/edged/sheet/recipe"
 )
 
@@ -37,6 +38,45 @@ type Config struct {
 	// Discovery bounds what roles left empty take from the graph.
 	Discovery Discovery `yaml:"discovery"`
 	Replay    Replay    `yaml:"replay"`
+	// Clips are the incident clips (docs/clips.md).
+	Clips Clips `yaml:"clips"`
+}
+
+// Clips writes the last seconds around an incident as one MCAP file
+// into its episode. Its rules and defaults are the clip package's.
+type Clips struct {
+	// Enabled turns clips on. Default false.
+	Enabled bool `yaml:"enabled"`
+	// Pre is how long before its trigger a clip starts. Default 20s;
+	// pre + post must be <= ring.max_age (the window must be in the
+	// rings when the clip is read).
+	Pre Duration `yaml:"pre"`
+	// Post is how long after its trigger a clip ends. Default 5s.
+	Post Duration `yaml:"post"`
+	// OnStates are FSM states whose entry triggers a clip. Default none.
+	OnStates []string `yaml:"on_states"`
+	// OnFailureOutcome triggers a clip when an episode closes failed or
+	// interrupted. Default true.
+	OnFailureOutcome bool `yaml:"on_failure_outcome"`
+	// OnUnsat triggers a clip when a trace check is judged UNSAT at an
+	// episode's close. Default false (not wired yet).
+	OnUnsat bool `yaml:"on_unsat"`
+	// MinInterval: at most one clip per trigger kind this often.
+	// Default 1m.
+	MinInterval Duration `yaml:"min_interval"`
+	// MaxBytes is the disk budget of all clips; the oldest are deleted
+	// first (before any episode), a clip alone over it is refused.
+	// Default 2GiB, at least 1MiB.
+	MaxBytes Size `yaml:"max_bytes"`
+	// Quality of the JPEG raw images are encoded at. Default 90, 1..100.
+	Quality int `yaml:"quality"`
+}
+
+// Clip maps the section onto the clip package's Config.
+func (c Clips) Policy() policy.Config {
+	return policy.Config{Enabled: c.Enabled, Pre: c.Pre.D(), Post: c.Post.D(), OnStates: c.OnStates,
+		OnFailureOutcome: c.OnFailureOutcome, OnUnsat: c.OnUnsat, MinInterval: c.MinInterval.D(),
+		MaxBytes: int64(c.MaxBytes), Quality: c.Quality}
 }
 
 // Replay tunes edged replay; edged run does not read it.

@@ -125,6 +125,13 @@ func TestValidationNamesTheField(t *testing.T) {
 		{"msg dir twice", "robot_id: r\nros2: {msg_dirs: [/opt/msgs, /opt/msgs/]}\n", "ros2.msg_dirs: /opt/msgs/ is listed twice"},
 		{"replay gap zero", "robot_id: r\nreplay: {max_gap: 0s}\n", "replay.max_gap: must be in 1s..24h0m0s, got 0s"},
 		{"replay gap long", "robot_id: r\nreplay: {max_gap: 25h}\n", "replay.max_gap: must be in 1s..24h0m0s"},
+		{"clips pre zero", "robot_id: r\nclips: {pre: 0s}\n", "clips.pre: must be in (0, 10m0s]"},
+		{"clips post negative", "robot_id: r\nclips: {post: -1s}\n", "clips.post: must be in [0, 10m0s]"},
+		{"clips budget", "robot_id: r\nclips: {max_bytes: 1KiB}\n", "clips.max_bytes: must be >= 1MiB"},
+		{"clips quality", "robot_id: r\nclips: {quality: 0}\n", "clips.quality: must be 1..100"},
+		{"clips interval", "robot_id: r\nclips: {min_interval: -1s}\n", "clips.min_interval: must be >= 0"},
+		{"clips empty state", "robot_id: r\nclips: {on_states: ['']}\n", "clips.on_states: state 0 is empty"},
+		{"clips window", "robot_id: r\nclips: {enabled: true, pre: 28s, post: 5s}\n", "clips.pre: pre + post (33s) must be <= ring.max_age (30s)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

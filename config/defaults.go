@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/capture"
+	"github.com/edged-robotics/edged/clip/policy"
 	"github.com/edged-robotics/edged/episode/store"
 	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/fsm/fsmkind"
@@ -52,7 +53,16 @@ func Default() Config {
 		Capture:   CaptureOptions{MaxStampSkew: Duration(capture.DefaultMaxStampSkew)},
 		Discovery: defaultDiscovery(),
 		Replay:    Replay{MaxGap: DefaultMaxGap},
+		Clips:     defaultClips(),
 	}
+}
+
+// defaultClips is the clips section of the clip package's defaults.
+func defaultClips() Clips {
+	d := policy.Default()
+	return Clips{Enabled: d.Enabled, Pre: Duration(d.Pre), Post: Duration(d.Post), OnStates: d.OnStates,
+		OnFailureOutcome: d.OnFailureOutcome, OnUnsat: d.OnUnsat, MinInterval: Duration(d.MinInterval),
+		MaxBytes: Size(d.MaxBytes), Quality: d.Quality}
 }
 
 // defaultSheet is the sheet section of the recipe's defaults

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/capture"
+	"github.com/edged-robotics/edged/clip/policy"
 	"github.com/edged-robotics/edged/episode/store"
 	"github.com/edged-robotics/edged/fsm"
 	"github.com/edged-robotics/edged/ringbuf"
@@ -46,6 +47,13 @@ func TestDefaultsAreTheComponents(t *testing.T) {
 		{"uplink.topic_prefix", d.Uplink.TopicPrefix, uplink.DefaultTopicPrefix},
 		{"uplink.max_payload", int(d.Uplink.MaxPayload), uplink.DefaultMaxPayload},
 		{"uplink.outbox_bytes", int64(d.Uplink.OutboxBytes), int64(uplink.DefaultOutboxBytes)},
+		{"clips.pre", d.Clips.Pre.D(), policy.DefaultPre},
+		{"clips.post", d.Clips.Post.D(), policy.DefaultPost},
+		{"clips.min_interval", d.Clips.MinInterval.D(), policy.DefaultMinInterval},
+		{"clips.max_bytes", int64(d.Clips.MaxBytes), int64(policy.DefaultMaxBytes)},
+		{"clips.quality", d.Clips.Quality, policy.DefaultQuality},
+		{"clips.enabled", d.Clips.Enabled, policy.Default().Enabled},
+		{"clips.on_failure_outcome", d.Clips.OnFailureOutcome, policy.Default().OnFailureOutcome},
 		{"uplink.resend_after", d.Uplink.ResendAfter.D(), time.Duration(uplink.DefaultResendAfter)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

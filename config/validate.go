@@ -43,6 +43,7 @@ func (c *Config) Validate() error {
 		// episodes cut at max_duration) finite
 		p.add("replay.max_gap", "must be in %s..%s, got %s", MinMaxGap.D(), MaxMaxGap.D(), g.D())
 	}
+	c.validateClips(&p)
 	if l := c.HTTP.Listen; l != "off" {
 		if _, _, err := net.SplitHostPort(l); err != nil {
 			p.add("http.listen", "must be host:port or \"off\", got %q", l)
@@ -234,4 +235,16 @@ func unjoin(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
+}
+
+// validateClips applies the clip package's rules and the one rule
+// across sections: the clip's window must fit the rings' age.
+func (c *Config) validateClips(p *problems) {
+	if err := c.Clips.Policy().Validate(); err != nil {
+		*p = append(*p, err)
+		return
+	}
+	if w := c.Clips.Pre + c.Clips.Post; c.Clips.Enabled && w > c.Ring.MaxAge {
+		p.add("clips.pre", "pre + post (%s) must be <= ring.max_age (%s): the window is read from the rings", w.D(), c.Ring.MaxAge.D())
+	}
 }

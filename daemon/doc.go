@@ -26,7 +26,9 @@
 // HTTP (http.listen): /metrics (metrics.go: the stages' Stats snapshots
 // read at scrape time), /healthz (ready while the master answers,
 // capture runs, the store can write and the outbox is not nearly full),
-// /status.json, /sheet/N.jpg and the status page. Under systemd, READY=1
+// /status.json, /sheet/N.jpg, the status page, and POST /clip (clips.go:
+// an incident clip now, answered once written; RequestClip is its
+// client, edged clip's). Under systemd, READY=1
 // once capture runs, WATCHDOG=1 while the pipeline progresses
 // (pipeline's Progressing), STOPPING=1 at the end. When the ROS graph
 // asks the node to end, Run returns ErrROSShutdown.

@@ -101,6 +101,9 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 		awaitingEpisodes, awaitingOldest, repairRequests, repairResent, repairUnavailable, endResends} {
 		ch <- d
 	}
+	for _, d := range clipDescs {
+		ch <- d
+	}
 }
 
 func (c collector) Collect(ch chan<- prometheus.Metric) {
@@ -108,6 +111,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	m.capture(c.d)
 	m.pipeline(c.d)
 	m.uplink(c.d)
+	m.clips(c.d)
 }
 
 // metricSink sends metrics of one scrape.

@@ -23,6 +23,7 @@ import (
 //	  labels/CAMERA/NAME.jpg, .json         LabelDir (labeling sheets)
 //	  snippets/CAMERA/sheet-NNNN.msgpack.zst SnippetPath
 //	  annotations/NAME.json                 AnnotationsDir, AnnotationName
+//	  clips/clip-TIME-KIND.mcap             ClipsDir, ClipName (clips.go)
 const (
 	EpisodesDir     = "episodes"
 	ManifestFile    = manifestName

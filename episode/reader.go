@@ -101,6 +101,8 @@ type Episode struct {
 	// closed but that is not complete (the first maxListedLacks pieces);
 	// nil otherwise.
 	Lack *Lack
+	// Clips are the episode's incident clips (clips/), by trigger time.
+	Clips []Clip
 }
 
 // maxListedLacks bounds the pieces Load lists as lacking.
@@ -131,6 +133,7 @@ func loadEpisode(f episodeFiles) (*Episode, error) {
 	}
 	files, err := f.list()
 	if err == nil {
+		e.Clips = clipsOf(files)
 		e.Cost, err = costOfFiles(files, func(rel string) ([]byte, error) { return f.read(rel, maxSheetMeta) }, &m)
 	}
 	if err != nil {

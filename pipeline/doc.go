@@ -9,6 +9,7 @@
 //	        -> jointSink (snippets: ship's Recorder)
 //	        -> fsm.Machine -> episode.Store; events -> Runner (status, verdicts, ship)
 //	ship -> uplink (outbox, MQTT), or nothing (a replay without a broker)
+//	rings, joints, fsm events, Runner ticks -> clip.Stage (clips.enabled: clips.go)
 //
 // It owns the mapping of the config onto each stage's Config (fsm, ring,
 // capture, uplink, sheet recipe: config imports no stage and no stage

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/edged-robotics/edged/capture"
+	"github.com/edged-robotics/edged/clip"
 	"github.com/edged-robotics/edged/ringbuf"
 )
 
@@ -43,10 +44,14 @@ func (r *frameRouter) PutFrame(f capture.Frame) {
 type jointSink struct {
 	samples  atomic.Uint64
 	snippets capture.JointSink
+	clips    atomic.Pointer[clip.History] // set when the clip stage starts
 }
 
 func (j *jointSink) PutJoints(s capture.JointSample) {
 	j.samples.Add(1)
+	if h := j.clips.Load(); h != nil {
+		h.PutJoints(s)
+	}
 	if j.snippets != nil {
 		j.snippets.PutJoints(s)
 	}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/edged-robotics/edged/clip"
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	epstore "github.com/edged-robotics/edged/episode/store"
@@ -63,7 +64,9 @@ type Pipeline struct {
 	ros2Types   *cdr.Registry // bundled + ros2.msg_dirs
 	topo        atomic.Pointer[Topology]
 	discovery   discoveryState
-	loopBeat    atomic.Int64 // unix ns of the sheet loop's last round
+	loopBeat    atomic.Int64               // unix ns of the sheet loop's last round
+	clips       atomic.Pointer[clip.Stage] // nil: clips disabled (clips.go)
+	live        bool                       // StartSheetLoop drives the runner: clips on their own goroutine
 
 	// Set by Open and StartFSM before the caller's readers start, then
 	// read-only until Stop (the caller's goroutine owns them).
@@ -226,6 +229,7 @@ func (p *Pipeline) Stop() error {
 	if p.stopLoop != nil {
 		p.stopLoop()
 	}
+	p.closeClips() // before the rings it reads
 	p.topo.Load().closeRings()
 	p.closeUplink()
 	return err

@@ -82,6 +82,7 @@ type Runner struct {
 // NewRunner is a runner the caller drives (a replay): after Open and
 // StartFSM, as sessions when no fsm stage runs.
 func (p *Pipeline) NewRunner() *Runner {
+	p.startClips()
 	return &Runner{p: p, storeDir: p.store.Dir(), session: p.machine == nil, recipe: p.cfg.Sheet.Recipe()}
 }
 
@@ -91,6 +92,7 @@ func (r *Runner) Step() time.Duration { return r.recipe.Interval / 5 }
 
 func (r *Runner) open(id, dir string, start time.Time) {
 	p := r.p
+	r.clipEpisode(id, dir)
 	s, err := newSheetSession(id, dir, start, r.recipe, p.topo.Load().cams, p.log.With("episode", id), &p.stats, p.sheetBuilt, p.out, p.observeBuild)
 	if err != nil {
 		p.log.Error("daemon: no sheets for this episode", "episode", id, "err", err)
@@ -102,6 +104,7 @@ func (r *Runner) open(id, dir string, start time.Time) {
 func (r *Runner) handle(ev episodeEvent) {
 	p := r.p
 	p.status.apply(ev)
+	defer r.clipEvent(ev) // after the episode's own handling (its dir, its sheets)
 	cur := r.cur
 	switch ev.kind {
 	case episodeBegan:
@@ -164,6 +167,7 @@ func (r *Runner) Tick(now time.Time) {
 	if r.cur != nil {
 		r.cur.advance(now)
 	}
+	r.clipTick(now)
 }
 
 // Stop drains the events, then finishes the open session at now (or at
@@ -171,6 +175,7 @@ func (r *Runner) Tick(now time.Time) {
 // closed first (CloseFSM), so that its last events are drained.
 func (r *Runner) Stop(now time.Time, ok bool) {
 	r.Drain()
+	defer r.clipFlush()
 	if r.session {
 		r.closeSession(now, ok, episode.EndShutdown)
 		return
@@ -222,6 +227,7 @@ func (r *Runner) EndSession(now time.Time) {
 // Stop stops it, after which it drains pending events and finishes the
 // open session. Call it after Open and StartFSM.
 func (p *Pipeline) StartSheetLoop(ctx context.Context, clock func() (time.Time, bool)) {
+	p.live = true
 	r := p.NewRunner()
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})

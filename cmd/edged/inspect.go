@@ -95,5 +95,8 @@ func inspectEpisode(out io.Writer, reads remote.Reads, asJSON bool) error {
 	if err := view.WriteTimeline(out, e); err != nil {
 		return err
 	}
+	if err := view.WriteClips(out, e); err != nil {
+		return err
+	}
 	return view.WriteAnnotations(out, anns)
 }

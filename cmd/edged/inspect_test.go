@@ -7,6 +7,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/edged-robotics/edged/episode"
 )
 
 // `edged inspect --json` speaks one snake_case schema: the list and one
@@ -80,5 +83,26 @@ func TestInspectJSONIsSnakeCase(t *testing.T) {
 	}
 	if out := edged(t, true, "inspect", empty, "--json"); strings.TrimSpace(out) != "[]" {
 		t.Errorf("empty store: %q, want []", out)
+	}
+}
+
+// TestInspectListsClips: edged inspect lists an episode's clips, in its
+// table and its JSON.
+func TestInspectListsClips(t *testing.T) {
+	_, epDir := recordEpisode(t, []segSpec{{"reach", 0, 3}})
+	name := episode.ClipName(time.Date(2026, 1, 1, 0, 0, 5, 0, time.UTC), "request")
+	if err := os.MkdirAll(episode.ClipDir(epDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(episode.ClipDir(epDir), name), []byte("mcap"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := edged(t, true, "inspect", epDir); !strings.Contains(out, name+"  4 bytes") {
+		t.Errorf("the table does not list the clip:\n%s", out)
+	}
+	var v struct{ Clips []episode.Clip }
+	if err := json.Unmarshal([]byte(edged(t, true, "inspect", epDir, "--json")), &v); err != nil ||
+		len(v.Clips) != 1 || v.Clips[0].Name != name {
+		t.Errorf("JSON clips %+v (%v)", v.Clips, err)
 	}
 }

@@ -159,3 +159,19 @@ func clip(s string, n int) string {
 	}
 	return s
 }
+
+// WriteClips lists the episode's incident clips (clips/ in its directory).
+func WriteClips(out io.Writer, e *episode.Episode) error {
+	if len(e.Clips) == 0 {
+		return nil
+	}
+	if _, err := fmt.Fprintf(out, "\nclips (%s/):\n", episode.ClipsDir); err != nil {
+		return err
+	}
+	for _, c := range e.Clips {
+		if _, err := fmt.Fprintf(out, "  %s  %d bytes\n", c.Name, c.Bytes); err != nil {
+			return err
+		}
+	}
+	return nil
+}

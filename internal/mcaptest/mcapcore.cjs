@@ -1,5 +1,5 @@
 // Reads an MCAP file with Foxglove's @mcap/core, both ways, and prints
-// what it found as JSON for writer_core_test.go:
+// what it found as JSON for mcaptest.Read:
 //   indexed: McapIndexedReader (footer, summary with its CRC, chunk
 //            indexes, message indexes; chunk CRCs), read forward, in
 //            reverse and topic by topic; the data section CRC is checked

@@ -1,0 +1,98 @@
+package clip
+
+import (
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/edged-robotics/edged/bag/mcap"
+	"github.com/edged-robotics/edged/capture"
+	"github.com/edged-robotics/edged/clip/policy"
+	"github.com/edged-robotics/edged/ringbuf"
+	"github.com/edged-robotics/edged/ros/msg"
+)
+
+var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+// newRing is a ring holding at most frames frames.
+func newRing(t testing.TB, frames int) *ringbuf.Ring {
+	t.Helper()
+	r, err := ringbuf.New(ringbuf.Config{MaxBytes: ringbuf.MinBytes, MaxAge: time.Hour, MaxFrames: frames})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	return r
+}
+
+var frameSeed uint64 // each frame's bytes differ (tests of this package run one at a time)
+
+// putJPEG puts a compressed frame of size bytes stamped at.
+func putJPEG(t testing.TB, r *ringbuf.Ring, at time.Time, size int) {
+	t.Helper()
+	data := make([]byte, size)
+	frameSeed++
+	rng := rand.New(rand.NewPCG(frameSeed, 1))
+	for i := range data { // incompressible, as JPEG is
+		data[i] = byte(rng.Uint32())
+	}
+	f := capture.Frame{Topic: "/cam", Stamp: at, Received: at, Format: capture.FormatJPEG, Encoding: "jpeg", Data: data}
+	if err := r.Put(&f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stageFor is a synchronous stage over cams with an episode begun in a
+// store under dir.
+func stageFor(t testing.TB, cfg policy.Config, dir string, cams ...Camera) *Stage {
+	t.Helper()
+	cfg.Enabled = true
+	s, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), StoreDir: dir, Sync: true,
+		Cameras: func() []Camera { return cams }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	s.History().EpisodeBegan(Episode{ID: "arm-01-ep", Dir: filepath.Join(dir, "arm-01-ep")})
+	return s
+}
+
+// readClip reads a clip with edged's MCAP reader: messages per topic,
+// the CompressedImage stamps of topic cam, and the clip's metadata.
+func readClip(t *testing.T, path, cam string) (perTopic map[string]int, stamps []time.Time, meta map[string]string) {
+	t.Helper()
+	r, err := mcap.Open(path, mcap.Options{VerifyDataCRC: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if info := r.Info(); info.Messages > 0 && !info.Indexed || len(info.Problems) > 0 {
+		t.Fatalf("clip not indexed or damaged: %+v", info)
+	}
+	perTopic = map[string]int{}
+	it := r.Messages()
+	defer it.Close()
+	for it.Next() {
+		m := it.Message()
+		perTopic[m.Channel.Topic]++
+		if m.Channel.Topic == cam {
+			var img msg.CompressedImage
+			if err := msg.DecodeCompressedImage(m.Data, &img); err != nil {
+				t.Fatalf("frame %d does not decode as its schema says: %v", m.Sequence, err)
+			}
+			stamps = append(stamps, img.Header.Stamp.Time())
+		}
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, md := range r.Metadata() {
+		if md.Name == MetadataName {
+			meta = md.Metadata
+		}
+	}
+	return perTopic, stamps, meta
+}

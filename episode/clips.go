@@ -1,0 +1,59 @@
+package episode
+
+import (
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/edged-robotics/edged/blob"
+)
+
+// The incident clips of an episode (package clip writes them):
+//
+//	clips/clip-TIME-KIND.mcap   ClipsDir, ClipName (TIME: the trigger's, as in ids)
+const (
+	ClipsDir   = "clips"
+	ClipPrefix = "clip-"
+	ClipExt    = ".mcap"
+)
+
+// ClipDir is the directory of an episode's clips.
+func ClipDir(epDir string) string { return filepath.Join(epDir, ClipsDir) }
+
+// ClipName is the file name of the clip triggered at t by a trigger of
+// kind (letters, digits, '-' and '_'; anything else becomes '_'), so
+// that names sort by trigger time.
+func ClipName(t time.Time, kind string) string {
+	k := unsafeChars.ReplaceAllString(strings.ReplaceAll(kind, ".", "_"), "_")
+	if k == "" {
+		k = "clip"
+	}
+	return ClipPrefix + t.UTC().Format(idTime) + "-" + k + ClipExt
+}
+
+// IsClipName reports whether name (a base name) is a clip's.
+func IsClipName(name string) bool {
+	return strings.HasPrefix(name, ClipPrefix) && strings.HasSuffix(name, ClipExt)
+}
+
+// Clip is one clip file of an episode, as Load lists it.
+type Clip struct {
+	Name  string `json:"name"` // base name (ClipName)
+	Bytes int64  `json:"bytes"`
+}
+
+// clipsOf lists the clips among an episode's files (names relative to
+// it), in name order: trigger time.
+func clipsOf(files []blob.Info) []Clip {
+	var clips []Clip
+	for _, f := range files {
+		dir, name := path.Split(f.Name)
+		if dir == ClipsDir+"/" && IsClipName(name) {
+			clips = append(clips, Clip{Name: name, Bytes: f.Size})
+		}
+	}
+	slices.SortFunc(clips, func(a, b Clip) int { return strings.Compare(a.Name, b.Name) })
+	return clips
+}

@@ -1,0 +1,127 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/edged-robotics/edged/clip"
+	"github.com/edged-robotics/edged/episode"
+)
+
+// The clip stage (package clip) when clips.enabled: made by NewRunner,
+// on its own goroutine in a live run (StartSheetLoop), written on the
+// runner's in a replay (deterministic); fed by the runner's events and
+// ticks and by the joint sink; closed by Stop after the sheet loop.
+
+// ErrClipsDisabled is returned by Clip when clips.enabled is false.
+var ErrClipsDisabled = errors.New("clips are disabled: set clips.enabled: true in the config")
+
+// startClips makes the clip stage (once).
+func (p *Pipeline) startClips() {
+	if !p.cfg.Clips.Enabled || p.clips.Load() != nil {
+		return
+	}
+	s, err := clip.New(p.cfg.Clips.Policy(), clip.Options{Logger: p.log, StoreDir: p.store.Dir(),
+		Cameras: p.clipCameras, Sync: !p.live})
+	if err != nil { // Check validated the config: a TurboJPEG handle failed
+		p.log.Error("daemon: no incident clips", "err", err)
+		return
+	}
+	p.clips.Store(s)
+	p.joints.clips.Store(s.History())
+}
+
+// clipCameras are the cameras of the current topology as clip reads them.
+func (p *Pipeline) clipCameras() []clip.Camera {
+	cams := p.topo.Load().cams
+	out := make([]clip.Camera, 0, len(cams))
+	for _, c := range cams {
+		if c.ring != nil {
+			out = append(out, clip.Camera{Name: c.name, Topic: c.topic, Ring: c.ring})
+		}
+	}
+	return out
+}
+
+// Clip triggers a clip now (an operator's request, on the stream
+// clock's latest tick) with reason; see clip.Stage.Trigger.
+func (p *Pipeline) Clip(reason string) (*clip.Pending, error) {
+	s := p.clips.Load()
+	if s == nil {
+		return nil, ErrClipsDisabled
+	}
+	return s.Trigger(clip.Trigger{Kind: clip.KindRequest, Reason: reason})
+}
+
+// ClipStats are the clip stage's counts (ok false: clips disabled).
+func (p *Pipeline) ClipStats() (clip.Stats, bool) {
+	if s := p.clips.Load(); s != nil {
+		return s.Stats(), true
+	}
+	return clip.Stats{}, false
+}
+
+// closeClips stops the clip stage (after the sheet loop).
+func (p *Pipeline) closeClips() {
+	if s := p.clips.Load(); s != nil {
+		s.Close()
+	}
+}
+
+// clipEvent feeds the clip stage one of the fsm stage's events and
+// triggers the clips the config asks for.
+func (r *Runner) clipEvent(ev episodeEvent) {
+	s := r.p.clips.Load()
+	if s == nil {
+		return
+	}
+	cfg := s.Config()
+	switch ev.kind {
+	case stateChanged:
+		t := ev.transition
+		s.History().Transition(t)
+		if t.Kind == episode.TransitionState && slices.Contains(cfg.OnStates, t.To) {
+			_, _ = s.Trigger(clip.Trigger{Kind: clip.KindState, Time: t.Stamp, Reason: "entered " + t.To}) // a refusal is logged and counted
+		}
+	case segmentClosed:
+		s.History().SegmentClosed(ev.segment)
+	case episodeEnded:
+		m := ev.manifest
+		if cfg.OnFailureOutcome && failed(m) {
+			_, _ = s.Trigger(clip.Trigger{Kind: clip.KindOutcome, Time: m.End, Reason: fmt.Sprintf("episode %s (%s)", m.Outcome, m.EndReason),
+				Episode: clip.Episode{ID: m.ID, Dir: r.episodeDir(m.ID)}})
+		}
+	}
+}
+
+// failed: an episode that ended aborted, or interrupted by anything but
+// edged stopping (whose clip could not be written anyway).
+func failed(m episode.Manifest) bool {
+	return m.Outcome == episode.Aborted || m.Outcome == episode.Interrupted && m.EndReason != episode.EndShutdown
+}
+
+// clipEpisode tells the clip stage which episode clips now belong to.
+func (r *Runner) clipEpisode(id, dir string) {
+	if s := r.p.clips.Load(); s != nil {
+		s.History().EpisodeBegan(clip.Episode{ID: id, Dir: dir})
+	}
+}
+
+func (r *Runner) episodeDir(id string) string { return filepath.Join(r.storeDir, id) }
+
+// clipTick moves the clip stage's clock; clipFlush writes what waits
+// (the end of a replay).
+func (r *Runner) clipTick(now time.Time) {
+	if s := r.p.clips.Load(); s != nil {
+		s.Advance(now)
+	}
+}
+
+func (r *Runner) clipFlush() {
+	if s := r.p.clips.Load(); s != nil {
+		s.Flush()
+	}
+}
