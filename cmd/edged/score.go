@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/episode"
@@ -44,43 +45,7 @@ func newScoreCmd() *cobra.Command {
 			if done, err := stored.run(cmd, args, asJSON, verdicts, overlap, api); done {
 				return err
 			}
-			if truth == "" || pred == "" {
-				return errors.New("score: give --truth and --pred, or EPISODE --annotation NAME, or --store STORE")
-			}
-			t, instruction, err := scoreInput(cmd.Context(), truth)
-			if err != nil {
-				return fmt.Errorf("--truth: %w", err)
-			}
-			p, _, err := scoreInput(cmd.Context(), pred)
-			if err != nil {
-				return fmt.Errorf("--pred: %w", err)
-			}
-			opts := score.Options{Rate: rate, Judge: score.LexicalJudge{MinOverlap: overlap}, Instruction: instruction}
-			if verdicts != "" {
-				if opts.Judge, err = view.ReadVerdicts(verdicts); err != nil {
-					return fmt.Errorf("--verdicts: %w", err)
-				}
-			}
-			api.apply(&opts)
-			out := cmd.OutOrStdout()
-			r, err := score.Score(t, p, opts)
-			if err == nil {
-				err = api.err()
-			}
-			var refused *score.Refused
-			if errors.As(err, &refused) && asJSON {
-				_ = json.NewEncoder(out).Encode(map[string]any{"refused": map[string]any{
-					"input": refused.Which, "segment": refused.Err.Index, "reason": refused.Err.Reason}})
-			}
-			if err != nil {
-				return fmt.Errorf("not scored: %w", err)
-			}
-			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(r)
-			}
-			return r.WriteText(out)
+			return scoreFiles(cmd.Context(), cmd.OutOrStdout(), scoreFileFlags{truth, pred, verdicts, rate, overlap, asJSON}, api)
 		},
 	}
 	cmd.Flags().StringVar(&truth, "truth", "", "reference: episode directory or JSON file (required without EPISODE or --store)")
@@ -92,6 +57,54 @@ func newScoreCmd() *cobra.Command {
 	stored.flags(cmd)
 	sem.define(cmd)
 	return cmd
+}
+
+// scoreFileFlags are score's flags for two inputs (--truth, --pred).
+type scoreFileFlags struct {
+	truth, pred, verdicts string
+	rate, overlap         float64
+	asJSON                bool
+}
+
+// scoreFiles scores --pred against --truth and writes the report (text
+// or JSON; a refused input as JSON too) to out.
+func scoreFiles(ctx context.Context, out io.Writer, f scoreFileFlags, api semantic) error {
+	if f.truth == "" || f.pred == "" {
+		return errors.New("score: give --truth and --pred, or EPISODE --annotation NAME, or --store STORE")
+	}
+	t, instruction, err := scoreInput(ctx, f.truth)
+	if err != nil {
+		return fmt.Errorf("--truth: %w", err)
+	}
+	p, _, err := scoreInput(ctx, f.pred)
+	if err != nil {
+		return fmt.Errorf("--pred: %w", err)
+	}
+	opts := score.Options{Rate: f.rate, Judge: score.LexicalJudge{MinOverlap: f.overlap}, Instruction: instruction}
+	if f.verdicts != "" {
+		if opts.Judge, err = view.ReadVerdicts(f.verdicts); err != nil {
+			return fmt.Errorf("--verdicts: %w", err)
+		}
+	}
+	api.apply(&opts)
+	r, err := score.Score(t, p, opts)
+	if err == nil {
+		err = api.err()
+	}
+	var refused *score.Refused
+	if errors.As(err, &refused) && f.asJSON {
+		_ = json.NewEncoder(out).Encode(map[string]any{"refused": map[string]any{
+			"input": refused.Which, "segment": refused.Err.Index, "reason": refused.Err.Reason}})
+	}
+	if err != nil {
+		return fmt.Errorf("not scored: %w", err)
+	}
+	if f.asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	return r.WriteText(out)
 }
 
 // scoreInput reads an input of score, with its task instruction when it
