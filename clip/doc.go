@@ -37,7 +37,8 @@
 // place and its directory fsynced. clips.max_bytes bounds every clip of
 // the store: the oldest (by trigger time) are deleted first, before the
 // store's retention deletes any episode; a clip larger than the budget
-// alone is refused (SkipBudget) and deleted.
+// alone is refused (SkipBudget) and deleted. The store's retention may
+// delete finished clips too (before any episode), never a temporary file.
 //
 // Buffers. Frame bytes are copied out of the ring into the stage's own
 // buffer and into the MCAP writer's chunk; the History owns the joint

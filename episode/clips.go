@@ -57,3 +57,20 @@ func clipsOf(files []blob.Info) []Clip {
 	slices.SortFunc(clips, func(a, b Clip) int { return strings.Compare(a.Name, b.Name) })
 	return clips
 }
+
+// ParseClipName returns the trigger time and kind a clip's name (as
+// ClipName writes it) says; ok is false for any other name.
+func ParseClipName(name string) (t time.Time, kind string, ok bool) {
+	if !IsClipName(name) {
+		return time.Time{}, "", false
+	}
+	rest := strings.TrimSuffix(strings.TrimPrefix(name, ClipPrefix), ClipExt)
+	if len(rest) < len(idTime)+2 || rest[len(idTime)] != '-' {
+		return time.Time{}, "", false
+	}
+	t, err := time.Parse(idTime, rest[:len(idTime)])
+	if err != nil {
+		return time.Time{}, "", false
+	}
+	return t, rest[len(idTime)+1:], true
+}

@@ -45,3 +45,23 @@ func TestLoadListsClips(t *testing.T) {
 		t.Errorf("ClipName of an unsafe kind: %s", got)
 	}
 }
+
+func TestParseClipName(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 678e6, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		wantKind string
+		ok       bool
+	}{
+		{ClipName(at, "state"), "state", true},
+		{ClipName(at, "fsm.state/x"), "fsm_state_x", true},
+		{"clip-nonsense-state.mcap", "", false},
+		{"." + ClipName(at, "state") + ".tmp1", "", false},
+		{"clip-20260102T030405.678Z.mcap", "", false},
+	} {
+		got, kind, ok := ParseClipName(tc.name)
+		if ok != tc.ok || kind != tc.wantKind || (ok && !got.Equal(at)) {
+			t.Errorf("ParseClipName(%q) = %v, %q, %v", tc.name, got, kind, ok)
+		}
+	}
+}

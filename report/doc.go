@@ -15,8 +15,14 @@
 // "unmatched", the judge's verdict on the matched pair and its end-to-end
 // match. The matching is score.Report.Matching as score computed it,
 // the same one `edged score` prints, never recomputed here.
+// Incident clips (clips.go: episode.Episode.Clips) are marked on the
+// timeline at their trigger (from the clip's name, episode.ParseClipName)
+// and listed with their first camera frame (read with bag/mcap, at most
+// MaxThumbBytes, inlined) and a link to the file, relative to the report
+// (Options.OutDir) when the episode is a local directory.
 //
-// Self-contained means the page makes no request at all: sheets are
+// Self-contained means the page makes no request at all (a clip's link
+// is followed only when clicked): sheets are
 // inlined as data: URIs, CSS and the small script (image load check,
 // click to zoom) are inline, and nothing else is referenced. Everything
 // that comes from disk is escaped by html/template.

@@ -15,6 +15,11 @@ func WriteFile(path, ref string, o Options) (*Summary, error) {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
 	defer os.Remove(f.Name())
+	if o.OutDir == "" {
+		if abs, err := filepath.Abs(filepath.Dir(path)); err == nil {
+			o.OutDir = abs // clip links relative to the report
+		}
+	}
 	s, err := Write(f, ref, o)
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = cerr

@@ -31,6 +31,7 @@ type page struct {
 	Legend   []swatch
 	More     int // labels left out of the legend
 	Lanes    []lane
+	Clips    []*clipView
 
 	span    float64
 	colors  *palette
@@ -107,6 +108,7 @@ func (p *page) layout() {
 	p.segments()
 	p.annotations()
 	p.sheets()
+	p.clips()
 	p.legend()
 }
 

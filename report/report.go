@@ -56,6 +56,10 @@ type Options struct {
 	Generator string
 	// Now stamps the footer. Default time.Now.
 	Now func() time.Time
+	// OutDir is the directory the report is written to: links to the
+	// episode's clips are relative to it (WriteFile sets it). Empty:
+	// the clips' paths as the episode was named.
+	OutDir string
 }
 
 func (o *Options) defaults() {
@@ -92,6 +96,7 @@ type Summary struct {
 	LabelSheets        int // labeling sheets inlined
 	LabelSheetsOmitted int
 	Annotations        int
+	Clips              int   // incident clips on the timeline
 	ImageBytes         int64 // inlined, before base64
 	HTMLBytes          int64
 	Notes              []string
@@ -159,6 +164,14 @@ func build(e *episode.Episode, ep blob.Blobs, o Options) (*page, error) {
 	cams, notes := readCameras(ep, o)
 	p.Notes = append(p.Notes, notes...)
 	p.Cameras = cams
+	left := o.MaxImageBytes
+	for _, c := range cams {
+		left -= c.bytes
+	}
+	clipsFrom := left
+	clips, notes := readClips(e, o, &left)
+	p.Notes = append(p.Notes, notes...)
+	p.Clips = clips
 	truth := view.Segmentation(e)
 	for _, path := range o.Annotations {
 		p.Annotations = append(p.Annotations, loadAnnotation(path, truth, o))
@@ -171,7 +184,7 @@ func build(e *episode.Episode, ep blob.Blobs, o Options) (*page, error) {
 			p.colors.of(s.Label)
 		}
 	}
-	p.span = span(e, cams, p.Annotations)
+	p.span = span(e, cams, p.Annotations, clips)
 	p.layout()
 	for _, c := range cams {
 		p.summary.Sheets += len(c.Sheets)
@@ -180,6 +193,8 @@ func build(e *episode.Episode, ep blob.Blobs, o Options) (*page, error) {
 		p.summary.LabelSheetsOmitted += c.LabelsOmitted
 		p.summary.ImageBytes += c.bytes
 	}
+	p.summary.ImageBytes += clipsFrom - left // the clips' thumbnails
+	p.summary.Clips = len(clips)
 	p.summary.Cameras = len(cams)
 	p.summary.Annotations = len(p.Annotations)
 	p.summary.Notes = p.Notes
@@ -233,8 +248,11 @@ func loadAnnotation(path string, truth score.Segmentation, o Options) *Annotatio
 
 // span is the length of the time axis in episode seconds: everything
 // shown must fit on it.
-func span(e *episode.Episode, cams []*camera, anns []*Annotation) float64 {
+func span(e *episode.Episode, cams []*camera, anns []*Annotation, clips []*clipView) float64 {
 	t := e.Manifest.Duration().Seconds()
+	for _, c := range clips {
+		t = max(t, c.sec)
+	}
 	for _, s := range e.Segments {
 		t = max(t, s.EndSec)
 	}

@@ -11,6 +11,7 @@ var pageHTML string
 
 var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"plural": plural,
+	"mb":     func(n int64) float64 { return float64(n) / (1 << 20) },
 	"kb": func(n int) string {
 		if n >= 1<<20 {
 			return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))

@@ -25,9 +25,13 @@
 // others end, interrupted, at the last time seen, an actionlib goal
 // keeping its Args); a corrupt or missing manifest is rebuilt from the
 // records; empty episode directories are removed. Store.Recovered says
-// what was done. Retention (Options) deletes closed episodes oldest
-// first, uploaded ones before others, after every close and before every
-// begin, and keeps MinFreeBytes free (KeepFloor, every second).
+// what was done. Retention (retain.go, after every close, before every
+// begin, KeepFloor every second): over MaxBytes or under MinFreeBytes
+// it deletes finished clips first (episode.IsClipName; oldest trigger
+// first, across episodes), then closed episodes, uploaded ones first,
+// oldest first; MaxEpisodes deletes episodes. Logged and in Stats. The
+// clip stage writes temporary files retention never touches and deletes
+// clips for its own clips.max_bytes; a clip deleted by both is fine.
 //
 // Disk faults (health.go): a failed write is logged on the first failure
 // of each operation and when it works again, counted (Stats), and makes

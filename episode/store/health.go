@@ -35,6 +35,12 @@ type Stats struct {
 	// Deleted counts episodes removed by retention (budgets or the
 	// free-space floor).
 	Deleted int
+	// ClipsDeleted and ClipBytesDeleted count the clips retention
+	// deleted, oldest first, before any episode (over MaxBytes or under
+	// the floor). The clip stage's own budget (clips.max_bytes) counts
+	// its deletions itself.
+	ClipsDeleted     int
+	ClipBytesDeleted int64
 	// FreeBytes on the store's file system at the last check (-1:
 	// unknown).
 	FreeBytes int64
@@ -102,11 +108,12 @@ func (s *Store) Health() error {
 // Stats returns a snapshot of the counters.
 func (s *Store) Stats() Stats {
 	s.mu.Lock()
-	deleted := s.deleted
+	deleted, clips, clipBytes := s.deleted, s.clipsDeleted, s.clipBytesDeleted
 	s.mu.Unlock()
 	s.hmu.Lock()
 	defer s.hmu.Unlock()
-	st := Stats{Errors: map[string]uint64{}, SegmentsLost: s.lost, Deleted: deleted, FreeBytes: s.free}
+	st := Stats{Errors: map[string]uint64{}, SegmentsLost: s.lost, Deleted: deleted, FreeBytes: s.free,
+		ClipsDeleted: clips, ClipBytesDeleted: clipBytes}
 	for op, n := range s.errors {
 		st.Errors[op] = n
 	}

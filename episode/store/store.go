@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
@@ -82,6 +81,10 @@ type Store struct {
 	active    *Writer
 	recovered []episode.Recovery
 	deleted   int
+	// clipsDeleted and clipBytesDeleted count the clips retention
+	// deleted (retain.go).
+	clipsDeleted     int
+	clipBytesDeleted int64
 
 	hmu     sync.Mutex        // guards the health fields below
 	errors  map[string]uint64 // failed writes per op
@@ -271,65 +274,6 @@ func (s *Store) finished(w *Writer) error {
 	return s.enforceRetention()
 }
 
-// enforceRetention deletes closed episodes beyond the budgets: uploaded
-// ones oldest first, then the others oldest first.
-func (s *Store) enforceRetention() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.retainLocked()
-}
-
-// retainLocked is enforceRetention with s.mu held. It also applies the
-// free-space floor (Options.MinFreeBytes).
-func (s *Store) retainLocked() error {
-	infos, err := episode.List(s.dir)
-	if err != nil {
-		return err
-	}
-	type cand struct {
-		m     episode.Manifest
-		bytes int64
-	}
-	var all []cand
-	var total int64
-	for _, m := range infos {
-		n := dirBytes(filepath.Join(s.dir, m.ID))
-		total += n
-		if m.Closed && (s.active == nil || s.active.m.ID != m.ID) {
-			all = append(all, cand{m, n})
-		}
-	}
-	sort.SliceStable(all, func(i, j int) bool {
-		if all[i].m.Uploaded != all[j].m.Uploaded {
-			return all[i].m.Uploaded
-		}
-		return all[i].m.Start.Before(all[j].m.Start)
-	})
-	count := len(infos)
-	free := s.checkFree()
-	for _, c := range all {
-		overBytes := s.opts.MaxBytes >= 0 && total > s.opts.MaxBytes
-		overCount := s.opts.MaxEpisodes >= 0 && count > s.opts.MaxEpisodes
-		underFloor := s.opts.MinFreeBytes >= 0 && free >= 0 && free < s.opts.MinFreeBytes
-		if !overBytes && !overCount && !underFloor {
-			break
-		}
-		if err := os.RemoveAll(filepath.Join(s.dir, c.m.ID)); err != nil {
-			err = fmt.Errorf("episode: retention: delete %s: %w", c.m.ID, err)
-			s.note(OpRetain, err)
-			return err
-		}
-		total -= c.bytes
-		count--
-		s.deleted++
-		if underFloor {
-			free = s.checkFree()
-		}
-	}
-	s.note(OpRetain, nil)
-	return nil
-}
-
 // makeRoom applies retention (s.mu held) before a write that needs
 // space; a failure is noted (Health) and the write tried anyway.
 func (s *Store) makeRoom() { _ = s.retainLocked() }
@@ -344,18 +288,5 @@ func (s *Store) checkFree() int64 {
 	s.hmu.Lock()
 	s.free = n
 	s.hmu.Unlock()
-	return n
-}
-
-func dirBytes(dir string) int64 {
-	var n int64
-	_ = filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
 	return n
 }
