@@ -162,7 +162,7 @@ func (x *exporter) channel(topic, schemaName, camera string) (uint16, error) {
 	if err != nil {
 		return 0, err
 	}
-	md := maps(x.meta)
+	md := copyMeta(x.meta)
 	if camera != "" {
 		md["camera"] = camera
 	}
@@ -171,7 +171,7 @@ func (x *exporter) channel(topic, schemaName, camera string) (uint16, error) {
 	return id, err
 }
 
-func maps(m map[string]string) map[string]string {
+func copyMeta(m map[string]string) map[string]string {
 	out := make(map[string]string, len(m)+1)
 	for k, v := range m {
 		out[k] = v
