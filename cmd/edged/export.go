@@ -10,6 +10,7 @@ import (
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/dataset"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/episode/mcapexport"
 	"github.com/edged-robotics/edged/episode/remote"
 	"github.com/edged-robotics/edged/episode/view"
 	"github.com/spf13/cobra"
@@ -22,13 +23,15 @@ func newExportCmd() *cobra.Command {
 	var rate float64
 	cmd := &cobra.Command{
 		Use:   "export EPISODE",
-		Short: "Export an episode's segments as WGO JSON, a step table, Foxglove events, or ViSTa and ETP-Bench samples",
+		Short: "Export an episode's segments as WGO JSON, a step table, Foxglove events, ViSTa and ETP-Bench samples, or the whole episode as MCAP",
 		Long: "export writes the recorded segments of EPISODE (an id, a unique id prefix or an episode\n" +
 			"directory) as --format wgo ({\"segments\":[{start_sec,end_sec,subtask}]}), steps (CSV step,subtask,stage\n" +
 			"at --rate Hz) or foxglove (a JSON list of Foxglove event bodies); as --format vista (a ViSTa sample:\n" +
 			"the steps as a sequential description with their level, and per step its labeling sheets and time\n" +
 			"range) or etp (an ETP-Bench sample: -o DIR gets etp.json with the instruction and the executed plan,\n" +
-			"and first_frame.jpg). docs/rtl.md has the vista and etp schemas with samples.",
+			"and first_frame.jpg). docs/rtl.md has the vista and etp schemas with samples. --format mcap -o FILE\n" +
+			"writes the episode as the store holds it (sheets, snippets as joint states, segments, transitions,\n" +
+			"annotations on a timeline) as one MCAP file that Foxglove opens like a clip (docs/clips.md).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, id, err := remote.OpenEpisode(cmd.Context(), dir, args[0])
@@ -39,6 +42,9 @@ func newExportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if format == mcapexport.Format {
+				return writeMCAP(e, store, outFile, cmd.ErrOrStderr())
+			}
 			if err := writeExport(e, blob.Sub(store, e.Manifest.ID), format, rate, outFile, cmd.OutOrStdout()); err != nil {
 				return err
 			}
@@ -48,10 +54,10 @@ func newExportCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", view.FormatWGO, "wgo, steps, foxglove, vista or etp")
+	cmd.Flags().StringVar(&format, "format", view.FormatWGO, "wgo, steps, foxglove, vista, etp or mcap")
 	cmd.Flags().StringVar(&dir, "dir", config.DefaultDataDir, "data_dir or episode store directory, or an s3:// URL of either")
 	cmd.Flags().Float64Var(&rate, "rate", 10, "steps per second for --format steps")
-	cmd.Flags().StringVarP(&outFile, "output", "o", "", "write to this file instead of stdout (etp: this directory)")
+	cmd.Flags().StringVarP(&outFile, "output", "o", "", "write to this file instead of stdout (etp: this directory; mcap: required)")
 	return cmd
 }
 
@@ -82,6 +88,30 @@ func writeExport(e *episode.Episode, files blob.Blobs, format string, rate float
 		return err
 	}
 	return writeIndented(w, v)
+}
+
+// writeMCAP writes episode e of store to outFile as MCAP, naming on
+// stderr every file left out and the episode's reading problems.
+func writeMCAP(e *episode.Episode, store blob.Blobs, outFile string, stderr io.Writer) error {
+	if outFile == "" || outFile == "-" {
+		return fmt.Errorf("export: --format mcap writes a binary file: give it with -o FILE.mcap")
+	}
+	f, err := os.Create(outFile)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	res, err := mcapexport.Write(f, e, store)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(outFile)
+		return err
+	}
+	for _, p := range append(res.Problems, e.Problems...) {
+		fmt.Fprintln(stderr, "warning:", p)
+	}
+	return nil
 }
 
 func writeIndented(w io.Writer, v any) error {

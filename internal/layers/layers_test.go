@@ -31,7 +31,9 @@ var layer = map[string]int{
 	"config": 6,
 	// the stages' wiring, built by the live daemon and by replay alike
 	"pipeline": 7,
-	"daemon":   8, "replay": 8,
+	// an episode as MCAP in clip's conventions (its topics)
+	"episode/mcapexport": 7,
+	"daemon":             8, "replay": 8,
 	"cmd/edged": 9, "systemd": 9, "packaging": 9, "internal/pipelinetest": 9,
 }
 

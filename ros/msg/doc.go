@@ -35,4 +35,9 @@
 // steady state. A decoder's target struct is not safe for concurrent use.
 // The structs are rosmsg's (Image = rosmsg.Image, ...), which ros2/cdr
 // fills too.
+//
+// Encoding (encode.go): the types edged writes itself (incident clips,
+// `edged export --format mcap`), CompressedImage and JointState, with
+// their definitions as publishers send them (DefCompressedImage,
+// AppendCompressedImage, ...); appended to a caller's buffer.
 package msg
