@@ -126,6 +126,11 @@ http: {listen: "127.0.0.1:%d"}
 	if metric(body, "edged_episode_store_writable") != 0 || metric(body, `edged_episode_store_errors_total{op="append"}`) < 1 {
 		t.Errorf("/metrics on a full disk:\n%s", grepLines(body, "edged_episode"))
 	}
+	for _, m := range []string{"edged_episode_retention_clips_deleted_total", "edged_episode_retention_clip_bytes_deleted_total"} {
+		if metric(body, m) < 0 {
+			t.Errorf("/metrics lacks %s (the store's clip deletions)", m)
+		}
+	}
 	rostest.WaitFor(t, 10*time.Second, "more failures", func() bool {
 		_, body := get("/metrics")
 		return metric(body, "edged_fsm_store_errors_total") > 10

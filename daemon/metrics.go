@@ -50,6 +50,8 @@ var (
 	storeWritable     = desc("episode_store_writable", "1 while the episode store can write (0: disk full or broken; recording is degraded).")
 	storeLost         = desc("episode_segments_lost_total", "Closed segments lost because the episode store could not write them.")
 	storeDeleted      = desc("episode_retention_deleted_total", "Episodes deleted by retention (keep_bytes, keep_episodes, min_free_bytes).")
+	storeClipsDeleted = desc("episode_retention_clips_deleted_total", "Incident clips deleted by the store's retention (keep_bytes, min_free_bytes) before any episode.")
+	storeClipBytesDel = desc("episode_retention_clip_bytes_deleted_total", "Bytes of the incident clips the store's retention deleted.")
 	storeFree         = desc("episode_store_free_bytes", "Free bytes on the episode store's file system at the last check (-1: unknown).")
 	jointSamples      = desc("joint_samples_total", "Joint samples received.")
 	masterUp          = desc("ros_master_up", "1 while the ROS master answers.")
@@ -95,7 +97,7 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{topicMessages, topicBytes, topicDrops, topicDecodeErrors, topicUnknown,
 		topicConnErrors, topicReconnects, topicPublishers, topicWrongType, discoveryRefused, ringFill, ringCap, ringFrames, ringOverwritten, ringSpan, ringDropped,
 		sheetsTotal, sheetBytes, sheetErrors, labelSheets, camerasRefused, episodesTotal, segmentsTotal, episodesUploaded, episodeOpen, fsmEvents,
-		fsmDropped, fsmBad, fsmStoreErrors, fsmTruncated, fsmClockResets, storeErrors, storeWritable, storeLost, storeDeleted, storeFree, jointSamples, masterUp, outboxPending, outboxPendingB, outboxDisk,
+		fsmDropped, fsmBad, fsmStoreErrors, fsmTruncated, fsmClockResets, storeErrors, storeWritable, storeLost, storeDeleted, storeClipsDeleted, storeClipBytesDel, storeFree, jointSamples, masterUp, outboxPending, outboxPendingB, outboxDisk,
 		outboxEvicted, outboxQuarantined, outboxAcked, outboxDropped, uplinkEnqueued, uplinkErrors, mqttConnected, mqttPublished, mqttBytes,
 		mqttResent, mqttConnectErrors, outboxOldest, mqttLastAck, checkViolations, outboxHeld, outboxHeldB, outboxEvictedHeld,
 		awaitingEpisodes, awaitingOldest, repairRequests, repairResent, repairUnavailable, endResends} {
@@ -187,6 +189,8 @@ func (m metricSink) pipeline(d *Daemon) {
 		gauge(storeWritable, b2f(len(st.Failing) == 0))
 		counter(storeLost, st.SegmentsLost)
 		counter(storeDeleted, uint64(st.Deleted))
+		counter(storeClipsDeleted, uint64(st.ClipsDeleted))
+		counter(storeClipBytesDel, uint64(st.ClipBytesDeleted))
 		gauge(storeFree, float64(st.FreeBytes))
 	}
 	counter(jointSamples, st.JointSamples)
