@@ -59,7 +59,7 @@ type Clips struct {
 	// interrupted. Default true.
 	OnFailureOutcome bool `yaml:"on_failure_outcome"`
 	// OnUnsat triggers a clip when a trace check is judged UNSAT at an
-	// episode's close. Default false (not wired yet).
+	// episode's close. Default false.
 	OnUnsat bool `yaml:"on_unsat"`
 	// MinInterval: at most one clip per trigger kind this often.
 	// Default 1m.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/edged-robotics/edged/clip"
@@ -94,7 +95,23 @@ func (r *Runner) clipEvent(ev episodeEvent) {
 			_, _ = s.Trigger(clip.Trigger{Kind: clip.KindOutcome, Time: m.End, Reason: fmt.Sprintf("episode %s (%s)", m.Outcome, m.EndReason),
 				Episode: clip.Episode{ID: m.ID, Dir: r.episodeDir(m.ID)}})
 		}
+		if unsat := unsatChecks(m.Verdicts); cfg.OnUnsat && len(unsat) > 0 {
+			_, _ = s.Trigger(clip.Trigger{Kind: clip.KindUnsat, Time: m.End, Reason: "UNSAT: " + strings.Join(unsat, ", "),
+				Episode: clip.Episode{ID: m.ID, Dir: r.episodeDir(m.ID)}})
+		}
 	}
+}
+
+// unsatChecks names the checks judged UNSAT (the runner judged them
+// before the episode's end reached the clip stage).
+func unsatChecks(vs []episode.Verdict) []string {
+	var out []string
+	for _, v := range vs {
+		if !v.Sat {
+			out = append(out, v.Check)
+		}
+	}
+	return out
 }
 
 // failed: an episode that ended aborted, or interrupted by anything but

@@ -39,7 +39,7 @@ type Config struct {
 	// interrupted.
 	OnFailureOutcome bool
 	// OnUnsat triggers a clip when a trace check is judged UNSAT at an
-	// episode's close (not wired yet: the switch is kept for it).
+	// episode's close (the window ends at the episode's end).
 	OnUnsat bool
 	// MinInterval is the least time between two clips of one kind.
 	MinInterval time.Duration
