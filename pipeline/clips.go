@@ -10,6 +10,7 @@ import (
 
 	"github.com/edged-robotics/edged/clip"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/fsm/fsmkind"
 )
 
 // The clip stage (package clip) when clips.enabled: made by NewRunner,
@@ -88,7 +89,12 @@ func (r *Runner) clipEvent(ev episodeEvent) {
 			_, _ = s.Trigger(clip.Trigger{Kind: clip.KindState, Time: t.Stamp, Reason: "entered " + t.To}) // a refusal is logged and counted
 		}
 	case segmentClosed:
-		s.History().SegmentClosed(ev.segment)
+		g := ev.segment
+		s.History().SegmentClosed(g)
+		if cfg.OnGoalFailure && g.Kind == fsmkind.Actionlib && g.Outcome == episode.Aborted {
+			_, _ = s.Trigger(clip.Trigger{Kind: clip.KindGoal, Time: g.End, Reason: fmt.Sprintf("goal %s (%s) aborted", g.GoalID, g.Label),
+				Episode: clip.Episode{ID: ev.manifest.ID, Dir: r.episodeDir(ev.manifest.ID)}})
+		}
 	case episodeEnded:
 		m := ev.manifest
 		if cfg.OnFailureOutcome && failed(m) {
