@@ -16,7 +16,8 @@
 // History (joint samples from capture's goroutines; episodes,
 // transitions and segments from the sheet loop), moves its stream
 // clock (Advance) and triggers clips (Trigger, from any goroutine: the
-// FSM's states and outcomes, the HTTP handler). A trigger is refused at
+// FSM's states and outcomes, trace checks' UNSAT verdicts, the
+// operator's POST /clip and ~snapshot). A trigger is refused at
 // once, logged and counted, when one of its kind came less than
 // min_interval before (stream clock), when no episode began yet, or
 // when maxPending clips wait; else its clip is written once the stream

@@ -19,7 +19,9 @@ type Kind string
 const (
 	KindState   Kind = "state"   // the FSM entered a state of clips.on_states
 	KindOutcome Kind = "outcome" // an episode closed aborted or interrupted
-	KindRequest Kind = "request" // an operator asked (POST /clip, edged clip)
+	KindRequest Kind = "request" // an operator asked (POST /clip, edged clip, ~snapshot)
+	KindUnsat   Kind = "unsat"   // a trace check was judged UNSAT at an episode's close
+	KindGoal    Kind = "goal"    // an actionlib goal ended ABORTED, REJECTED or LOST
 )
 
 // Trigger is one request for a clip.

@@ -59,8 +59,12 @@ type Clips struct {
 	// interrupted. Default true.
 	OnFailureOutcome bool `yaml:"on_failure_outcome"`
 	// OnUnsat triggers a clip when a trace check is judged UNSAT at an
-	// episode's close. Default false (not wired yet).
+	// episode's close. Default false.
 	OnUnsat bool `yaml:"on_unsat"`
+	// OnGoalFailure triggers a clip when an actionlib goal ends ABORTED,
+	// REJECTED or LOST. Default false; needs an fsm source of type
+	// actionlib.
+	OnGoalFailure bool `yaml:"on_goal_failure"`
 	// MinInterval: at most one clip per trigger kind this often.
 	// Default 1m.
 	MinInterval Duration `yaml:"min_interval"`
@@ -75,7 +79,7 @@ type Clips struct {
 // Clip maps the section onto the clip package's Config.
 func (c Clips) Policy() policy.Config {
 	return policy.Config{Enabled: c.Enabled, Pre: c.Pre.D(), Post: c.Post.D(), OnStates: c.OnStates,
-		OnFailureOutcome: c.OnFailureOutcome, OnUnsat: c.OnUnsat, MinInterval: c.MinInterval.D(),
+		OnFailureOutcome: c.OnFailureOutcome, OnUnsat: c.OnUnsat, OnGoalFailure: c.OnGoalFailure, MinInterval: c.MinInterval.D(),
 		MaxBytes: int64(c.MaxBytes), Quality: c.Quality}
 }
 

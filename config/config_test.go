@@ -130,6 +130,7 @@ func TestValidationNamesTheField(t *testing.T) {
 		{"clips budget", "robot_id: r\nclips: {max_bytes: 1KiB}\n", "clips.max_bytes: must be >= 1MiB"},
 		{"clips quality", "robot_id: r\nclips: {quality: 0}\n", "clips.quality: must be 1..100"},
 		{"clips interval", "robot_id: r\nclips: {min_interval: -1s}\n", "clips.min_interval: must be >= 0"},
+		{"clips goal failure without actionlib", "robot_id: r\nclips: {enabled: true, on_goal_failure: true}\n", "clips.on_goal_failure: no fsm source has type actionlib"},
 		{"clips empty state", "robot_id: r\nclips: {on_states: ['']}\n", "clips.on_states: state 0 is empty"},
 		{"clips window", "robot_id: r\nclips: {enabled: true, pre: 28s, post: 5s}\n", "clips.pre: pre + post (33s) must be <= ring.max_age (30s)"},
 	}

@@ -61,7 +61,7 @@ func Default() Config {
 func defaultClips() Clips {
 	d := policy.Default()
 	return Clips{Enabled: d.Enabled, Pre: Duration(d.Pre), Post: Duration(d.Post), OnStates: d.OnStates,
-		OnFailureOutcome: d.OnFailureOutcome, OnUnsat: d.OnUnsat, MinInterval: Duration(d.MinInterval),
+		OnFailureOutcome: d.OnFailureOutcome, OnUnsat: d.OnUnsat, OnGoalFailure: d.OnGoalFailure, MinInterval: Duration(d.MinInterval),
 		MaxBytes: Size(d.MaxBytes), Quality: d.Quality}
 }
 

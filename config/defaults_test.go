@@ -54,6 +54,7 @@ func TestDefaultsAreTheComponents(t *testing.T) {
 		{"clips.quality", d.Clips.Quality, policy.DefaultQuality},
 		{"clips.enabled", d.Clips.Enabled, policy.Default().Enabled},
 		{"clips.on_failure_outcome", d.Clips.OnFailureOutcome, policy.Default().OnFailureOutcome},
+		{"clips.on_goal_failure", d.Clips.OnGoalFailure, policy.Default().OnGoalFailure},
 		{"uplink.resend_after", d.Uplink.ResendAfter.D(), time.Duration(uplink.DefaultResendAfter)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/edged-robotics/edged/fsm/fsmkind"
 	"github.com/edged-robotics/edged/internal/fielderr"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros2/dds"
@@ -237,12 +238,17 @@ func unjoin(err error) []error {
 	return []error{err}
 }
 
-// validateClips applies the clip package's rules and the one rule
-// across sections: the clip's window must fit the rings' age.
+// validateClips applies the clip package's rules and the rules across
+// sections: on_goal_failure needs an actionlib fsm source, and the
+// clip's window must fit the rings' age.
 func (c *Config) validateClips(p *problems) {
 	if err := c.Clips.Policy().Validate(); err != nil {
 		*p = append(*p, err)
 		return
+	}
+	hasGoals := slices.ContainsFunc(c.FSM, func(s FSMSource) bool { return s.Type == fsmkind.Actionlib })
+	if err := c.Clips.Policy().CheckGoalSources(hasGoals); err != nil {
+		*p = append(*p, err)
 	}
 	if w := c.Clips.Pre + c.Clips.Post; c.Clips.Enabled && w > c.Ring.MaxAge {
 		p.add("clips.pre", "pre + post (%s) must be <= ring.max_age (%s): the window is read from the rings", w.D(), c.Ring.MaxAge.D())

@@ -119,27 +119,14 @@ func statusArrayMsg(seq uint32, sts []goalStatus) []byte {
 	return b
 }
 
-// TestRunActionlibGoalArgumentsInTraceChecks (issue 14): live, an
-// actionlib action's goals become trace elements named by the action
-// with the goal's fields as arguments (pick(cup, table, 0.5)), read from
-// the goal topic beside the status topic, and the configured checks
-// that use the arguments are judged on them, their verdicts in the
-// closed episode's manifest.
-func TestRunActionlibGoalArgumentsInTraceChecks(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test with rosmaster; skipped with -short")
-	}
-	m := rostest.StartMaster(t)
-	goals := startTopicPub(t, m, "/pick_client", "/pick/goal", "edged_test/PickActionGoal", rostest.PickActionGoalDef)
-	status := startTopicPub(t, m, "/pick_server", "/pick/status", msg.TypeGoalStatusArray, rostest.GoalStatusArrayDef)
-
-	// The server publishes its status array at 20 Hz, as actionlib does
-	// (status_frequency); the test sets what it says.
+// publishStatus publishes a status array on status at 20 Hz, as an
+// action server does (status_frequency), until the test ends; the
+// returned func sets what it says.
+func publishStatus(t *testing.T, status *topicPub) (setStatus func(...goalStatus)) {
 	var (
 		stMu  sync.Mutex
 		stNow []goalStatus
 	)
-	setStatus := func(s ...goalStatus) { stMu.Lock(); stNow = s; stMu.Unlock() }
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -159,7 +146,25 @@ func TestRunActionlibGoalArgumentsInTraceChecks(t *testing.T) {
 			}
 		}
 	}()
-	defer func() { close(stop); wg.Wait() }()
+	t.Cleanup(func() { close(stop); wg.Wait() })
+	return func(s ...goalStatus) { stMu.Lock(); stNow = s; stMu.Unlock() }
+}
+
+// TestRunActionlibGoalArgumentsInTraceChecks (issue 14): live, an
+// actionlib action's goals become trace elements named by the action
+// with the goal's fields as arguments (pick(cup, table, 0.5)), read from
+// the goal topic beside the status topic, and the configured checks
+// that use the arguments are judged on them, their verdicts in the
+// closed episode's manifest.
+func TestRunActionlibGoalArgumentsInTraceChecks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test with rosmaster; skipped with -short")
+	}
+	m := rostest.StartMaster(t)
+	goals := startTopicPub(t, m, "/pick_client", "/pick/goal", "edged_test/PickActionGoal", rostest.PickActionGoalDef)
+	status := startTopicPub(t, m, "/pick_server", "/pick/status", msg.TypeGoalStatusArray, rostest.GoalStatusArrayDef)
+
+	setStatus := publishStatus(t, status)
 
 	dir := t.TempDir()
 	store := filepath.Join(dir, "data", episode.EpisodesDir)

@@ -61,18 +61,25 @@ func (d *Daemon) handleClip(w http.ResponseWriter, r *http.Request) {
 		}
 		wait = time.Duration(secs * float64(time.Second))
 	}
+	status, a := d.requestClip(r.Context(), reason, wait)
+	writeClipAnswer(w, status, a)
+}
+
+// requestClip triggers an operator's clip and waits for it at most
+// wait: POST /clip's and the ~snapshot service's one code path. The
+// status is POST /clip's: 200 written, 202 not written within wait (a
+// has its name), else what refused it (a.Error).
+func (d *Daemon) requestClip(ctx context.Context, reason string, wait time.Duration) (int, ClipAnswer) {
 	p, err := d.pipe.Clip(reason)
 	if err != nil {
-		writeClipAnswer(w, clipStatus(err, p), answerOf(p, err))
-		return
+		return clipStatus(err, p), answerOf(p, err)
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), wait)
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	if res, err := p.Wait(ctx); err == nil || errors.Is(err, clip.ErrSkipped) || res.Err != nil {
-		writeClipAnswer(w, clipStatus(err, p), answerOf(p, err))
-		return
+		return clipStatus(err, p), answerOf(p, err)
 	}
-	writeClipAnswer(w, http.StatusAccepted, ClipAnswer{Name: p.Name(), Episode: p.Result().Episode})
+	return http.StatusAccepted, ClipAnswer{Name: p.Name(), Episode: p.Result().Episode}
 }
 
 func answerOf(p *clip.Pending, err error) ClipAnswer {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -27,14 +28,72 @@ const simCamera = "/camera/color/image_raw/compressed"
 // request within min_interval is refused with 429 and counted on
 // /metrics.
 func TestRunWritesClips(t *testing.T) {
+	r := startClipRun(t, "{enabled: true, pre: 5s, post: 2s, on_states: [carry]}")
+	a, err := RequestClip(r.ctx, r.addr, "operator saw a slip", 20*time.Second)
+	if err != nil || !a.Written || a.Frames == 0 || a.Lost != 0 {
+		t.Fatalf("POST /clip: %+v, %v", a, err)
+	}
+	if _, err := RequestClip(r.ctx, r.addr, "again", 0); err == nil || !strings.Contains(err.Error(), "429") {
+		t.Errorf("a second request within min_interval: %v", err)
+	}
+	ep := r.closedEpisode(t, 2)
+	checkStateClip(t, ep, r.bag)
+	checkClipMetrics(t, "http://"+r.addr)
+	r.stop(t)
+}
+
+// TestSnapshotServiceWritesAClip: rospy calls the live daemon's
+// ~snapshot (std_srvs/Trigger) while the bag plays: success, the clip's
+// name in the message, and that clip written in the episode; a second
+// call within min_interval answers success false saying why.
+func TestSnapshotServiceWritesAClip(t *testing.T) {
+	rostest.RequireRospy(t)
+	r := startClipRun(t, "{enabled: true, pre: 5s, post: 2s}")
+	call := func() string {
+		p := r.m.Python("testdata/snapshot_client.py", "/edged/snapshot")
+		if err := p.Wait(40 * time.Second); err != nil {
+			t.Fatalf("calling /edged/snapshot: %v\n%s", err, p.Output())
+		}
+		return p.Output()
+	}
+	out := call()
+	m := regexp.MustCompile(`success=True message=clip (\S+) of episode`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("~snapshot answered:\n%s", out)
+	}
+	if again := call(); !strings.Contains(again, "success=False") || !strings.Contains(again, clip.SkipRateLimit) {
+		t.Errorf("a second ~snapshot within min_interval answered:\n%s", again)
+	}
+	ep := r.closedEpisode(t, 1)
+	if ep.Clips[0].Name != m[1] || ep.Clips[0].Bytes == 0 {
+		t.Errorf("clips written %+v, ~snapshot named %s", ep.Clips, m[1])
+	}
+	r.stop(t)
+}
+
+// clipRun is a live daemon with clips (section clips) and the sim bag
+// played into a real rosmaster, its episode open.
+type clipRun struct {
+	d        *Daemon
+	m        *rostest.Master
+	play     *rostest.Proc
+	ctx      context.Context
+	cancel   context.CancelFunc
+	runErr   chan error
+	tmp, bag string
+	addr     string
+}
+
+func startClipRun(t *testing.T, clips string) *clipRun {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test with rosmaster and rosbag play; skipped with -short")
 	}
 	rostest.Require(t, "rosmaster", "rosbag")
-	tmp := t.TempDir()
-	bag, _ := pipelinetest.SimBag(t, tmp)
-	m := rostest.StartMaster(t)
-	if err := m.Client("/test").SetParam(context.Background(), "/use_sim_time", true); err != nil {
+	r := &clipRun{tmp: t.TempDir(), runErr: make(chan error, 1)}
+	r.bag, _ = pipelinetest.SimBag(t, r.tmp)
+	r.m = rostest.StartMaster(t)
+	if err := r.m.Client("/test").SetParam(context.Background(), "/use_sim_time", true); err != nil {
 		t.Fatal(err)
 	}
 	port := rostest.FreePort(t)
@@ -46,48 +105,48 @@ cameras: [{topic: %s, name: top}]
 joints: [{topic: /joint_states}]
 fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]
 http: {listen: "127.0.0.1:%d"}
-clips: {enabled: true, pre: 5s, post: 2s, on_states: [carry]}
-`, filepath.Join(tmp, "data"), m.URI, simCamera, port)))
+clips: %s
+`, filepath.Join(r.tmp, "data"), r.m.URI, simCamera, port, clips)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Version: "test"})
-	if err != nil {
+	if r.d, err = New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	runErr := make(chan error, 1)
-	go func() { runErr <- d.Run(ctx) }()
-	rostest.WaitFor(t, 20*time.Second, "edged capture running", func() bool { return d.capt.Load() != nil })
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	t.Cleanup(r.cancel)
+	go func() { r.runErr <- r.d.Run(r.ctx) }()
+	rostest.WaitFor(t, 20*time.Second, "edged capture running", func() bool { return r.d.capt.Load() != nil })
+	r.play = rostest.Start(t, r.m.Env(), "rosbag", "play", "--clock", "-d", "1", "--quiet", r.bag)
+	r.addr = fmt.Sprintf("127.0.0.1:%d", port)
+	rostest.WaitFor(t, 30*time.Second, "an episode open", func() bool { return r.d.pipe.Status().EpisodeOpen() })
+	return r
+}
 
-	play := rostest.Start(t, m.Env(), "rosbag", "play", "--clock", "-d", "1", "--quiet", bag)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	rostest.WaitFor(t, 30*time.Second, "an episode open", func() bool { return d.pipe.Status().EpisodeOpen() })
-	a, err := RequestClip(ctx, addr, "operator saw a slip", 20*time.Second)
-	if err != nil || !a.Written || a.Frames == 0 || a.Lost != 0 {
-		t.Fatalf("POST /clip: %+v, %v", a, err)
+// closedEpisode waits for the bag's end and its one episode closed with
+// n clips.
+func (r *clipRun) closedEpisode(t *testing.T, n int) *episode.Episode {
+	t.Helper()
+	if err := r.play.Wait(90 * time.Second); err != nil {
+		t.Fatalf("rosbag play: %v\n%s", err, r.play.Output())
 	}
-	if _, err := RequestClip(ctx, addr, "again", 0); err == nil || !strings.Contains(err.Error(), "429") {
-		t.Errorf("a second request within min_interval: %v", err)
-	}
-	if err := play.Wait(90 * time.Second); err != nil {
-		t.Fatalf("rosbag play: %v\n%s", err, play.Output())
-	}
-	store := filepath.Join(tmp, "data", "episodes")
+	store := filepath.Join(r.tmp, "data", "episodes")
 	var ep *episode.Episode
-	rostest.WaitFor(t, 20*time.Second, "the episode closed with two clips", func() bool {
+	rostest.WaitFor(t, 20*time.Second, fmt.Sprintf("the episode closed with %d clips", n), func() bool {
 		ms, err := episode.List(store)
 		if err != nil || len(ms) != 1 || !ms[0].Closed {
 			return false
 		}
 		ep, err = episode.Load(store, ms[0].ID)
-		return err == nil && len(ep.Clips) == 2
+		return err == nil && len(ep.Clips) == n
 	})
-	checkStateClip(t, ep, bag)
-	checkClipMetrics(t, "http://"+addr)
-	cancel()
-	if err := <-runErr; err != nil {
+	return ep
+}
+
+func (r *clipRun) stop(t *testing.T) {
+	t.Helper()
+	r.cancel()
+	if err := <-r.runErr; err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 }

@@ -106,6 +106,7 @@ func (d *Daemon) joinROS(ctx context.Context) (leave func(), err error) {
 	}
 	detach := d.publishLog()
 	d.serveLogLevel()
+	d.serveSnapshot()
 	return func() {
 		detach()
 		d.node.Close()

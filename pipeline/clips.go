@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/edged-robotics/edged/clip"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/fsm/fsmkind"
 )
 
 // The clip stage (package clip) when clips.enabled: made by NewRunner,
@@ -87,14 +89,35 @@ func (r *Runner) clipEvent(ev episodeEvent) {
 			_, _ = s.Trigger(clip.Trigger{Kind: clip.KindState, Time: t.Stamp, Reason: "entered " + t.To}) // a refusal is logged and counted
 		}
 	case segmentClosed:
-		s.History().SegmentClosed(ev.segment)
+		g := ev.segment
+		s.History().SegmentClosed(g)
+		if cfg.OnGoalFailure && g.Kind == fsmkind.Actionlib && g.Outcome == episode.Aborted {
+			_, _ = s.Trigger(clip.Trigger{Kind: clip.KindGoal, Time: g.End, Reason: fmt.Sprintf("goal %s (%s) aborted", g.GoalID, g.Label),
+				Episode: clip.Episode{ID: ev.manifest.ID, Dir: r.episodeDir(ev.manifest.ID)}})
+		}
 	case episodeEnded:
 		m := ev.manifest
 		if cfg.OnFailureOutcome && failed(m) {
 			_, _ = s.Trigger(clip.Trigger{Kind: clip.KindOutcome, Time: m.End, Reason: fmt.Sprintf("episode %s (%s)", m.Outcome, m.EndReason),
 				Episode: clip.Episode{ID: m.ID, Dir: r.episodeDir(m.ID)}})
 		}
+		if unsat := unsatChecks(m.Verdicts); cfg.OnUnsat && len(unsat) > 0 {
+			_, _ = s.Trigger(clip.Trigger{Kind: clip.KindUnsat, Time: m.End, Reason: "UNSAT: " + strings.Join(unsat, ", "),
+				Episode: clip.Episode{ID: m.ID, Dir: r.episodeDir(m.ID)}})
+		}
 	}
+}
+
+// unsatChecks names the checks judged UNSAT (the runner judged them
+// before the episode's end reached the clip stage).
+func unsatChecks(vs []episode.Verdict) []string {
+	var out []string
+	for _, v := range vs {
+		if !v.Sat {
+			out = append(out, v.Check)
+		}
+	}
+	return out
 }
 
 // failed: an episode that ended aborted, or interrupted by anything but

@@ -123,3 +123,59 @@ clips: {enabled: true, pre: 3s, post: 0s, on_failure_outcome: %v}
 		})
 	}
 }
+
+// TestReplayClipsAnUnsatCheck: a trace check judged UNSAT when the
+// replayed episode closes gets a clip of its last seconds, named after
+// the check, when on_unsat is on; none when it is off or every check
+// holds.
+func TestReplayClipsAnUnsatCheck(t *testing.T) {
+	tmp := t.TempDir()
+	bagPath, _ := pipelinetest.SimBag(t, tmp)
+	for _, tc := range []struct {
+		name, formula string
+		on            bool
+		clips         int
+	}{
+		{"unsat on", "tr.Exists(no_such_state)", true, 1},
+		{"unsat off", "tr.Exists(no_such_state)", false, 0},
+		{"sat on", "tr.Exists(carry)", true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := config.Parse([]byte(fmt.Sprintf(`
+robot_id: sim-01
+cameras: [{topic: %s, name: top}]
+fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]
+checks: {rules: {checks: [{name: the_check, formula: '%s'}]}}
+clips: {enabled: true, pre: 3s, post: 0s, on_failure_outcome: false, on_unsat: %v}
+`, simCamera, tc.formula, tc.on)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(tmp, tc.name)
+			pipelinetest.ReplayBag(t, cfg, out, bagPath)
+			store := filepath.Join(out, episode.EpisodesDir)
+			eps, err := episode.List(store)
+			if err != nil || len(eps) != 1 || len(eps[0].Verdicts) != 1 {
+				t.Fatalf("episodes %+v, %v", eps, err)
+			}
+			ep, err := episode.Load(store, eps[0].ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ep.Clips) != tc.clips {
+				t.Fatalf("clips %+v, want %d (verdicts %+v)", ep.Clips, tc.clips, eps[0].Verdicts)
+			}
+			if tc.clips == 0 {
+				return
+			}
+			if want := episode.ClipName(ep.Manifest.End, string(clip.KindUnsat)); ep.Clips[0].Name != want {
+				t.Errorf("clip %s, want %s", ep.Clips[0].Name, want)
+			}
+			got, _, meta := pipelinetest.ReadClip(t, filepath.Join(episode.ClipDir(ep.Dir), ep.Clips[0].Name), simCamera)
+			want := pipelinetest.BagFrames(t, bagPath, simCamera, ep.Manifest.End.Add(-3*time.Second), ep.Manifest.End)
+			if len(got) != len(want) || len(want) == 0 || meta["trigger"] != string(clip.KindUnsat) || meta["reason"] != "UNSAT: the_check" {
+				t.Errorf("clip: %d frames, the bag's window %d; metadata %v", len(got), len(want), meta)
+			}
+		})
+	}
+}

@@ -104,7 +104,7 @@ func (r *Runner) open(id, dir string, start time.Time) {
 func (r *Runner) handle(ev episodeEvent) {
 	p := r.p
 	p.status.apply(ev)
-	defer r.clipEvent(ev) // after the episode's own handling (its dir, its sheets)
+	defer func() { r.clipEvent(ev) }() // after the episode's own handling (its dir, its sheets, its verdicts)
 	cur := r.cur
 	switch ev.kind {
 	case episodeBegan:
@@ -130,7 +130,8 @@ func (r *Runner) handle(ev episodeEvent) {
 		}
 		// After the last sheets, so that a consumer sees the end last,
 		// with the trace checks' verdicts.
-		p.ship("episode end", p.out.EpisodeEnded(p.judge(r.storeDir, ev.manifest)))
+		ev.manifest = p.judge(r.storeDir, ev.manifest)
+		p.ship("episode end", p.out.EpisodeEnded(ev.manifest))
 	}
 }
 

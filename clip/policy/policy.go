@@ -39,8 +39,13 @@ type Config struct {
 	// interrupted.
 	OnFailureOutcome bool
 	// OnUnsat triggers a clip when a trace check is judged UNSAT at an
-	// episode's close (not wired yet: the switch is kept for it).
+	// episode's close (the window ends at the episode's end).
 	OnUnsat bool
+	// OnGoalFailure triggers a clip when an actionlib goal of an fsm
+	// source of type actionlib ends ABORTED, REJECTED or LOST (its
+	// segment's outcome aborted). Off by default: it needs such a source
+	// (CheckGoalSources).
+	OnGoalFailure bool
 	// MinInterval is the least time between two clips of one kind.
 	MinInterval time.Duration
 	// MaxBytes is the disk budget of all clips; the oldest go first.
@@ -75,6 +80,16 @@ func (c Config) Validate() error {
 		if s == "" {
 			return fielderr.New("clips.on_states", "state %d is empty: name an FSM state", i)
 		}
+	}
+	return nil
+}
+
+// CheckGoalSources reports on_goal_failure switched on where no fsm
+// source reads actionlib goals (hasGoalSource false): a trigger that
+// could never fire is a mistake in the config, not a quiet no-op.
+func (c Config) CheckGoalSources(hasGoalSource bool) error {
+	if c.Enabled && c.OnGoalFailure && !hasGoalSource {
+		return fielderr.New("clips.on_goal_failure", "no fsm source has type actionlib: add one (fsm[].type: actionlib) or set on_goal_failure: false")
 	}
 	return nil
 }
