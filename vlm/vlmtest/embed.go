@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 )
@@ -90,12 +89,9 @@ func (s *Server) checkEmbed(r *http.Request, model string) (EmbedRequest, int, e
 	if r.Method != http.MethodPost {
 		return req, http.StatusMethodNotAllowed, fmt.Errorf("%s %s: embeddings want POST", r.Method, r.URL.Path)
 	}
-	if r.Header.Get("Authorization") != "Bearer "+s.Key {
-		return req, http.StatusUnauthorized, fmt.Errorf("incorrect API key provided: %q", r.Header.Get("Authorization"))
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	if err != nil || len(body) > maxBody {
-		return req, http.StatusRequestEntityTooLarge, fmt.Errorf("body unreadable or over %d bytes", maxBody)
+	body, status, err := s.authorizedBody(r)
+	if err != nil {
+		return req, status, err
 	}
 	var wr struct {
 		Model          string          `json:"model"`

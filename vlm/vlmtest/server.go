@@ -230,18 +230,28 @@ type wirePart struct {
 
 var schemaName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
+// authorizedBody is what every endpoint checks first, as the real API
+// does: the key (401), then a body within maxBody (413).
+func (s *Server) authorizedBody(r *http.Request) ([]byte, int, error) {
+	if r.Header.Get("Authorization") != "Bearer "+s.Key {
+		return nil, http.StatusUnauthorized, fmt.Errorf("incorrect API key provided: %q", r.Header.Get("Authorization"))
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil || len(body) > maxBody {
+		return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("body unreadable or over %d bytes", maxBody)
+	}
+	return body, 0, nil
+}
+
 // check reads and checks r as the real API would.
 func (s *Server) check(r *http.Request) (Request, int, error) {
 	var req Request
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
 		return req, http.StatusNotFound, fmt.Errorf("%s %s: not chat completions", r.Method, r.URL.Path)
 	}
-	if r.Header.Get("Authorization") != "Bearer "+s.Key {
-		return req, http.StatusUnauthorized, fmt.Errorf("incorrect API key provided: %q", r.Header.Get("Authorization"))
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	if err != nil || len(body) > maxBody {
-		return req, http.StatusRequestEntityTooLarge, fmt.Errorf("body unreadable or over %d bytes", maxBody)
+	body, status, err := s.authorizedBody(r)
+	if err != nil {
+		return req, status, err
 	}
 	var wr wire
 	if err := json.Unmarshal(body, &wr); err != nil {
