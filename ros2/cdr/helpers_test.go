@@ -1,37 +1,27 @@
 package cdr
 
-import (
-	"encoding/binary"
-	"math"
-)
+// enc writes test messages through the package's one encoder (Writer),
+// b being the message so far (tests append malformed tails to it).
+type enc struct {
+	w *Writer
+	b []byte
+}
 
-// enc writes little-endian XCDR1 for tests, aligned like the decoder.
-type enc struct{ b []byte }
+func newEnc() *enc { w := NewWriter(nil); return &enc{w: w, b: w.b} }
 
-func newEnc() *enc { return &enc{b: []byte{0, 1, 0, 0}} }
+func (e *enc) do(f func(*Writer)) *enc {
+	e.w.b = e.b // a test may have appended to b
+	f(e.w)
+	e.b = e.w.b
+	return e
+}
 
-func (e *enc) align(n int) *enc {
-	for (len(e.b)-4)%n != 0 { // alignment counts from after the 4-byte encapsulation header
-		e.b = append(e.b, 0)
-	}
-	return e
-}
-func (e *enc) u8(v uint8) *enc { e.b = append(e.b, v); return e }
-func (e *enc) u32(v uint32) *enc {
-	e.align(4)
-	e.b = binary.LittleEndian.AppendUint32(e.b, v)
-	return e
-}
-func (e *enc) f64(v float64) *enc {
-	e.align(8)
-	e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(v))
-	return e
-}
-func (e *enc) str(s string) *enc {
-	e.u32(uint32(len(s) + 1))
-	e.b = append(append(e.b, s...), 0)
-	return e
-}
+func (e *enc) u8(v uint8) *enc    { return e.do(func(w *Writer) { w.U8(v) }) }
+func (e *enc) u32(v uint32) *enc  { return e.do(func(w *Writer) { w.U32(v) }) }
+func (e *enc) f64(v float64) *enc { return e.do(func(w *Writer) { w.F64(v) }) }
+func (e *enc) str(s string) *enc  { return e.do(func(w *Writer) { w.Str(s) }) }
+
+// header is a std_msgs/msg/Header with the raw stamp fields given.
 func (e *enc) header(sec int32, nsec uint32, frame string) *enc {
 	return e.u32(uint32(sec)).u32(nsec).str(frame)
 }
