@@ -2,15 +2,18 @@ package clip
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/edged-robotics/edged/bag/mcap"
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/clip/policy"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/internal/mcaptest"
 	"github.com/edged-robotics/edged/ringbuf"
 	"github.com/edged-robotics/edged/ros/msg"
 )
@@ -19,8 +22,8 @@ import (
 // own definitions (ROS's md5sums).
 func TestDefinitionsAreROSs(t *testing.T) {
 	for _, tc := range []struct{ typ, def, md5 string }{
-		{msg.TypeCompressedImage, defCompressedImage, msg.MD5CompressedImage},
-		{msg.TypeJointState, defJointState, msg.MD5JointState},
+		{ros1.imageType, ros1.imageSchema, msg.MD5CompressedImage},
+		{ros1.jointType, ros1.jointSchema, msg.MD5JointState},
 	} {
 		d, err := msg.Parse(tc.typ, tc.def)
 		if err != nil {
@@ -107,14 +110,37 @@ func TestWindowLostToOverwrites(t *testing.T) {
 
 // TestClipHoldsTheWindow: frames stamped in [trigger-pre, trigger+post]
 // and no others, raw ones as JPEG; joints and transitions of the window;
-// the segments so far; channel metadata naming episode and trigger.
+// the segments so far; channel metadata naming episode and trigger; as
+// ROS1 or ROS 2 messages (ros1msg or ros2msg schemas, each decoding).
 func TestClipHoldsTheWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		ros2              bool
+		schemaEnc, msgEnc string
+	}{
+		{"ros1", false, "ros1msg", "ros1"},
+		{"ros2", true, "ros2msg", "cdr"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := testClipHoldsTheWindow(t, tc.ros2)
+			encodings := clipEncodings(t, path)
+			if encodings["/cam"] != tc.schemaEnc+" "+tc.msgEnc || encodings["/joint_states"] != tc.schemaEnc+" "+tc.msgEnc {
+				t.Errorf("encodings %v", encodings)
+			}
+			checkWithMcapCore(t, path, encodings)
+		})
+	}
+}
+
+// testClipHoldsTheWindow writes the clip and checks what it holds; it
+// returns its path.
+func testClipHoldsTheWindow(t *testing.T, ros2 bool) string {
 	dir := t.TempDir()
 	ring := newRing(t, 100)
 	raw := newRing(t, 100)
 	cfg := policy.Default()
 	cfg.Pre, cfg.Post = 2*time.Second, time.Second
-	s := stageFor(t, cfg, dir, Camera{Name: "front", Topic: "/cam", Ring: ring}, Camera{Name: "raw", Topic: "/raw", Ring: raw})
+	s := stageOf(t, cfg, dir, ros2, Camera{Name: "front", Topic: "/cam", Ring: ring}, Camera{Name: "raw", Topic: "/raw", Ring: raw})
 	trig := t0.Add(5 * time.Second)
 	p, err := s.Trigger(Trigger{Kind: KindState, Time: trig, Reason: "entered FAILED"})
 	if err != nil {
@@ -157,6 +183,46 @@ func TestClipHoldsTheWindow(t *testing.T) {
 	}
 	if perTopic[TopicTransitions] != 1 || perTopic[TopicSegments] != 1 {
 		t.Errorf("transitions %d (want the window's 1), segments %d (want 1)", perTopic[TopicTransitions], perTopic[TopicSegments])
+	}
+	return res.Path
+}
+
+// clipEncodings are the schema and message encodings of each topic of
+// the clip at path ("ros2msg cdr").
+func clipEncodings(t *testing.T, path string) map[string]string {
+	t.Helper()
+	r, err := mcap.Open(path, mcap.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	out := map[string]string{}
+	for _, c := range r.Channels() {
+		if c.Schema != nil {
+			out[c.Topic] = c.Schema.Encoding + " " + c.MessageEncoding
+		}
+	}
+	return out
+}
+
+// checkWithMcapCore: Foxglove's @mcap/core reads the clip with the
+// channels, encodings and messages per topic edged's reader found.
+func checkWithMcapCore(t *testing.T, path string, encodings map[string]string) {
+	perTopic, _, _ := readClip(t, path, "")
+	ix := mcaptest.ReadFile(t, path).Indexed
+	if !maps.Equal(ix.ByTopic, perTopic) || !ix.DataCrcMatches {
+		t.Errorf("@mcap/core: messages per topic %v (data CRC matches: %v), edged's reader %v", ix.ByTopic, ix.DataCrcMatches, perTopic)
+	}
+	got := map[string]string{}
+	for _, c := range ix.Channels {
+		for _, s := range ix.Schemas {
+			if s.ID == c.SchemaID {
+				got[c.Topic] = s.Encoding + " " + c.MessageEncoding
+			}
+		}
+	}
+	if !maps.Equal(got, encodings) {
+		t.Errorf("@mcap/core: encodings %v, edged's reader %v", got, encodings)
 	}
 }
 

@@ -5,9 +5,11 @@
 // transitions of the window and the episode's segments so far, as one
 // MCAP file (bag/mcap: zstd chunks, message indexes, summary) in the
 // episode's clips directory (episode.ClipDir, episode.ClipName). Camera
-// and joint channels are ROS1 (ros1msg schemas of the types written:
-// sensor_msgs/CompressedImage, sensor_msgs/JointState); transitions and
-// segments are JSON in edged's episode format. Every channel's metadata
+// and joint channels are sensor_msgs/CompressedImage and JointState in
+// the robot's ROS: ROS1 (ros1msg schemas and encoders of ros/msg) or,
+// with Options.ROS2, ROS 2 (ros2msg schemas as rosbag2 writes them and
+// cdr messages, both ros2/cdr's); transitions and segments, which have
+// no ROS type, are JSON in edged's episode format. Every channel's metadata
 // and the edged.clip Metadata record name the episode, the trigger and
 // the window; the record also says how many frames were written and
 // lost. Settings and rules: clip/policy.

@@ -8,7 +8,6 @@ import (
 	"github.com/edged-robotics/edged/bag/mcap"
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/ringbuf"
-	"github.com/edged-robotics/edged/ros/msg"
 	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/sheet/turbojpeg"
 )
@@ -23,8 +22,6 @@ const (
 
 // Schema and message encodings of the channels a clip writes.
 const (
-	encROS1     = "ros1"
-	encROS1Msg  = "ros1msg"
 	encJSON     = "json"
 	encJSONSchm = "jsonschema"
 )
@@ -69,27 +66,27 @@ type channels struct {
 
 // addChannels declares the schemas and every channel, each channel
 // naming the episode and the trigger in its metadata (meta).
-func addChannels(w *mcap.Writer, cams []listed, jointTopics []string, meta map[string]string) (channels, error) {
+func addChannels(w *mcap.Writer, d *dialect, cams []listed, jointTopics []string, meta map[string]string) (channels, error) {
 	var ch channels
-	img, err := w.AddSchema(msg.TypeCompressedImage, encROS1Msg, []byte(defCompressedImage))
+	img, err := w.AddSchema(d.imageType, d.schemaEncoding, []byte(d.imageSchema))
 	if err != nil {
 		return ch, err
 	}
 	for _, c := range cams {
 		m := withMeta(meta, "camera", c.cam.Name)
-		id, err := w.AddChannel(img, c.cam.Topic, encROS1, m)
+		id, err := w.AddChannel(img, c.cam.Topic, d.messageEncoding, m)
 		if err != nil {
 			return ch, err
 		}
 		ch.cams = append(ch.cams, id)
 	}
-	js, err := w.AddSchema(msg.TypeJointState, encROS1Msg, []byte(defJointState))
+	js, err := w.AddSchema(d.jointType, d.schemaEncoding, []byte(d.jointSchema))
 	if err != nil {
 		return ch, err
 	}
 	ch.joints = map[string]uint16{}
 	for _, t := range jointTopics {
-		if ch.joints[t], err = w.AddChannel(js, t, encROS1, meta); err != nil {
+		if ch.joints[t], err = w.AddChannel(js, t, d.messageEncoding, meta); err != nil {
 			return ch, err
 		}
 	}

@@ -30,7 +30,7 @@ func (s *Stage) write(j *job) Result {
 	tmp := f.Name()
 	defer os.Remove(tmp) // a no-op once renamed
 	c := s.content(j)
-	w, err := writeMCAP(f, c, s.enc)
+	w, err := writeMCAP(f, &s.dialect, c, s.enc)
 	if err == nil {
 		err = f.Sync()
 	}

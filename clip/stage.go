@@ -73,6 +73,9 @@ type Options struct {
 	// clock to pass its window's end (a camera that stopped); default
 	// post + 10 s. It is then written with what there is.
 	MaxWait time.Duration
+	// ROS2 writes the cameras and joints as ROS 2 messages (ros2msg
+	// schemas, cdr), for a robot of ros.version 2; else ROS1.
+	ROS2 bool
 	// Sync writes clips on the caller's goroutine, in Advance and Flush
 	// (a replay: deterministic, as fast as the recording is read); no
 	// goroutine is started.
@@ -103,11 +106,12 @@ type job struct {
 
 // Stage writes clips. See doc.go.
 type Stage struct {
-	cfg  policy.Config
-	opts Options
-	log  *slog.Logger
-	hist *History
-	enc  *frameEncoder
+	cfg     policy.Config
+	opts    Options
+	log     *slog.Logger
+	hist    *History
+	enc     *frameEncoder
+	dialect dialect
 
 	mu      sync.Mutex
 	now     time.Time // the stream clock's latest Advance
@@ -136,11 +140,18 @@ func New(cfg policy.Config, opts Options) (*Stage, error) {
 	if opts.MaxWait <= 0 {
 		opts.MaxWait = cfg.Post + 10*time.Second
 	}
+	d := ros1
+	if opts.ROS2 {
+		var err error
+		if d, err = ros2Dialect(); err != nil {
+			return nil, err
+		}
+	}
 	enc, err := turbojpeg.NewEncoder()
 	if err != nil {
 		return nil, fmt.Errorf("clip: %w", err)
 	}
-	s := &Stage{cfg: cfg, opts: opts, log: opts.Logger, enc: &frameEncoder{enc: enc, quality: cfg.Quality},
+	s := &Stage{cfg: cfg, opts: opts, log: opts.Logger, enc: &frameEncoder{enc: enc, quality: cfg.Quality}, dialect: d,
 		hist: newHistory(cfg.Pre+cfg.Post+historySlack, DefaultHistoryBytes), last: map[Kind]time.Time{},
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 	s.stats.Skipped = map[string]uint64{}

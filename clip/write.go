@@ -69,7 +69,7 @@ type written struct {
 // writeMCAP writes c as one MCAP file to out: zstd chunks with their
 // message indexes, the summary, and a Metadata record saying what the
 // clip holds and lost.
-func writeMCAP(out io.Writer, c *content, enc *frameEncoder) (written, error) {
+func writeMCAP(out io.Writer, d *dialect, c *content, enc *frameEncoder) (written, error) {
 	bw := bufio.NewWriterSize(out, 1<<20)
 	w, err := mcap.NewWriter(bw, mcap.WriterOptions{Compression: mcap.CompressionZstd})
 	if err != nil {
@@ -81,11 +81,11 @@ func writeMCAP(out io.Writer, c *content, enc *frameEncoder) (written, error) {
 			jointTopics = append(jointTopics, s.Topic)
 		}
 	}
-	ch, err := addChannels(w, c.cams, jointTopics, c.meta)
+	ch, err := addChannels(w, d, c.cams, jointTopics, c.meta)
 	if err != nil {
 		return written{}, err
 	}
-	res, err := writeItems(w, c, ch, enc)
+	res, err := writeItems(w, d, c, ch, enc)
 	if err != nil {
 		return res, err
 	}
@@ -104,7 +104,7 @@ func writeMCAP(out io.Writer, c *content, enc *frameEncoder) (written, error) {
 // writeItems writes every message in time order. A frame the ring
 // overwrote since it was listed is lost (counted); one that does not
 // encode is bad (counted); neither stops the clip.
-func writeItems(w *mcap.Writer, c *content, ch channels, enc *frameEncoder) (written, error) {
+func writeItems(w *mcap.Writer, d *dialect, c *content, ch channels, enc *frameEncoder) (written, error) {
 	var res written
 	var buf, msg []byte
 	seqs := map[uint16]uint32{}
@@ -126,14 +126,14 @@ func writeItems(w *mcap.Writer, c *content, ch channels, enc *frameEncoder) (wri
 			}
 			id := ch.cams[it.a]
 			seq := next(id)
-			msg = compressedImage(msg[:0], seq, m.Stamp, format, data)
+			msg = d.image(msg[:0], seq, m.Stamp, format, data)
 			err = w.WriteMessage(id, seq, nanos(m.Stamp), nanos(m.Stamp), msg)
 			res.frames++
 		case itemJoints:
 			s := &c.joints[it.a]
 			id := ch.joints[s.Topic]
 			seq := next(id)
-			msg = jointState(msg[:0], seq, s)
+			msg = d.joints(msg[:0], seq, s)
 			err = w.WriteMessage(id, seq, nanos(s.Stamp), nanos(s.Stamp), msg)
 		case itemTransition:
 			err = jsonMessage(w, ch.transitions, next(ch.transitions), it.t, c.trans[it.a])

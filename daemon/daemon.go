@@ -87,7 +87,7 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 	}
 	d := &Daemon{log: opts.Logger, opts: opts, buildTime: newSheetBuildHistogram()}
 	p, err := pipeline.New(cfg, pipeline.Options{Logger: opts.Logger, Version: opts.Version, ROSArgs: opts.ROSArgs,
-		ObserveSheetBuild: d.buildTime.Observe})
+		ROS2: rosVersion(cfg) == 2, ObserveSheetBuild: d.buildTime.Observe})
 	if err != nil {
 		return nil, err
 	}

@@ -38,6 +38,10 @@ type Options struct {
 	// Otherwise the uplink's outbox keeps what is made for a broker to
 	// come (edged run).
 	ShipOnlyToBroker bool
+	// ROS2: the robot speaks ROS 2 (edged run under ros.version 2), so
+	// incident clips carry its cameras and joints as ROS 2 messages
+	// (ros2msg schemas, cdr); else ROS1.
+	ROS2 bool
 	// ObserveSheetBuild, when set, gets the builder work per contact
 	// sheet, in seconds (the daemon's histogram).
 	ObserveSheetBuild func(seconds float64)

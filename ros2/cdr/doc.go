@@ -47,6 +47,12 @@
 // as the goal id, the status by GoalStatusToROS1) so the fsm's actionlib
 // source reads ROS 2 action status topics.
 //
+// Encoding. Writer is edged's one CDR encoder (little-endian XCDR1,
+// aligned as the decoders read); AppendCompressedImage and
+// AppendJointState write the types incident clips hold, and
+// Registry.Schema their ros2msg text as rosbag2 writes it into MCAP
+// (the type's text, then "MSG: pkg/Name" blocks after 80 '=').
+//
 // Bad input. Every length read from a message is checked against the
 // bytes that remain (and its declared bound) before anything is
 // allocated; the dynamic decoder also charges what it materializes
