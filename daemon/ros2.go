@@ -99,7 +99,15 @@ func (d *Daemon) joinROS(ctx context.Context) (leave func(), err error) {
 			return nil, fmt.Errorf("joining ROS 2 domain %d: %w", c.DomainID, err)
 		}
 		d.log.Info("daemon: joined the ROS 2 graph", "domain_id", c.DomainID)
-		return func() { d.ros2.Close() }, nil
+		stopSnapshot, err := d.serveSnapshotROS2(ctx)
+		if err != nil {
+			d.log.Warn("daemon: cannot serve ~snapshot; POST /clip still triggers clips", "err", err)
+			stopSnapshot = func() {}
+		}
+		return func() {
+			stopSnapshot()
+			d.ros2.Close()
+		}, nil
 	}
 	if d.node, err = ros.NewNode(ctx, d.rosConfig()); err != nil {
 		return nil, err

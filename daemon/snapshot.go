@@ -10,7 +10,8 @@ import (
 )
 
 // The ~snapshot service (std_srvs/Trigger, as rosbag_snapshot offers)
-// asks for an operator's clip on the ROS1 node, through requestClip as
+// asks for an operator's clip on the ROS1 node (and on the ROS 2
+// participant: snapshot_ros2.go), through requestClip as
 // POST /clip does. It answers once the clip is accepted, not written:
 // the clip's window ends clips.post later and a service answer must be
 // written within the node's call timeout. success is false, with why,
@@ -29,11 +30,16 @@ func (d *Daemon) serveSnapshot() {
 	}
 }
 
+// snapshot is what one ~snapshot call does, under ROS1 and ROS 2: an
+// operator's clip requested, Trigger's success and message answered.
+func (d *Daemon) snapshot(ctx context.Context) (bool, string) {
+	return snapshotMessage(d.requestClip(ctx, snapshotReason, 0))
+}
+
 // answerSnapshot answers one std_srvs/Trigger call (its request is
 // empty): bool success, string message.
 func (d *Daemon) answerSnapshot([]byte) ([]byte, error) {
-	status, a := d.requestClip(context.Background(), snapshotReason, 0)
-	ok, msg := snapshotMessage(status, a)
+	ok, msg := d.snapshot(context.Background())
 	b := []byte{0}
 	if ok {
 		b[0] = 1

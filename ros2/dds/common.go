@@ -79,6 +79,11 @@ const LoopbackConfig = `<CycloneDDS><Domain><General><Interfaces><NetworkInterfa
 type SubscribeOptions struct {
 	// Topic is the ROS 2 topic name (/camera/image/compressed).
 	Topic string
+	// DDSTopic, when set, is the DDS topic read instead of Topic's
+	// rt/ topic: a service's request or reply topic (ServiceTopics),
+	// Topic then naming the service in logs. Type must be set and QoS
+	// not automatic (the graph knows rt/ topics only).
+	DDSTopic string
 	// Type is the ROS 2 type (sensor_msgs/msg/CompressedImage; the ROS1
 	// spelling sensor_msgs/CompressedImage is accepted). "" or "*": the
 	// type of the first publisher discovered on the topic whose type is
@@ -107,6 +112,14 @@ type SubscribeOptions struct {
 	// else itself (counted in Drops). Must be >= MaxMessageBytes.
 	// Default ros.DefaultQueueBytes (2 x MaxMessageBytes).
 	QueueBytes int
+}
+
+// ddsTopic is the DDS topic the subscription reads.
+func (o SubscribeOptions) ddsTopic() string {
+	if o.DDSTopic != "" {
+		return o.DDSTopic
+	}
+	return DDSTopic(o.Topic)
 }
 
 // accepts reports whether a writer of DDS type ddsType offers a type o
@@ -150,8 +163,11 @@ func (o SubscribeOptions) withDefaults() SubscribeOptions {
 // Validate checks o (after defaults) without I/O.
 func (o SubscribeOptions) Validate() error {
 	o = o.withDefaults()
-	if _, ok := ROSTopic(DDSTopic(o.Topic)); !ok || len(DDSTopic(o.Topic)) > maxNameBytes {
+	if _, ok := ROSTopic(DDSTopic(o.Topic)); !ok || len(o.ddsTopic()) > maxNameBytes {
 		return fmt.Errorf("dds: topic %q: want a ROS 2 topic name like /camera/image", o.Topic)
+	}
+	if o.DDSTopic != "" && (o.Type == "" || o.QoS.Auto()) {
+		return fmt.Errorf("dds: DDS topic %s: a type and a QoS without automatic fields are needed", o.DDSTopic)
 	}
 	for _, typ := range append([]string{o.Type}, o.Types...) {
 		if typ == o.Type && typ == "" {

@@ -104,6 +104,9 @@ func TestValidate(t *testing.T) {
 		{SubscribeOptions{Topic: ""}, "topic"},
 		{SubscribeOptions{Topic: "/a", QoS: QoS{Depth: -1}}, "qos.depth"},
 		{SubscribeOptions{Topic: "/a", MaxMessageBytes: 1 << 20, QueueBytes: 1 << 10}, "queue bytes"},
+		// a service's topic: the graph cannot tell its type nor QoS
+		{SubscribeOptions{Topic: "/s", DDSTopic: "rq/sRequest", QoS: QoS{Reliability: Reliable, Durability: Volatile}}, "a type and a QoS"},
+		{SubscribeOptions{Topic: "/s", DDSTopic: "rq/sRequest", Type: "std_srvs/srv/Trigger_Request"}, "a type and a QoS"},
 	} {
 		if err := c.o.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.o, err, c.want)
@@ -111,6 +114,23 @@ func TestValidate(t *testing.T) {
 	}
 	if err := (SubscribeOptions{Topic: "/a", Type: "std_msgs/msg/String"}).Validate(); err != nil {
 		t.Error(err)
+	}
+	if err := (SubscribeOptions{Topic: "/s", DDSTopic: "rq/sRequest", Type: "std_srvs/srv/Trigger_Request",
+		QoS: QoS{Reliability: Reliable, Durability: Volatile}}).Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestServiceTopics: a service's DDS topics and types as
+// rmw_cyclonedds_cpp names them.
+func TestServiceTopics(t *testing.T) {
+	for _, name := range []string{"/edged/snapshot", "edged/snapshot"} {
+		if rq, rr := ServiceTopics(name); rq != "rq/edged/snapshotRequest" || rr != "rr/edged/snapshotReply" {
+			t.Errorf("ServiceTopics(%q) = %s, %s", name, rq, rr)
+		}
+	}
+	if got, _ := DDSType("std_srvs/srv/Trigger_Response"); got != "std_srvs::srv::dds_::Trigger_Response_" {
+		t.Errorf("DDSType of a service response: %s", got)
 	}
 }
 

@@ -49,7 +49,11 @@
 //     closes Messages(); messages still held stay valid until released.
 //     Participant.Close closes its subscriptions first. Every method is
 //     safe for concurrent use, except Writer's.
-//   - Writer publishes raw samples (tests and tools; edged only reads).
+//   - Writer publishes raw samples (the daemon's ~snapshot replies,
+//     tests and tools). Services: ServiceTopics names a service's
+//     rq/ and rr/ topics; SubscribeOptions.DDSTopic and NewWriterOn
+//     read and write them (type and QoS given: the graph follows rt/
+//     topics only); the request header is ros2/cdr's.
 //
 // Build tags: with cgo (the default) the package links -lddsc. With the
 // tag purego, or without cgo, the same API returns ErrNotBuilt (naming

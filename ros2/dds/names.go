@@ -3,9 +3,14 @@ package dds
 import "strings"
 
 // ROS 2 maps a topic /a/b to the DDS topic rt/a/b and a type
-// pkg/msg/Type to pkg::msg::dds_::Type_ (rmw's naming conventions; the
-// rq/ and rr/ prefixes of services are not topics edged reads).
-const topicPrefix = "rt"
+// pkg/msg/Type to pkg::msg::dds_::Type_ (rmw's naming conventions); a
+// service /a/s to a request topic rq/a/sRequest and a reply topic
+// rr/a/sReply (ServiceTopics), as rmw_cyclonedds_cpp names them.
+const (
+	topicPrefix   = "rt"
+	requestPrefix = "rq"
+	replyPrefix   = "rr"
+)
 
 // maxNameBytes caps a topic or type name (the C side copies at most 255
 // bytes of each; longer names are ignored, not truncated silently).
@@ -15,6 +20,16 @@ const maxNameBytes = 255
 // optional): /chatter -> rt/chatter.
 func DDSTopic(name string) string {
 	return topicPrefix + "/" + strings.TrimPrefix(name, "/")
+}
+
+// ServiceTopics returns the DDS topics of ROS 2 service name (leading
+// slash optional): /edged/snapshot -> rq/edged/snapshotRequest,
+// rr/edged/snapshotReply. Their types are pkg/srv/Name_Request and
+// _Response (DDSType), each sample prefixed by rmw_cyclonedds's request
+// header (RequestHeader).
+func ServiceTopics(name string) (request, reply string) {
+	n := strings.TrimPrefix(name, "/")
+	return requestPrefix + "/" + n + "Request", replyPrefix + "/" + n + "Reply"
 }
 
 // ROSTopic returns the ROS 2 name of DDS topic name (rt/chatter ->

@@ -42,6 +42,11 @@ func (p *Participant) Subscribe(ctx context.Context, opts SubscribeOptions) (*Su
 // NewWriter returns ErrNotBuilt.
 func (p *Participant) NewWriter(topic, typ string, qos QoS) (*Writer, error) { return nil, ErrNotBuilt }
 
+// NewWriterOn returns ErrNotBuilt.
+func (p *Participant) NewWriterOn(ddsTopic, typ string, qos QoS) (*Writer, error) {
+	return nil, ErrNotBuilt
+}
+
 // Close does nothing.
 func (p *Participant) Close() error { return nil }
 

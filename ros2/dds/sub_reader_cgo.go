@@ -96,7 +96,7 @@ func (s *Subscription) open() error {
 // create makes the topic, the reader with qos and its waitset, under
 // s.mu, unless Close came first.
 func (s *Subscription) create(typ, ddsType string, qos QoS) error {
-	ctopic, ctype := C.CString(DDSTopic(s.opts.Topic)), C.CString(ddsType)
+	ctopic, ctype := C.CString(s.opts.ddsTopic()), C.CString(ddsType)
 	defer C.free(unsafe.Pointer(ctopic))
 	defer C.free(unsafe.Pointer(ctype))
 	s.mu.Lock()

@@ -94,7 +94,7 @@ func (s *Subscription) wants() string {
 // (one atomic load when nothing changed). Subscription goroutine only.
 func (s *Subscription) checkWriters() {
 	gen := s.p.graph.gen.Load()
-	if gen == s.writersGen {
+	if gen == s.writersGen || s.opts.DDSTopic != "" { // the graph knows rt/ topics only
 		return
 	}
 	s.writersGen = gen

@@ -37,9 +37,9 @@ import (
 	"unsafe"
 )
 
-// Writer publishes serialized samples on a ROS 2 topic. edged itself only
-// reads; the writer serves tests and tools (a ROS 2 publisher without
-// generated code). Not safe for concurrent use.
+// Writer publishes serialized samples on a ROS 2 topic: the replies of
+// edged's ~snapshot service, and tests and tools (a ROS 2 publisher
+// without generated code). Not safe for concurrent use.
 type Writer struct {
 	wr, tp C.dds_entity_t
 }
@@ -47,6 +47,12 @@ type Writer struct {
 // NewWriter creates a writer of ROS 2 type typ on topic with qos (its
 // automatic fields resolve to reliable, volatile, depth 10).
 func (p *Participant) NewWriter(topic, typ string, qos QoS) (*Writer, error) {
+	return p.NewWriterOn(DDSTopic(topic), typ, qos)
+}
+
+// NewWriterOn is NewWriter on a DDS topic named as is (a service's
+// request or reply topic, ServiceTopics).
+func (p *Participant) NewWriterOn(ddsTopic, typ string, qos QoS) (*Writer, error) {
 	ddsType, ok := DDSType(typ)
 	if !ok {
 		return nil, fmt.Errorf("dds: type %q: want pkg/msg/Type", typ)
@@ -55,7 +61,7 @@ func (p *Participant) NewWriter(topic, typ string, qos QoS) (*Writer, error) {
 		qos.Reliability = Reliable
 	}
 	qos = qos.Resolve(nil)
-	ctopic, ctype := C.CString(DDSTopic(topic)), C.CString(ddsType)
+	ctopic, ctype := C.CString(ddsTopic), C.CString(ddsType)
 	defer C.free(unsafe.Pointer(ctopic))
 	defer C.free(unsafe.Pointer(ctype))
 	var tp C.dds_entity_t
