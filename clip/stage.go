@@ -73,6 +73,11 @@ type Options struct {
 	// clock to pass its window's end (a camera that stopped); default
 	// post + 10 s. It is then written with what there is.
 	MaxWait time.Duration
+	// Written, when set, is told of every clip written (its Result, Path
+	// set): the uploader's hand-off (clip/upload). It is called on the
+	// writing goroutine with the stage's lock held: it must not block
+	// nor call the stage.
+	Written func(Result)
 	// Sync writes clips on the caller's goroutine, in Advance and Flush
 	// (a replay: deterministic, as fast as the recording is read); no
 	// goroutine is started.
