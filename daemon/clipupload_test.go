@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/blob/s3"
+	"github.com/edged-robotics/edged/clip"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/s3test"
 	"github.com/edged-robotics/edged/ros/rostest"
@@ -23,7 +24,12 @@ func TestRunUploadsClips(t *testing.T) {
 	srv := s3test.Start(t)
 	srv.SetEnv(t)
 	r := startClipRun(t, "{enabled: true, pre: 5s, post: 2s, upload: "+srv.URL("fleet")+"}")
-	a, err := RequestClip(r.ctx, r.addr, "upload me", 20*time.Second)
+	var a ClipAnswer
+	var err error
+	rostest.WaitFor(t, 30*time.Second, "a clip written on request", func() bool {
+		a, err = RequestClip(r.ctx, r.addr, "upload me", 20*time.Second)
+		return a.Skipped != clip.SkipNoEpisode // the clip stage hears of the episode after the status page
+	})
 	if err != nil || !a.Written {
 		t.Fatalf("POST /clip: %+v, %v", a, err)
 	}
