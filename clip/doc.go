@@ -19,7 +19,8 @@
 // transitions and segments from the sheet loop), moves its stream
 // clock (Advance) and triggers clips (Trigger, from any goroutine: the
 // FSM's states and outcomes, trace checks' UNSAT verdicts, the
-// operator's POST /clip and ~snapshot). A trigger is refused at
+// operator's POST /clip and ~snapshot); Options.Written hears of each
+// clip written (the pipeline hands it to clip/upload). A trigger is refused at
 // once, logged and counted, when one of its kind came less than
 // min_interval before (stream clock), when no episode began yet, or
 // when maxPending clips wait; else its clip is written once the stream

@@ -93,6 +93,9 @@ func (s *Stage) finish(j *job, res Result) {
 			l = s.log.Warn // the ring overwrote part of the window while the clip was written
 		}
 		l("clip: written", "path", res.Path, "frames", res.Frames, "lost_frames", res.Lost, "bytes", res.Bytes)
+		if s.opts.Written != nil {
+			s.opts.Written(res)
+		}
 	}
 	close(j.done)
 }

@@ -74,13 +74,25 @@ type Clips struct {
 	MaxBytes Size `yaml:"max_bytes"`
 	// Quality of the JPEG raw images are encoded at. Default 90, 1..100.
 	Quality int `yaml:"quality"`
+	// Upload uploads written clips to s3://BUCKET[/PREFIX] (endpoint and
+	// credentials as edged sink --out s3://) in the background. Default
+	// empty: clips stay on the robot.
+	Upload string `yaml:"upload"`
+	// UploadRate caps the upload, bytes/s. Default 1MiB, at least 64KiB.
+	UploadRate Size `yaml:"upload_rate"`
+	// UploadPart is the multipart part size. Default 8MiB, 5MiB..5GiB.
+	UploadPart Size `yaml:"upload_part"`
+	// KeepUploaded keeps a clip on the robot after its upload is
+	// confirmed. Default false: it is deleted then.
+	KeepUploaded bool `yaml:"keep_uploaded"`
 }
 
 // Clip maps the section onto the clip package's Config.
 func (c Clips) Policy() policy.Config {
 	return policy.Config{Enabled: c.Enabled, Pre: c.Pre.D(), Post: c.Post.D(), OnStates: c.OnStates,
 		OnFailureOutcome: c.OnFailureOutcome, OnUnsat: c.OnUnsat, OnGoalFailure: c.OnGoalFailure, MinInterval: c.MinInterval.D(),
-		MaxBytes: int64(c.MaxBytes), Quality: c.Quality}
+		MaxBytes: int64(c.MaxBytes), Quality: c.Quality,
+		Upload: c.Upload, UploadRate: int64(c.UploadRate), UploadPart: int64(c.UploadPart), KeepUploaded: c.KeepUploaded}
 }
 
 // Replay tunes edged replay; edged run does not read it.

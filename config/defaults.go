@@ -62,7 +62,8 @@ func defaultClips() Clips {
 	d := policy.Default()
 	return Clips{Enabled: d.Enabled, Pre: Duration(d.Pre), Post: Duration(d.Post), OnStates: d.OnStates,
 		OnFailureOutcome: d.OnFailureOutcome, OnUnsat: d.OnUnsat, OnGoalFailure: d.OnGoalFailure, MinInterval: Duration(d.MinInterval),
-		MaxBytes: Size(d.MaxBytes), Quality: d.Quality}
+		MaxBytes: Size(d.MaxBytes), Quality: d.Quality,
+		Upload: d.Upload, UploadRate: Size(d.UploadRate), UploadPart: Size(d.UploadPart), KeepUploaded: d.KeepUploaded}
 }
 
 // defaultSheet is the sheet section of the recipe's defaults

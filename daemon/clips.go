@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/clip"
+	"github.com/edged-robotics/edged/clip/upload"
 	"github.com/edged-robotics/edged/internal/httpserve"
 	"github.com/edged-robotics/edged/pipeline"
 	"github.com/prometheus/client_golang/prometheus"
@@ -161,7 +162,12 @@ var (
 	clipsSkipped = desc("clips_skipped_total", "Clip triggers without a clip, by reason (rate_limit, budget, no_episode, busy, shutdown, failed).", "reason")
 	clipsLost    = desc("clips_lost_frames_total", "Frames of clip windows the rings overwrote before the clip copied them.")
 	clipsDeleted = desc("clips_deleted_total", "Old clips deleted for clips.max_bytes.")
-	clipDescs    = []*prometheus.Desc{clipsWritten, clipsBytes, clipsSkipped, clipsLost, clipsDeleted}
+	clipsUpBytes = desc("clips_upload_bytes_total", "Bytes of clip parts the object store confirmed (clips.upload).")
+	clipsUploads = desc("clips_uploads_total", "Clip uploads finished, by result (uploaded: confirmed in the store; deleted: the clip was deleted first, its upload aborted).", "result")
+	clipsUpQueue = desc("clips_upload_queue", "Clips waiting for their upload, the one in flight included.")
+	clipsUpRetry = desc("clips_upload_retries_total", "Clip upload attempts that failed and were retried (the store down, the network, the credentials).")
+	clipDescs    = []*prometheus.Desc{clipsWritten, clipsBytes, clipsSkipped, clipsLost, clipsDeleted,
+		clipsUpBytes, clipsUploads, clipsUpQueue, clipsUpRetry}
 )
 
 // clips: the incident clips (when clips.enabled).
@@ -176,5 +182,20 @@ func (m metricSink) clips(d *Daemon) {
 	m.counter(clipsDeleted, st.Deleted)
 	for _, r := range clip.SkipReasons {
 		m.counter(clipsSkipped, st.Skipped[r], r)
+	}
+	m.clipUploads(d)
+}
+
+// clipUploads: the clip uploader (when clips.upload is set).
+func (m metricSink) clipUploads(d *Daemon) {
+	st, ok := d.pipe.UploadStats()
+	if !ok {
+		return
+	}
+	m.counter(clipsUpBytes, st.Bytes)
+	m.counter(clipsUpRetry, st.Retries)
+	m.gauge(clipsUpQueue, float64(st.Queued))
+	for _, r := range upload.Results {
+		m.counter(clipsUploads, st.Uploads[r], r)
 	}
 }

@@ -74,3 +74,8 @@ func ParseClipName(name string) (t time.Time, kind string, ok bool) {
 	}
 	return t, rest[len(idTime)+1:], true
 }
+
+// ClipKey is the name of clip name of episode id relative to a store's
+// root (a data_dir, a sink's --out): episodes/ID/clips/NAME, so a clip
+// put there is listed with its episode (Load's Clips).
+func ClipKey(id, name string) string { return path.Join(EpisodesDir, id, ClipsDir, name) }

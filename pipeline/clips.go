@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/clip"
+	"github.com/edged-robotics/edged/clip/upload"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/fsm/fsmkind"
 )
@@ -26,14 +27,41 @@ func (p *Pipeline) startClips() {
 	if !p.cfg.Clips.Enabled || p.clips.Load() != nil {
 		return
 	}
+	var written func(clip.Result)
+	if u := p.startUploads(); u != nil {
+		written = func(r clip.Result) { u.Add(r.Path) }
+	}
 	s, err := clip.New(p.cfg.Clips.Policy(), clip.Options{Logger: p.log, StoreDir: p.store.Dir(),
-		Cameras: p.clipCameras, Sync: !p.live, ROS2: p.opts.ROS2})
+		Cameras: p.clipCameras, Sync: !p.live, ROS2: p.opts.ROS2, Written: written})
 	if err != nil { // Check validated the config: a TurboJPEG handle failed
 		p.log.Error("daemon: no incident clips", "err", err)
 		return
 	}
 	p.clips.Store(s)
 	p.joints.clips.Store(s.History())
+}
+
+// startUploads makes the clip uploader when clips.upload is set (a live
+// run only: a replay's clips stay where it writes them).
+func (p *Pipeline) startUploads() *upload.Uploader {
+	if p.cfg.Clips.Upload == "" || !p.live {
+		return nil
+	}
+	u, err := upload.New(p.cfg.Clips.Policy(), upload.Options{Logger: p.log, StoreDir: p.store.Dir()})
+	if err != nil { // Check validated the config
+		p.log.Error("daemon: clips are not uploaded", "err", err)
+		return nil
+	}
+	p.uploads.Store(u)
+	return u
+}
+
+// UploadStats are the clip uploader's counts (ok false: no upload).
+func (p *Pipeline) UploadStats() (upload.Stats, bool) {
+	if u := p.uploads.Load(); u != nil {
+		return u.Stats(), true
+	}
+	return upload.Stats{}, false
 }
 
 // clipCameras are the cameras of the current topology as clip reads them.
@@ -70,6 +98,9 @@ func (p *Pipeline) ClipStats() (clip.Stats, bool) {
 func (p *Pipeline) closeClips() {
 	if s := p.clips.Load(); s != nil {
 		s.Close()
+	}
+	if u := p.uploads.Load(); u != nil {
+		u.Close() // after the stage that hands it clips
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/clip"
+	"github.com/edged-robotics/edged/clip/upload"
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	epstore "github.com/edged-robotics/edged/episode/store"
@@ -68,9 +69,10 @@ type Pipeline struct {
 	ros2Types   *cdr.Registry // bundled + ros2.msg_dirs
 	topo        atomic.Pointer[Topology]
 	discovery   discoveryState
-	loopBeat    atomic.Int64               // unix ns of the sheet loop's last round
-	clips       atomic.Pointer[clip.Stage] // nil: clips disabled (clips.go)
-	live        bool                       // StartSheetLoop drives the runner: clips on their own goroutine
+	loopBeat    atomic.Int64                    // unix ns of the sheet loop's last round
+	clips       atomic.Pointer[clip.Stage]      // nil: clips disabled (clips.go)
+	uploads     atomic.Pointer[upload.Uploader] // nil: clips.upload empty (clips.go)
+	live        bool                            // StartSheetLoop drives the runner: clips on their own goroutine
 
 	// Set by Open and StartFSM before the caller's readers start, then
 	// read-only until Stop (the caller's goroutine owns them).

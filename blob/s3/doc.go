@@ -5,7 +5,9 @@
 // bucket, and the readers read it back where it is (episode.ListBlobs,
 // LoadBlobs; episode/remote says what a URL names).
 //
-// It owns what an s3:// URL means (IsURL, Open) and the rule for
+// It owns what an s3:// URL means (IsURL, ParseURL, Open; NewTarget:
+// the URL's bucket, prefix and client for writers that need more of
+// the S3 API, clip/upload's multipart uploads) and the rule for
 // writers that share a store (shared.go): OpenShared opens a store for
 // a sink group and refuses one that ignores conditional writes.
 //

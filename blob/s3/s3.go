@@ -10,13 +10,10 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/url"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/edged-robotics/edged/blob"
 )
@@ -59,61 +56,19 @@ func IsURL(s string) bool { return strings.HasPrefix(s, "s3://") }
 // Open connects to s3://BUCKET[/PREFIX], checks that the bucket exists
 // and probes conditional writes.
 func Open(ctx context.Context, raw string, o Options) (*Store, error) {
-	if o.Timeout <= 0 {
-		o.Timeout = 30 * time.Second
-	}
-	if o.Getenv == nil {
-		o.Getenv = os.Getenv
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "s3" || u.Host == "" {
-		return nil, fmt.Errorf("s3: %q is not s3://BUCKET[/PREFIX]", raw)
-	}
-	ep := o.Getenv("AWS_ENDPOINT_URL_S3")
-	if ep == "" {
-		ep = o.Getenv("AWS_ENDPOINT_URL")
-	}
-	if ep == "" {
-		ep = "https://s3.amazonaws.com"
-	}
-	eu, err := url.Parse(ep)
-	if err != nil || (eu.Scheme != "http" && eu.Scheme != "https") || eu.Host == "" {
-		return nil, fmt.Errorf("s3: endpoint %q (AWS_ENDPOINT_URL) is not http(s)://HOST[:PORT]", ep)
-	}
-	region := o.Getenv("AWS_REGION")
-	if region == "" {
-		region = o.Getenv("AWS_DEFAULT_REGION")
-	}
-	var chain []credentials.Provider
-	if id := o.Getenv("AWS_ACCESS_KEY_ID"); id != "" {
-		chain = append(chain, &credentials.Static{Value: credentials.Value{AccessKeyID: id,
-			SecretAccessKey: o.Getenv("AWS_SECRET_ACCESS_KEY"), SessionToken: o.Getenv("AWS_SESSION_TOKEN"),
-			SignerType: credentials.SignatureV4}})
-	}
-	creds := credentials.NewChainCredentials(append(chain,
-		&credentials.FileAWSCredentials{Filename: o.Getenv("AWS_SHARED_CREDENTIALS_FILE"), Profile: o.Getenv("AWS_PROFILE")},
-		&credentials.IAM{},
-	))
-	lookup := minio.BucketLookupAuto
-	if eu.Host != "s3.amazonaws.com" {
-		lookup = minio.BucketLookupPath // gateways and self-hosted stores
-	}
-	c, err := minio.New(eu.Host, &minio.Options{Creds: creds, Secure: eu.Scheme == "https", Region: region, BucketLookup: lookup})
+	t, err := NewTarget(raw, o)
 	if err != nil {
-		return nil, fmt.Errorf("s3: %w", err)
+		return nil, err
 	}
-	s := &Store{c: c, bucket: u.Host, timeout: o.Timeout, url: strings.TrimSuffix(raw, "/")}
-	if p := strings.Trim(u.Path, "/"); p != "" {
-		s.prefix = p + "/"
-	}
-	cctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	s := &Store{c: t.Core.Client, bucket: t.Bucket, prefix: t.Prefix, timeout: t.Timeout, url: t.URL}
+	cctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
-	ok, err := c.BucketExists(cctx, s.bucket)
+	ok, err := t.Core.BucketExists(cctx, s.bucket)
 	if err != nil {
-		return nil, fmt.Errorf("s3: %s at %s: %w (check AWS_ENDPOINT_URL and the credentials)", s.bucket, ep, err)
+		return nil, fmt.Errorf("s3: %s at %s: %w (check AWS_ENDPOINT_URL and the credentials)", s.bucket, t.Endpoint, err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("s3: bucket %s does not exist at %s: create it first", s.bucket, ep)
+		return nil, fmt.Errorf("s3: bucket %s does not exist at %s: create it first", s.bucket, t.Endpoint)
 	}
 	s.Conditional, s.ETagMD5 = s.probe()
 	return s, nil

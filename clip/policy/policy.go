@@ -3,6 +3,7 @@ package policy
 import (
 	"time"
 
+	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/internal/fielderr"
 )
 
@@ -25,6 +26,23 @@ const (
 	MaxWindow = 10 * time.Minute
 	// MinMaxBytes is the smallest budget (a clip of one camera-second).
 	MinMaxBytes = 1 << 20
+
+	// DefaultUploadRate caps the clip upload at 1 MiB/s (8 Mbit/s): a
+	// robot's link (Wi-Fi shared with its fleet, LTE) also carries the
+	// MQTT uplink and teleoperation, which must not starve behind a
+	// clip; at this rate a 25-s clip of two compressed cameras (~50 MB)
+	// is uploaded in under a minute, well before the next one.
+	DefaultUploadRate = 1 << 20
+	// MinUploadRate: slower, one part takes minutes and outlives the
+	// timeouts of the stores and proxies on the way.
+	MinUploadRate = 64 << 10
+	// DefaultUploadPart is the multipart part size: a dropped link
+	// resends at most one part (8 s at the default rate).
+	DefaultUploadPart = 8 << 20
+	// MinUploadPart and MaxUploadPart are S3's bounds of a part (but
+	// the last): 5 MiB and 5 GiB.
+	MinUploadPart = 5 << 20
+	MaxUploadPart = 5 << 30
 )
 
 // Config is what the clips section sets. Zero is not the default:
@@ -52,13 +70,26 @@ type Config struct {
 	MaxBytes int64
 	// Quality of the JPEG raw images are encoded to, 1..100.
 	Quality int
+	// Upload is where written clips are uploaded: s3://BUCKET[/PREFIX],
+	// the URL form, endpoint and credentials of edged sink --out
+	// (blob/s3); each clip at its path in the episode store layout
+	// under it, so a sink on that URL lists it with its episode. Empty
+	// (the default): clips stay on the robot.
+	Upload string
+	// UploadRate caps the upload's bandwidth, bytes per second.
+	UploadRate int64
+	// UploadPart is the size of a multipart upload's parts.
+	UploadPart int64
+	// KeepUploaded keeps a clip on the robot once its upload is
+	// confirmed; false (the default) deletes it then.
+	KeepUploaded bool
 }
 
 // Default is the stage's defaults: disabled, 20 s before and 5 s after,
 // on failed or interrupted episodes once enabled.
 func Default() Config {
 	return Config{Pre: DefaultPre, Post: DefaultPost, OnFailureOutcome: true, MinInterval: DefaultMinInterval,
-		MaxBytes: DefaultMaxBytes, Quality: DefaultQuality}
+		MaxBytes: DefaultMaxBytes, Quality: DefaultQuality, UploadRate: DefaultUploadRate, UploadPart: DefaultUploadPart}
 }
 
 // Validate reports the first invalid field as a *fielderr.Error naming
@@ -76,6 +107,9 @@ func (c Config) Validate() error {
 	case c.Quality < 1 || c.Quality > 100:
 		return fielderr.New("clips.quality", "must be 1..100 (default %d), got %d", DefaultQuality, c.Quality)
 	}
+	if err := c.validateUpload(); err != nil {
+		return err
+	}
 	for i, s := range c.OnStates {
 		if s == "" {
 			return fielderr.New("clips.on_states", "state %d is empty: name an FSM state", i)
@@ -90,6 +124,23 @@ func (c Config) Validate() error {
 func (c Config) CheckGoalSources(hasGoalSource bool) error {
 	if c.Enabled && c.OnGoalFailure && !hasGoalSource {
 		return fielderr.New("clips.on_goal_failure", "no fsm source has type actionlib: add one (fsm[].type: actionlib) or set on_goal_failure: false")
+	}
+	return nil
+}
+
+// validateUpload checks the upload settings (the URL's form only: no
+// I/O, the store is reached when clips are uploaded).
+func (c Config) validateUpload() error {
+	if c.Upload != "" {
+		if _, _, err := s3.ParseURL(c.Upload); err != nil {
+			return fielderr.New("clips.upload", "must be empty (keep clips on the robot) or s3://BUCKET[/PREFIX], got %q", c.Upload)
+		}
+	}
+	switch {
+	case c.UploadRate < MinUploadRate:
+		return fielderr.New("clips.upload_rate", "must be >= 64KiB (bytes/s; default %d), got %d", int64(DefaultUploadRate), c.UploadRate)
+	case c.UploadPart < MinUploadPart || c.UploadPart > MaxUploadPart:
+		return fielderr.New("clips.upload_part", "must be 5MiB..5GiB, S3's bounds of a part (default %d bytes), got %d", int64(DefaultUploadPart), c.UploadPart)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +26,11 @@ type Server struct {
 	Dir      string // the directory it serves (one subdirectory per bucket)
 	// Env are the AWS variables that point a client at it.
 	Env map[string]string
+
+	bin, meta, port string
+	log             *os.File
+	mu              sync.Mutex // Stop may be called from the code under test
+	cmd             *exec.Cmd
 }
 
 const access, secret = "edgedtest", "edgedtestsecret"
@@ -39,35 +45,64 @@ func Start(t testing.TB) *Server {
 	if err := os.Mkdir(filepath.Join(dir, s.Bucket), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	port := freeport.Port(t)
-	s.Endpoint = fmt.Sprintf("http://127.0.0.1:%d", port)
-	cmd := exec.Command(bin, "--access", access, "--secret", secret, "--port", fmt.Sprintf("127.0.0.1:%d", port),
-		"posix", "--sidecar", meta, dir)
+	s.bin, s.meta, s.port = bin, meta, fmt.Sprintf("127.0.0.1:%d", freeport.Port(t))
+	s.Endpoint = "http://" + s.port
 	log, err := os.Create(filepath.Join(t.TempDir(), "versitygw.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stdout, cmd.Stderr = log, log
+	s.log = log
+	t.Cleanup(func() { s.Stop(); log.Close() })
+	s.start(t)
+	s.Env = map[string]string{"AWS_ENDPOINT_URL": s.Endpoint, "AWS_ACCESS_KEY_ID": access,
+		"AWS_SECRET_ACCESS_KEY": secret, "AWS_REGION": "us-east-1"}
+	return s
+}
+
+// start runs versitygw on s's port and directories and waits until it
+// listens.
+func (s *Server) start(t testing.TB) {
+	t.Helper()
+	cmd := exec.Command(s.bin, "--access", access, "--secret", secret, "--port", s.port,
+		"posix", "--sidecar", s.meta, s.Dir)
+	cmd.Stdout, cmd.Stderr = s.log, s.log
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("versitygw: %v", err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait(); log.Close() })
+	s.mu.Lock()
+	s.cmd = cmd
+	s.mu.Unlock()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		resp, err := http.Get(s.Endpoint)
 		if err == nil {
 			resp.Body.Close()
-			break
+			return
 		}
 		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(log.Name())
+			b, _ := os.ReadFile(s.log.Name())
 			t.Fatalf("versitygw did not start listening: %v\n%s", err, b)
 		}
 		time.Sleep(50 * time.Millisecond) // waiting for a child process to listen; nothing to poll but the port
 	}
-	s.Env = map[string]string{"AWS_ENDPOINT_URL": s.Endpoint, "AWS_ACCESS_KEY_ID": access,
-		"AWS_SECRET_ACCESS_KEY": secret, "AWS_REGION": "us-east-1"}
-	return s
+}
+
+// Stop kills the server (a store gone down); its data stays for Restart.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd != nil {
+		_ = s.cmd.Process.Kill()
+		_ = s.cmd.Wait()
+		s.cmd = nil
+	}
+}
+
+// Restart starts the server again on the same port and data after Stop.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	s.Stop()
+	s.start(t)
 }
 
 // Getenv reads s.Env (for s3.Options.Getenv).
