@@ -1,7 +1,9 @@
 package pipelinetest
 
 import (
+	"encoding/json"
 	"maps"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -9,6 +11,8 @@ import (
 	"github.com/edged-robotics/edged/bag"
 	"github.com/edged-robotics/edged/bag/mcap"
 	"github.com/edged-robotics/edged/clip"
+	"github.com/edged-robotics/edged/config"
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/mcaptest"
 	"github.com/edged-robotics/edged/ros/msg"
 )
@@ -109,4 +113,69 @@ func ReadClip(t *testing.T, path, camera string) (stamps []time.Time, perTopic m
 		}
 	}
 	return stamps, perTopic, meta
+}
+
+// SimCamera is the camera topic of the generated bag (SimBag).
+const SimCamera = "/camera/color/image_raw/compressed"
+
+// SimClip replays the generated bag (SimBag) with clips on the FSM
+// entering "carry" (pre 5 s, post 2 s), as the clip stage writes them,
+// and returns the bag and the one clip written.
+func SimClip(t *testing.T, dir string) (bagPath, clipPath string) {
+	t.Helper()
+	bagPath, _ = SimBag(t, dir)
+	cfg, err := config.Parse([]byte(`
+robot_id: sim-01
+cameras: [{topic: ` + SimCamera + `, name: top}]
+fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]
+clips: {enabled: true, pre: 5s, post: 2s, on_states: [carry]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "clip-out")
+	ReplayBag(t, cfg, out, bagPath)
+	store := filepath.Join(out, episode.EpisodesDir)
+	eps, err := episode.List(store)
+	if err != nil || len(eps) != 1 {
+		t.Fatalf("episodes %v, %v", eps, err)
+	}
+	ep, err := episode.Load(store, eps[0].ID)
+	if err != nil || len(ep.Clips) != 1 {
+		t.Fatalf("clips %+v, %v; want one", ep.Clips, err)
+	}
+	return bagPath, filepath.Join(episode.ClipDir(ep.Dir), ep.Clips[0].Name)
+}
+
+// ClipFSM reads a clip's FSM part: its transitions and segments (JSON
+// in the episode format), in the clip's order.
+func ClipFSM(t *testing.T, path string) (trans []episode.Transition, segs []episode.Segment) {
+	t.Helper()
+	r, err := mcap.Open(path, mcap.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	it := r.Messages(clip.TopicTransitions, clip.TopicSegments)
+	defer it.Close()
+	for it.Next() {
+		m := it.Message()
+		var v any = &episode.Segment{}
+		if m.Channel.Topic == clip.TopicTransitions {
+			v = &episode.Transition{}
+		}
+		if err := json.Unmarshal(m.Data, v); err != nil {
+			t.Fatalf("%s message %d: %v", m.Channel.Topic, m.Sequence, err)
+		}
+		switch v := v.(type) {
+		case *episode.Transition:
+			trans = append(trans, *v)
+		case *episode.Segment:
+			segs = append(segs, *v)
+		}
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return trans, segs
 }
