@@ -8,11 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edged-robotics/edged/bag/mcap"
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/clip/policy"
+	"github.com/edged-robotics/edged/internal/cliptest"
 	"github.com/edged-robotics/edged/ringbuf"
-	"github.com/edged-robotics/edged/ros/msg"
 )
 
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -60,39 +59,10 @@ func stageFor(t testing.TB, cfg policy.Config, dir string, cams ...Camera) *Stag
 	return s
 }
 
-// readClip reads a clip with edged's MCAP reader: messages per topic,
-// the CompressedImage stamps of topic cam, and the clip's metadata.
+// readClip reads a clip (cliptest.Read): messages per topic, the
+// CompressedImage stamps of topic cam, and the clip's metadata.
 func readClip(t *testing.T, path, cam string) (perTopic map[string]int, stamps []time.Time, meta map[string]string) {
 	t.Helper()
-	r, err := mcap.Open(path, mcap.Options{VerifyDataCRC: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if info := r.Info(); info.Messages > 0 && !info.Indexed || len(info.Problems) > 0 {
-		t.Fatalf("clip not indexed or damaged: %+v", info)
-	}
-	perTopic = map[string]int{}
-	it := r.Messages()
-	defer it.Close()
-	for it.Next() {
-		m := it.Message()
-		perTopic[m.Channel.Topic]++
-		if m.Channel.Topic == cam {
-			var img msg.CompressedImage
-			if err := msg.DecodeCompressedImage(m.Data, &img); err != nil {
-				t.Fatalf("frame %d does not decode as its schema says: %v", m.Sequence, err)
-			}
-			stamps = append(stamps, img.Header.Stamp.Time())
-		}
-	}
-	if err := it.Err(); err != nil {
-		t.Fatal(err)
-	}
-	for _, md := range r.Metadata() {
-		if md.Name == MetadataName {
-			meta = md.Metadata
-		}
-	}
-	return perTopic, stamps, meta
+	c := cliptest.Read(t, path, cam)
+	return c.PerTopic, c.Stamps, c.Metadata[MetadataName]
 }

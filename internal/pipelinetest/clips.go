@@ -13,6 +13,7 @@ import (
 	"github.com/edged-robotics/edged/clip"
 	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/internal/cliptest"
 	"github.com/edged-robotics/edged/internal/mcaptest"
 	"github.com/edged-robotics/edged/ros/msg"
 )
@@ -73,46 +74,12 @@ func BagFrames(t *testing.T, path, camera string, from, to time.Time) []time.Tim
 	return stamps
 }
 
-// ReadClip reads a clip with edged's MCAP reader (indexed, CRCs
-// checked, every channel naming its episode and with its schema): the
-// header stamps of camera's frames (JPEG CompressedImages decoding as
-// their schema says), the messages per topic, the clip's metadata.
+// ReadClip reads a clip (cliptest.Read): the header stamps of camera's
+// frames, the messages per topic, the clip's metadata record.
 func ReadClip(t *testing.T, path, camera string) (stamps []time.Time, perTopic map[string]int, meta map[string]string) {
 	t.Helper()
-	r, err := mcap.Open(path, mcap.Options{VerifyDataCRC: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if info := r.Info(); !info.Indexed || !info.DataCRCChecked || len(info.Problems) > 0 {
-		t.Fatalf("clip: %+v", info)
-	}
-	perTopic = map[string]int{}
-	it := r.Messages()
-	defer it.Close()
-	for it.Next() {
-		m := it.Message()
-		perTopic[m.Channel.Topic]++
-		if m.Channel.Metadata["episode"] == "" || m.Channel.Schema == nil {
-			t.Fatalf("channel %s: metadata %v, schema %v", m.Channel.Topic, m.Channel.Metadata, m.Channel.Schema)
-		}
-		if m.Channel.Topic == camera {
-			var img msg.CompressedImage
-			if err := msg.DecodeCompressedImage(m.Data, &img); err != nil || img.Format != "jpeg" {
-				t.Fatalf("frame %d: %v (format %q)", m.Sequence, err, img.Format)
-			}
-			stamps = append(stamps, img.Header.Stamp.Time())
-		}
-	}
-	if err := it.Err(); err != nil {
-		t.Fatal(err)
-	}
-	for _, md := range r.Metadata() {
-		if md.Name == clip.MetadataName {
-			meta = md.Metadata
-		}
-	}
-	return stamps, perTopic, meta
+	c := cliptest.Read(t, path, camera)
+	return c.Stamps, c.PerTopic, c.Metadata[clip.MetadataName]
 }
 
 // SimCamera is the camera topic of the generated bag (SimBag).
