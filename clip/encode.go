@@ -7,6 +7,7 @@ import (
 
 	"github.com/edged-robotics/edged/bag/mcap"
 	"github.com/edged-robotics/edged/capture"
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/ringbuf"
 	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/sheet/turbojpeg"
@@ -14,8 +15,8 @@ import (
 
 // Topics of what edged itself adds to a clip (JSON messages).
 const (
-	TopicTransitions = "/edged/transitions"
-	TopicSegments    = "/edged/segments"
+	TopicTransitions = episode.ClipTopicTransitions
+	TopicSegments    = episode.ClipTopicSegments
 	// MetadataName names the clip's Metadata record.
 	MetadataName = "edged.clip"
 )

@@ -17,6 +17,12 @@ const (
 	ClipsDir   = "clips"
 	ClipPrefix = "clip-"
 	ClipExt    = ".mcap"
+	// ClipTopicTransitions and ClipTopicSegments are a clip's JSON
+	// channels: its FSM transitions and segments in the episode format
+	// (clip writes them, bag/recording reads the transitions back for a
+	// replay, episode/mcapexport writes the same).
+	ClipTopicTransitions = "/edged/transitions"
+	ClipTopicSegments    = "/edged/segments"
 )
 
 // ClipDir is the directory of an episode's clips.

@@ -1,9 +1,6 @@
 package sheet
 
 import (
-	"os/exec"
-	"path/filepath"
-	"sort"
 	"testing"
 	"time"
 
@@ -13,31 +10,9 @@ import (
 	"github.com/edged-robotics/edged/sheet/turbojpeg"
 )
 
-// panFrames extracts 1280x720 JPEGs from pan720p.mp4 into a temp dir with
-// ffmpeg, every nth frame (1: all 300), and returns their paths in order.
-func panFrames(t testing.TB, every int) []string {
-	t.Helper()
-	mp4 := sampledata.Path(t, "pan720p.mp4")
-	ff, err := exec.LookPath("ffmpeg")
-	if err != nil {
-		t.Skip("ffmpeg not installed (make deps): needed to extract frames from pan720p.mp4")
-	}
-	dir := t.TempDir()
-	args := []string{"-loglevel", "error", "-i", mp4, "-q:v", "3"}
-	if every > 1 {
-		args = append(args, "-vf", "select=not(mod(n\\,"+itoa(every)+"))", "-fps_mode", "passthrough")
-	}
-	args = append(args, filepath.Join(dir, "f%04d.jpg"))
-	if out, err := exec.Command(ff, args...).CombinedOutput(); err != nil {
-		t.Fatalf("ffmpeg: %v\n%s", err, out)
-	}
-	paths, _ := filepath.Glob(filepath.Join(dir, "f*.jpg"))
-	sort.Strings(paths)
-	if len(paths) == 0 {
-		t.Fatal("ffmpeg extracted no frames")
-	}
-	return paths
-}
+// panFrames extracts 1280x720 JPEGs from pan720p.mp4, every nth frame
+// (1: all 300) (sampledata.PanFrames).
+func panFrames(t testing.TB, every int) []string { return sampledata.PanFrames(t, every) }
 
 func itoa(i int) string {
 	return string(formatInt(i))

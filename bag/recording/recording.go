@@ -4,7 +4,10 @@
 // Open dispatches on the path: a directory (rosbag2's metadata.yaml) or
 // an .mcap or .db3 file (or those with .zstd) is a rosbag2 bag, read by
 // bag/rosbag2 with its MCAP data section CRC checked; anything else is a
-// ROS1 .bag read by bag/. A path that is neither a directory nor a
+// ROS1 .bag read by bag/. An edged incident clip (an .mcap with edged's
+// transitions channel) is read as rosbag2 reads an .mcap, its ROS1
+// cameras and joints as they are, and its string FSM sources rebuilt
+// from its transitions (clip.go). A path that is neither a directory nor a
 // regular file is refused (a FIFO would block the open). Every format
 // gives bag/'s connections, info and messages, so a replay is one loop
 // for all; each message's Publisher.Encoding tells how to decode it.
@@ -72,7 +75,16 @@ func Open(ctx context.Context, path string) (Recording, error) {
 		if err != nil {
 			return nil, err
 		}
-		return ros2Bag{r, ctx}, nil
+		rec := ros2Bag{r, ctx}
+		if st.IsDir() || !isClip(rec) {
+			return rec, nil
+		}
+		c, err := openClip(rec)
+		if err != nil {
+			rec.Close()
+			return nil, err
+		}
+		return c, nil
 	}
 	r, err := bag.Open(path)
 	if err != nil {

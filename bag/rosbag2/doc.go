@@ -22,7 +22,9 @@
 //
 // What it gives. The bag/ types, so that replay treats ROS1 and ROS 2
 // bags alike: one bag.Connection per topic whose Publisher has Type
-// pkg/msg/Name, the definition, and Encoding ros.EncodingCDR; bag.Info;
+// pkg/msg/Name, the definition, and Encoding ros.EncodingCDR (an MCAP
+// channel of ros1 messages with its ros1msg schema, as edged's clips
+// write, keeps both and has ros.EncodingROS1); bag.Info;
 // and an Iterator of bag.Message (topic's connection, log time, data)
 // in log-time order: the files of a split bag are merged by bag.Merge
 // (rosbag2 splits by time, so they normally follow each other, but their

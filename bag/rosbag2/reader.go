@@ -276,7 +276,7 @@ func (r *Reader) connection(m topicMeta) *bag.Connection {
 		return c
 	}
 	def := m.definition
-	if m.defEncoding != "" && m.defEncoding != "ros2msg" {
+	if m.defEncoding != "" && m.defEncoding != "ros2msg" && !(m.defEncoding == "ros1msg" && m.format == "ros1") {
 		def = "" // ros2idl and others: the decoder falls back to known .msg files
 	}
 	c := &bag.Connection{ID: uint32(len(r.conns)), Topic: m.name, Type: m.typ, MessageDefinition: def}
@@ -288,8 +288,11 @@ func (r *Reader) connection(m topicMeta) *bag.Connection {
 
 // encoding maps a rosbag2 serialization format to ros's encodings.
 func encoding(format string) string {
-	if format == "cdr" || format == "" {
+	switch format {
+	case "cdr", "":
 		return ros.EncodingCDR
+	case "ros1": // an MCAP of ROS1 messages (an edged clip, `mcap convert` of a .bag)
+		return ros.EncodingROS1
 	}
 	return format // anything else: capture counts it as an unknown type
 }

@@ -68,7 +68,9 @@ const replayHelp = "Replays bags through the same pipeline as\n" +
 	"Without --config: robot_id replay, cameras and joints from the bags.\n" +
 	"A BAG is a ROS1 .bag file (format 2.0: uncompressed, bz2 or lz4) or a ROS 2\n" +
 	"rosbag2 bag: its directory (metadata.yaml; split bags, zstd file or message\n" +
-	"compression), or one .mcap (chunks none, zstd or lz4) or .db3 (sqlite3) file.\n" +
+	"compression), or one .mcap (chunks none, zstd or lz4) or .db3 (sqlite3) file,\n" +
+	"or an incident clip edged wrote (its string FSM sources rebuilt from its\n" +
+	"transitions; docs/clips.md).\n" +
 	"The kind is detected from the path; ROS 2 messages are decoded as CDR from the\n" +
 	"definitions the bag carries (or the bundled ones), so both give the same output.\n" +
 	"A stretch without messages longer than replay.max_gap (default 5m) ends the open\n" +

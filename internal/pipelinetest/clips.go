@@ -1,8 +1,9 @@
 package pipelinetest
 
 import (
-	"fmt"
+	"encoding/json"
 	"maps"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -10,9 +11,11 @@ import (
 	"github.com/edged-robotics/edged/bag"
 	"github.com/edged-robotics/edged/bag/mcap"
 	"github.com/edged-robotics/edged/clip"
+	"github.com/edged-robotics/edged/config"
+	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/internal/cliptest"
 	"github.com/edged-robotics/edged/internal/mcaptest"
 	"github.com/edged-robotics/edged/ros/msg"
-	"github.com/edged-robotics/edged/ros2/cdr"
 )
 
 // CheckClipWithMcapCore: Foxglove's reader opens the clip through its
@@ -39,28 +42,10 @@ func CheckClipWithMcapCore(t *testing.T, path, camera string, perTopic map[strin
 			t.Fatalf("@mcap/core: camera channel %+v without its schema", c)
 		}
 		s := ix.Schemas[i]
-		if err := checkCameraSchema(s.Name, s.Encoding, c.MessageEncoding, s.Data); err != nil {
+		if err := cliptest.CheckCameraSchema(s.Name, s.Encoding, c.MessageEncoding, s.Data); err != nil {
 			t.Errorf("@mcap/core: camera channel %+v: %v", c, err)
 		}
 	}
-}
-
-// checkCameraSchema: a camera channel is a CompressedImage with the
-// ROS type's own definition, ROS1 (ROS's md5sum) or ROS 2 (ros2/cdr
-// parses it).
-func checkCameraSchema(name, schemaEnc, msgEnc string, data []byte) error {
-	switch {
-	case schemaEnc == "ros1msg" && msgEnc == "ros1":
-		d, err := msg.Parse(name, string(data))
-		if err == nil && d.MD5() != msg.MD5CompressedImage {
-			err = fmt.Errorf("md5 %s, ROS's %s", d.MD5(), msg.MD5CompressedImage)
-		}
-		return err
-	case schemaEnc == "ros2msg" && msgEnc == "cdr" && name == cdr.TypeCompressedImage:
-		_, err := cdr.Parse(name, string(data))
-		return err
-	}
-	return fmt.Errorf("schema %s %s, messages %s: not a CompressedImage of ROS1 or ROS 2", name, schemaEnc, msgEnc)
 }
 
 // BagFrames are the header stamps of the frames of the bag's
@@ -90,52 +75,75 @@ func BagFrames(t *testing.T, path, camera string, from, to time.Time) []time.Tim
 	return stamps
 }
 
-// ReadClip reads a clip with edged's MCAP reader (indexed, CRCs
-// checked, every channel naming its episode and with its schema): the
-// header stamps of camera's frames (JPEG CompressedImages decoding as
-// their schema says), the messages per topic, the clip's metadata.
+// ReadClip reads a clip (cliptest.Read): the header stamps of camera's
+// frames, the messages per topic, the clip's metadata record.
 func ReadClip(t *testing.T, path, camera string) (stamps []time.Time, perTopic map[string]int, meta map[string]string) {
 	t.Helper()
-	r, err := mcap.Open(path, mcap.Options{VerifyDataCRC: true})
+	c := cliptest.Read(t, path, camera)
+	return c.Stamps, c.PerTopic, c.Metadata[clip.MetadataName]
+}
+
+// SimCamera is the camera topic of the generated bag (SimBag).
+const SimCamera = "/camera/color/image_raw/compressed"
+
+// SimClip replays the generated bag (SimBag) with clips on the FSM
+// entering "carry" (pre 5 s, post 2 s), as the clip stage writes them,
+// and returns the bag and the one clip written.
+func SimClip(t *testing.T, dir string) (bagPath, clipPath string) {
+	t.Helper()
+	bagPath, _ = SimBag(t, dir)
+	cfg, err := config.Parse([]byte(`
+robot_id: sim-01
+cameras: [{topic: ` + SimCamera + `, name: top}]
+fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]
+clips: {enabled: true, pre: 5s, post: 2s, on_states: [carry]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "clip-out")
+	ReplayBag(t, cfg, out, bagPath)
+	store := filepath.Join(out, episode.EpisodesDir)
+	eps, err := episode.List(store)
+	if err != nil || len(eps) != 1 {
+		t.Fatalf("episodes %v, %v", eps, err)
+	}
+	ep, err := episode.Load(store, eps[0].ID)
+	if err != nil || len(ep.Clips) != 1 {
+		t.Fatalf("clips %+v, %v; want one", ep.Clips, err)
+	}
+	return bagPath, filepath.Join(episode.ClipDir(ep.Dir), ep.Clips[0].Name)
+}
+
+// ClipFSM reads a clip's FSM part: its transitions and segments (JSON
+// in the episode format), in the clip's order.
+func ClipFSM(t *testing.T, path string) (trans []episode.Transition, segs []episode.Segment) {
+	t.Helper()
+	r, err := mcap.Open(path, mcap.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if info := r.Info(); !info.Indexed || !info.DataCRCChecked || len(info.Problems) > 0 {
-		t.Fatalf("clip: %+v", info)
-	}
-	perTopic = map[string]int{}
-	it := r.Messages()
+	it := r.Messages(clip.TopicTransitions, clip.TopicSegments)
 	defer it.Close()
 	for it.Next() {
 		m := it.Message()
-		perTopic[m.Channel.Topic]++
-		if m.Channel.Metadata["episode"] == "" || m.Channel.Schema == nil {
-			t.Fatalf("channel %s: metadata %v, schema %v", m.Channel.Topic, m.Channel.Metadata, m.Channel.Schema)
+		var v any = &episode.Segment{}
+		if m.Channel.Topic == clip.TopicTransitions {
+			v = &episode.Transition{}
 		}
-		if m.Channel.Topic == camera {
-			sc := m.Channel.Schema
-			if err := checkCameraSchema(sc.Name, sc.Encoding, m.Channel.MessageEncoding, sc.Data); err != nil {
-				t.Fatal(err)
-			}
-			var img msg.CompressedImage
-			decode := msg.DecodeCompressedImage
-			if m.Channel.MessageEncoding == "cdr" {
-				decode = cdr.DecodeCompressedImage
-			}
-			if err := decode(m.Data, &img); err != nil || img.Format != "jpeg" {
-				t.Fatalf("frame %d: %v (format %q)", m.Sequence, err, img.Format)
-			}
-			stamps = append(stamps, img.Header.Stamp.Time())
+		if err := json.Unmarshal(m.Data, v); err != nil {
+			t.Fatalf("%s message %d: %v", m.Channel.Topic, m.Sequence, err)
+		}
+		switch v := v.(type) {
+		case *episode.Transition:
+			trans = append(trans, *v)
+		case *episode.Segment:
+			segs = append(segs, *v)
 		}
 	}
 	if err := it.Err(); err != nil {
 		t.Fatal(err)
 	}
-	for _, md := range r.Metadata() {
-		if md.Name == clip.MetadataName {
-			meta = md.Metadata
-		}
-	}
-	return stamps, perTopic, meta
+	return trans, segs
 }

@@ -6,7 +6,10 @@ package sampledata
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"testing"
 )
 
@@ -79,4 +82,32 @@ func Copy(t testing.TB, name string) string {
 		t.Fatalf("copy sample data %s: %v", name, err)
 	}
 	return dst
+}
+
+// PanFrames extracts the 1280x720 JPEGs of pan720p.mp4 (30 fps, 10 s)
+// into a temporary directory with ffmpeg (-q:v 3, as its README says),
+// every nth frame (1: all 300), and returns their paths in order; it
+// skips the test without the video or ffmpeg.
+func PanFrames(t testing.TB, every int) []string {
+	t.Helper()
+	mp4 := Path(t, "pan720p.mp4")
+	ff, err := exec.LookPath("ffmpeg")
+	if err != nil {
+		t.Skip("ffmpeg not installed (make deps): needed to extract frames from pan720p.mp4")
+	}
+	dir := t.TempDir()
+	args := []string{"-loglevel", "error", "-i", mp4, "-q:v", "3"}
+	if every > 1 {
+		args = append(args, "-vf", "select=not(mod(n\\,"+strconv.Itoa(every)+"))", "-fps_mode", "passthrough")
+	}
+	args = append(args, filepath.Join(dir, "f%04d.jpg"))
+	if out, err := exec.Command(ff, args...).CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v\n%s", err, out)
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "f*.jpg"))
+	sort.Strings(paths)
+	if len(paths) == 0 {
+		t.Fatal("ffmpeg extracted no frames")
+	}
+	return paths
 }

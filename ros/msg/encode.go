@@ -40,6 +40,9 @@ func AppendJointState(dst []byte, seq uint32, stamp time.Time, names []string, p
 	return b.float64s(position).float64s(velocity).float64s(effort)
 }
 
+// AppendString appends a std_msgs/String (a replayed clip's FSM state).
+func AppendString(dst []byte, s string) []byte { return ros1Buf(dst).str(s) }
+
 // ros1Buf appends ROS1 wire fields (little-endian; strings and arrays
 // prefixed by their uint32 length).
 type ros1Buf []byte
