@@ -27,7 +27,7 @@ const ClipOnRobot = "robot"
 
 // Caps on what a peer announces of clips.
 const (
-	MaxClips     = 1024 // clips one manifest lists
+	MaxClips     = 256  // clips one manifest lists (its JSON stays far below MaxManifestBytes)
 	maxClipWhere = 1024 // bytes of an s3:// URL
 	maxClipBytes = 1 << 40
 )
