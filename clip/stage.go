@@ -73,6 +73,11 @@ type Options struct {
 	// clock to pass its window's end (a camera that stopped); default
 	// post + 10 s. It is then written with what there is.
 	MaxWait time.Duration
+	// OnWritten, when set, is told of each clip written, on the
+	// goroutine that wrote it, before its waiters are released (the
+	// pipeline announces it to the receiver). It must not call the
+	// Stage.
+	OnWritten func(Result)
 	// Sync writes clips on the caller's goroutine, in Advance and Flush
 	// (a replay: deterministic, as fast as the recording is read); no
 	// goroutine is started.
@@ -87,7 +92,8 @@ type Result struct {
 	Frames  int // frames written
 	Lost    int // frames of the window the rings overwrote while it was written
 	Bytes   int64
-	Err     error // wraps ErrSkipped when refused; see Skipped
+	SHA256  string // of the file, lowercase hex
+	Err     error  // wraps ErrSkipped when refused; see Skipped
 	Skipped string
 }
 

@@ -27,7 +27,7 @@ func (p *Pipeline) startClips() {
 		return
 	}
 	s, err := clip.New(p.cfg.Clips.Policy(), clip.Options{Logger: p.log, StoreDir: p.store.Dir(),
-		Cameras: p.clipCameras, Sync: !p.live})
+		Cameras: p.clipCameras, Sync: !p.live, OnWritten: p.announceClip})
 	if err != nil { // Check validated the config: a TurboJPEG handle failed
 		p.log.Error("daemon: no incident clips", "err", err)
 		return
