@@ -33,6 +33,8 @@
 // ring overwrote meanwhile, which is counted as lost (Result.Lost, the
 // log, the metadata). With Options.Sync (a replay) clips are written on
 // the caller's goroutine in Advance and Flush instead, deterministically.
+// Options.OnWritten hears of each clip written (with its SHA-256), on
+// the writing goroutine: the pipeline announces it to the receiver.
 //
 // Disk. A clip is written to a temporary file, fsynced, renamed into
 // place and its directory fsynced. clips.max_bytes bounds every clip of
