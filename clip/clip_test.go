@@ -1,8 +1,10 @@
 package clip
 
 import (
+	"crypto/sha256"
 	"errors"
 	"maps"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -167,6 +169,9 @@ func testClipHoldsTheWindow(t *testing.T, ros2 bool) string {
 	res := p.Result()
 	if res.Err != nil {
 		t.Fatal(res.Err)
+	}
+	if b, err := os.ReadFile(res.Path); err != nil || fmt.Sprintf("%x", sha256.Sum256(b)) != res.SHA256 || int64(len(b)) != res.Bytes {
+		t.Errorf("result says %d bytes, sha256 %s; the file %d bytes (%v)", res.Bytes, res.SHA256, len(b), err)
 	}
 	perTopic, stamps, meta := readClip(t, res.Path, "/cam")
 	if len(stamps) != len(want) || !stamps[0].Equal(want[0]) || !stamps[len(stamps)-1].Equal(want[len(want)-1]) {

@@ -19,8 +19,7 @@
 // transitions and segments from the sheet loop), moves its stream
 // clock (Advance) and triggers clips (Trigger, from any goroutine: the
 // FSM's states and outcomes, trace checks' UNSAT verdicts, the
-// operator's POST /clip and ~snapshot); Options.Written hears of each
-// clip written (the pipeline hands it to clip/upload). A trigger is refused at
+// operator's POST /clip and ~snapshot). A trigger is refused at
 // once, logged and counted, when one of its kind came less than
 // min_interval before (stream clock), when no episode began yet, or
 // when maxPending clips wait; else its clip is written once the stream
@@ -36,6 +35,9 @@
 // ring overwrote meanwhile, which is counted as lost (Result.Lost, the
 // log, the metadata). With Options.Sync (a replay) clips are written on
 // the caller's goroutine in Advance and Flush instead, deterministically.
+// Options.OnWritten hears of each clip written (with its SHA-256), on
+// the writing goroutine: the pipeline announces it to the receiver and
+// hands it to clip/upload.
 //
 // Disk. A clip is written to a temporary file, fsynced, renamed into
 // place and its directory fsynced. clips.max_bytes bounds every clip of

@@ -1,8 +1,11 @@
 package clip
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -30,7 +33,8 @@ func (s *Stage) write(j *job) Result {
 	tmp := f.Name()
 	defer os.Remove(tmp) // a no-op once renamed
 	c := s.content(j)
-	w, err := writeMCAP(f, &s.dialect, c, s.enc)
+	sum := sha256.New()
+	w, err := writeMCAP(io.MultiWriter(f, sum), &s.dialect, c, s.enc)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -40,7 +44,7 @@ func (s *Stage) write(j *job) Result {
 	if err != nil {
 		return failed(res, fmt.Errorf("clip: writing %s: %w", j.name, err))
 	}
-	res.Frames, res.Lost, res.Bytes = w.frames, w.lost, w.bytes
+	res.Frames, res.Lost, res.Bytes, res.SHA256 = w.frames, w.lost, w.bytes, hex.EncodeToString(sum.Sum(nil))
 	if w.bytes > s.cfg.MaxBytes {
 		res.Skipped = SkipBudget
 		res.Err = fmt.Errorf("%w: %s: %d bytes alone exceed clips.max_bytes (%d): raise it, or shorten clips.pre and clips.post",
@@ -75,8 +79,17 @@ func (s *Stage) content(j *job) *content {
 	return c
 }
 
-// finish records what became of j, logs it and releases its waiters.
+// finish records what became of j, logs it, hands a written clip to
+// Options.OnWritten and releases its waiters.
 func (s *Stage) finish(j *job, res Result) {
+	s.record(j, res)
+	if res.Err == nil && s.opts.OnWritten != nil {
+		s.opts.OnWritten(res)
+	}
+	close(j.done)
+}
+
+func (s *Stage) record(j *job, res Result) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	j.res = res
@@ -84,20 +97,16 @@ func (s *Stage) finish(j *job, res Result) {
 		s.stats.Skipped[res.Skipped]++
 		s.log.Warn("clip: not written", "name", j.name, "episode", res.Episode, "kind", j.trig.Kind,
 			"skipped", res.Skipped, "err", res.Err)
-	} else {
-		s.stats.Written++
-		s.stats.Bytes += uint64(res.Bytes)
-		s.stats.LostFrames += uint64(res.Lost)
-		l := s.log.Info
-		if res.Lost > 0 {
-			l = s.log.Warn // the ring overwrote part of the window while the clip was written
-		}
-		l("clip: written", "path", res.Path, "frames", res.Frames, "lost_frames", res.Lost, "bytes", res.Bytes)
-		if s.opts.Written != nil {
-			s.opts.Written(res)
-		}
+		return
 	}
-	close(j.done)
+	s.stats.Written++
+	s.stats.Bytes += uint64(res.Bytes)
+	s.stats.LostFrames += uint64(res.Lost)
+	l := s.log.Info
+	if res.Lost > 0 {
+		l = s.log.Warn // the ring overwrote part of the window while the clip was written
+	}
+	l("clip: written", "path", res.Path, "frames", res.Frames, "lost_frames", res.Lost, "bytes", res.Bytes)
 }
 
 // storedClip is one clip file of the store, for the budget.

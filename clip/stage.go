@@ -76,11 +76,11 @@ type Options struct {
 	// ROS2 writes the cameras and joints as ROS 2 messages (ros2msg
 	// schemas, cdr), for a robot of ros.version 2; else ROS1.
 	ROS2 bool
-	// Written, when set, is told of every clip written (its Result, Path
-	// set): the uploader's hand-off (clip/upload). It is called on the
-	// writing goroutine with the stage's lock held: it must not block
-	// nor call the stage.
-	Written func(Result)
+	// OnWritten, when set, is told of each clip written, on the
+	// goroutine that wrote it, before its waiters are released (the
+	// pipeline announces it to the sink and hands it to the uploader). It must not call the
+	// Stage.
+	OnWritten func(Result)
 	// Sync writes clips on the caller's goroutine, in Advance and Flush
 	// (a replay: deterministic, as fast as the recording is read); no
 	// goroutine is started.
@@ -95,7 +95,8 @@ type Result struct {
 	Frames  int // frames written
 	Lost    int // frames of the window the rings overwrote while it was written
 	Bytes   int64
-	Err     error // wraps ErrSkipped when refused; see Skipped
+	SHA256  string // of the file, lowercase hex
+	Err     error  // wraps ErrSkipped when refused; see Skipped
 	Skipped string
 }
 

@@ -28,8 +28,10 @@
 // capture runs, the store can write and the outbox is not nearly full),
 // /status.json, /sheet/N.jpg, the status page, and POST /clip (clips.go:
 // an incident clip now, answered once written; RequestClip is its
-// client, edged clip's); the ROS1 node's ~snapshot service asks the same
-// way (snapshot.go). Under systemd, READY=1
+// client, edged clip's); GET /clips and GET /clips/EPISODE/NAME
+// (clipserve.go: the store's clips, read-only, Range; FetchClips in
+// clipfetch.go is their client, edged clip fetch's); the ROS1 node's
+// ~snapshot service asks the same way (snapshot.go). Under systemd, READY=1
 // once capture runs, WATCHDOG=1 while the pipeline progresses
 // (pipeline's Progressing), STOPPING=1 at the end. When the ROS graph
 // asks the node to end, Run returns ErrROSShutdown.

@@ -45,7 +45,9 @@ func (d *Daemon) handler() http.Handler {
 	mux.HandleFunc("GET /healthz", d.handleHealth)
 	mux.HandleFunc("GET /status.json", d.handleStatusJSON)
 	mux.HandleFunc("GET /sheet/{cam}", d.handleSheet)
-	mux.HandleFunc("POST /clip", d.handleClip) // clips.go
+	mux.HandleFunc("POST /clip", d.handleClip)  // clips.go
+	mux.HandleFunc("GET /clips", d.handleClips) // clipserve.go
+	mux.HandleFunc("GET /clips/{episode}/{name}", d.handleClipFile)
 	mux.HandleFunc("GET /{$}", d.handlePage)
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	if d.cfg.HTTP.Pprof {

@@ -39,10 +39,17 @@ func ClipName(t time.Time, kind string) string {
 	return ClipPrefix + t.UTC().Format(idTime) + "-" + k + ClipExt
 }
 
-// IsClipName reports whether name (a base name) is a clip's.
+// IsClipName reports whether name (a base name) is exactly a name
+// ClipName writes: the prefix, a trigger time, a kind of letters,
+// digits, '-' and '_', the extension; never a path, never longer than
+// maxClipName. Names from a peer (the wire, a URL) are checked by it.
 func IsClipName(name string) bool {
-	return strings.HasPrefix(name, ClipPrefix) && strings.HasSuffix(name, ClipExt)
+	_, _, ok := ParseClipName(name)
+	return ok
 }
+
+// maxClipName bounds a clip's name (ClipName's kinds are short words).
+const maxClipName = 128
 
 // Clip is one clip file of an episode, as Load lists it.
 type Clip struct {
@@ -67,7 +74,7 @@ func clipsOf(files []blob.Info) []Clip {
 // ParseClipName returns the trigger time and kind a clip's name (as
 // ClipName writes it) says; ok is false for any other name.
 func ParseClipName(name string) (t time.Time, kind string, ok bool) {
-	if !IsClipName(name) {
+	if len(name) > maxClipName || !strings.HasPrefix(name, ClipPrefix) || !strings.HasSuffix(name, ClipExt) {
 		return time.Time{}, "", false
 	}
 	rest := strings.TrimSuffix(strings.TrimPrefix(name, ClipPrefix), ClipExt)
@@ -78,7 +85,11 @@ func ParseClipName(name string) (t time.Time, kind string, ok bool) {
 	if err != nil {
 		return time.Time{}, "", false
 	}
-	return t, rest[len(idTime)+1:], true
+	kind = rest[len(idTime)+1:]
+	if ClipName(t, kind) != name {
+		return time.Time{}, "", false // a kind ClipName would have rewritten
+	}
+	return t, kind, true
 }
 
 // ClipKey is the name of clip name of episode id relative to a store's

@@ -18,7 +18,8 @@
 // rule (NewID, CheckID). types.go holds the
 // manifest, segment and transition; wire.go their wire forms, both
 // ways; held.go and lacks.go what a receiver holds of an episode and
-// lacks.
+// lacks; clipentry.go the clips a receiver's manifest lists (ClipEntry:
+// where each is; CheckClipEntry, MergeClip).
 //
 // cost.go reads the cost line of an episode directory (ReadCost, also
 // Episode.Cost): bytes of contact sheets, labeling sheets, snippets and

@@ -83,6 +83,10 @@ type Manifest struct {
 	// the episode closed, in the rules' order; absent from manifests of
 	// an edged without checks, and from older ones.
 	Verdicts []Verdict `json:"verdicts,omitempty"`
+	// Clips are the incident clips the robot announced (a receiver's
+	// manifest only: the robot's store lists its clips/ directory), in
+	// name order, each with where it is (ClipEntry.Where).
+	Clips []ClipEntry `json:"clips,omitempty"`
 }
 
 // Verdict is one trace check's outcome over the episode: Sat (SAT) or

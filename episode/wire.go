@@ -50,6 +50,16 @@ func ManifestFromWire(w *wire.Manifest) Manifest {
 	return m
 }
 
+// ClipToWire is c's wire form (a clip message's body).
+func ClipToWire(c ClipEntry) *wire.Clip {
+	return &wire.Clip{Name: c.Name, Kind: c.Kind, At: unixNano(c.At), Bytes: c.Bytes, SHA256: c.SHA256, Where: c.Where}
+}
+
+// ClipFromWire is the clip w announces (unchecked: CheckClipEntry).
+func ClipFromWire(w *wire.Clip) ClipEntry {
+	return ClipEntry{Name: w.Name, Kind: w.Kind, At: fromUnixNano(w.At), Bytes: w.Bytes, SHA256: w.SHA256, Where: w.Where}
+}
+
 // SegmentToWire is s's wire form.
 func SegmentToWire(s Segment) *wire.Segment {
 	return &wire.Segment{Index: int64(s.Index), Start: unixNano(s.Start), End: unixNano(s.End),

@@ -13,7 +13,7 @@ import (
 
 // notOnTheWire are the manifest's fields that do not travel: a
 // receiver's own and the robot's bookkeeping.
-var notOnTheWire = []string{"Format", "Held", "Complete", "Cost", "EndArrived", "Uploaded", "Recovery", "RecoveryShipped", "Lacking", "Problem"}
+var notOnTheWire = []string{"Format", "Held", "Complete", "Cost", "EndArrived", "Uploaded", "Recovery", "RecoveryShipped", "Lacking", "Problem", "Clips"}
 
 // TestWireRoundTrip: every field that travels survives robot -> wire
 // (msgp) -> receiver, and every wire field is filled: a field added on

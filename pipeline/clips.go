@@ -27,12 +27,15 @@ func (p *Pipeline) startClips() {
 	if !p.cfg.Clips.Enabled || p.clips.Load() != nil {
 		return
 	}
-	var written func(clip.Result)
-	if u := p.startUploads(); u != nil {
-		written = func(r clip.Result) { u.Add(r.Path) }
+	u := p.startUploads()
+	onWritten := func(r clip.Result) { // announced to the sink, then uploaded
+		p.announceClip(r)
+		if u != nil {
+			u.Add(r.Path)
+		}
 	}
 	s, err := clip.New(p.cfg.Clips.Policy(), clip.Options{Logger: p.log, StoreDir: p.store.Dir(),
-		Cameras: p.clipCameras, Sync: !p.live, ROS2: p.opts.ROS2, Written: written})
+		Cameras: p.clipCameras, Sync: !p.live, ROS2: p.opts.ROS2, OnWritten: onWritten})
 	if err != nil { // Check validated the config: a TurboJPEG handle failed
 		p.log.Error("daemon: no incident clips", "err", err)
 		return
@@ -47,13 +50,23 @@ func (p *Pipeline) startUploads() *upload.Uploader {
 	if p.cfg.Clips.Upload == "" || !p.live {
 		return nil
 	}
-	u, err := upload.New(p.cfg.Clips.Policy(), upload.Options{Logger: p.log, StoreDir: p.store.Dir()})
+	u, err := upload.New(p.cfg.Clips.Policy(), upload.Options{Logger: p.log, StoreDir: p.store.Dir(),
+		OnUploaded: p.clipUploaded})
 	if err != nil { // Check validated the config
 		p.log.Error("daemon: clips are not uploaded", "err", err)
 		return nil
 	}
 	p.uploads.Store(u)
 	return u
+}
+
+// clipUploaded is the uploader's OnUploaded: the sink's manifest learns
+// where the clip now is.
+func (p *Pipeline) clipUploaded(episodeID, clipName, url string) {
+	if err := p.ClipUploaded(episodeID, clipName, url); err != nil {
+		p.log.Warn("daemon: clip uploaded but its new place not announced; the sink's manifest still says it is on the robot",
+			"clip", clipName, "url", url, "err", err)
+	}
 }
 
 // UploadStats are the clip uploader's counts (ok false: no upload).

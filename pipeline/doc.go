@@ -10,6 +10,7 @@
 //	        -> fsm.Machine -> episode.Store; events -> Runner (status, verdicts, ship)
 //	ship -> uplink (outbox, MQTT), or nothing (a replay without a broker)
 //	rings, joints, fsm events, Runner ticks -> clip.Stage (clips.enabled: clips.go)
+//	clip written, or uploaded (ClipUploaded, the uploader's hook) -> ship: its announcement (clipship.go)
 //
 // It owns the mapping of the config onto each stage's Config (fsm, ring,
 // capture, uplink, sheet recipe: config imports no stage and no stage

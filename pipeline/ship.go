@@ -21,6 +21,7 @@ type shipper interface {
 	Segment(m episode.Manifest, s episode.Segment) error
 	Sheet(episodeID string, s *sheet.Sheet) error
 	LabelSheet(episodeID string, segment int, s *sheet.Sheet) error
+	Clip(episodeID string, c episode.ClipEntry) error
 	capture.JointSink
 }
 
@@ -74,6 +75,7 @@ func (noShipper) EpisodeEnded(episode.Manifest) error             { return nil }
 func (noShipper) Segment(episode.Manifest, episode.Segment) error { return nil }
 func (noShipper) Sheet(string, *sheet.Sheet) error                { return nil }
 func (noShipper) LabelSheet(string, int, *sheet.Sheet) error      { return nil }
+func (noShipper) Clip(string, episode.ClipEntry) error            { return nil }
 func (noShipper) PutJoints(capture.JointSample)                   {}
 
 // markLacking is the uplink's OnRepair: what the receiver said it lacks

@@ -11,6 +11,7 @@ import (
 
 	"github.com/edged-robotics/edged/bag/mcap"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/episode/view"
 	"github.com/edged-robotics/edged/ros/msg"
 )
 
@@ -40,26 +41,31 @@ type clipView struct {
 	Href   string // the file, relative to the report when it can be
 	Src    template.URL
 	Thumb  string // why there is no thumbnail
+	Where  string // where a clip held elsewhere is (no Href then)
 	sec    float64
 }
 
-// readClips lists the episode's clips (episode.Episode.Clips: the
-// trigger time and kind are in their names) with their thumbnails,
-// within the image budget left.
+// readClips lists the episode's clips (view.Clips: those held beside
+// it and those its manifest says are elsewhere) with their thumbnails,
+// within the image budget left; a clip held elsewhere (on the robot, in
+// an object store) says where instead.
 func readClips(e *episode.Episode, o Options, left *int64) ([]*clipView, []string) {
 	var out []*clipView
 	var notes []string
-	for i, c := range e.Clips {
+	clips := view.Clips(e)
+	for i, c := range clips {
 		if i == MaxClips {
-			notes = append(notes, fmt.Sprintf("%d more clips not shown; all are in %s", len(e.Clips)-MaxClips, episode.ClipDir(e.Dir)))
+			notes = append(notes, fmt.Sprintf("%d more clips not shown; edged inspect %s lists them", len(clips)-MaxClips, e.Manifest.ID))
 			break
 		}
-		at, kind, ok := episode.ParseClipName(c.Name)
-		if !ok {
+		v := &clipView{Anchor: fmt.Sprintf("clip-%d", i), Name: c.Name, Kind: c.Kind, Bytes: c.Bytes,
+			sec: c.At.Sub(e.Manifest.Start).Seconds()}
+		if c.Where != view.WhereHere {
+			v.Where = elsewhere(c.Where, c.Name)
+			out = append(out, v)
 			continue
 		}
-		v := &clipView{Anchor: fmt.Sprintf("clip-%d", i), Name: c.Name, Kind: kind, Bytes: c.Bytes,
-			sec: at.Sub(e.Manifest.Start).Seconds(), Href: clipHref(e, c.Name, o.OutDir)}
+		v.Href = clipHref(e, c.Name, o.OutDir)
 		frame, err := firstFrame(e, c.Name, o)
 		switch {
 		case err != nil:
@@ -75,6 +81,14 @@ func readClips(e *episode.Episode, o Options, left *int64) ([]*clipView, []strin
 		out = append(out, v)
 	}
 	return out, notes
+}
+
+// elsewhere says where a clip not held beside the episode is.
+func elsewhere(where, name string) string {
+	if where == episode.ClipOnRobot {
+		return "on the robot: edged clip fetch --from http://ROBOT:PORT " + name
+	}
+	return "uploaded to " + where
 }
 
 // clipHref links a clip: relative to the report's directory (outDir)

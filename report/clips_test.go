@@ -104,3 +104,37 @@ func TestReportLinksClips(t *testing.T) {
 		}
 	}
 }
+
+// TestReportShowsClipsElsewhere: clips a receiver's manifest lists but
+// does not hold are on the timeline too, saying where they are (on the
+// robot, to fetch; uploaded, with the URL), without a link.
+func TestReportShowsClipsElsewhere(t *testing.T) {
+	f := record(t, pickPlace, "")
+	m, err := episode.ReadManifest(f.epDir)
+	must(t, err)
+	robot := episode.ClipEntry{Name: episode.ClipName(at(5), "state"), Kind: "state", At: at(5), Bytes: 7, Where: episode.ClipOnRobot}
+	up := episode.ClipEntry{Name: episode.ClipName(at(9), "goal"), Kind: "goal", At: at(9), Bytes: 8, Where: "s3://fleet/clips/x.mcap"}
+	m.Clips = []episode.ClipEntry{robot, up}
+	b, err := episode.EncodeManifest(m)
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(f.epDir, episode.ManifestFile), b, 0o644))
+
+	out := filepath.Join(t.TempDir(), "report.html")
+	s, err := WriteFile(out, f.epDir, Options{})
+	must(t, err)
+	b, err = os.ReadFile(out)
+	must(t, err)
+	page := html.UnescapeString(string(b))
+	if s.Clips != 2 {
+		t.Fatalf("summary: %d clips, want 2", s.Clips)
+	}
+	for _, want := range []string{"on the robot: edged clip fetch --from http://ROBOT:PORT " + robot.Name,
+		"uploaded to " + up.Where, `href="#clip-1" title="goal clip at`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("%q not in the page", want)
+		}
+	}
+	if strings.Contains(page, `href="s3:`) || strings.Contains(page, `href="`+robot.Name) {
+		t.Error("a clip not held here is linked")
+	}
+}

@@ -15,6 +15,8 @@
 //     evicted, snippets go before their sheet);
 //   - the per-episode, per-camera counts of what was shipped, announced
 //     in the end manifest so the receiver can tell it holds everything;
+//   - incident clips' announcements (Clip: a clip written, or uploaded;
+//     never the clip itself), not kept for the episode's acknowledgement;
 //   - the rule that a message names an episode of this robot
 //     (episode.CheckID), checked before anything is queued.
 //

@@ -138,6 +138,22 @@ func (s *Shipper) LabelSheet(episodeID string, segment int, sh *sheet.Sheet) err
 		Seq: uint64(segment), Camera: episode.CameraDir(sh.Meta.CameraID()), Body: body})
 }
 
+// Clip enqueues the announcement of an incident clip of episodeID: it
+// was written (c.Where episode.ClipOnRobot) or uploaded (an s3:// URL).
+// It is not kept for the episode's acknowledgement (the receiver does
+// not count clips to complete an episode, and a clip may come after
+// it); the outbox holds it until the broker takes it.
+func (s *Shipper) Clip(episodeID string, c episode.ClipEntry) error {
+	b, err := episode.ClipToWire(c).MarshalMsg(nil)
+	if err != nil {
+		return fmt.Errorf("ship: clip: %w", err)
+	}
+	if err := episode.CheckID(s.robot, episodeID); err != nil {
+		return fmt.Errorf("ship: clip not queued: %w", err)
+	}
+	return s.up.Enqueue(uplink.Message{Priority: outbox.PriorityControl, Episode: episodeID, Kind: wire.KindClip, Body: b})
+}
+
 // enqueue refuses an episode id of another robot (the receiver would
 // drop it) before anything is queued. What it ships of an episode is
 // kept until the receiver acknowledges the episode (Keep), but for a

@@ -74,6 +74,12 @@ func (s *Sink) receive(e *wire.Envelope, body []byte) (bool, error) {
 			return false, fmt.Errorf("%w: sheet: bad metadata or JPEG", receive.ErrRefused)
 		}
 		return r.Sheet(e.Robot, e.Episode, sb.Camera, sb.Name, e.Kind == wire.KindLabelSheet, sb.JPEG, sb.Meta)
+	case wire.KindClip:
+		var c wire.Clip
+		if err := unmarshalAll(&c, body); err != nil {
+			return false, fmt.Errorf("%w: clip: %w", receive.ErrRefused, err)
+		}
+		return r.Clip(e.Robot, e.Episode, episode.ClipFromWire(&c))
 	}
 	return false, fmt.Errorf("%w: kind %s has no writer", receive.ErrRefused, e.Kind)
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/edged-robotics/edged/config"
@@ -33,8 +35,40 @@ once written, or its name alone when not written within --wait.`,
 			return enc.Encode(a)
 		},
 	}
+	cmd.AddCommand(newClipFetchCmd())
 	cmd.Flags().StringVar(&addr, "http", config.DefaultListen, "the daemon's http.listen (host:port or URL)")
 	cmd.Flags().StringVar(&reason, "reason", "", "why: stored in the clip's metadata")
 	cmd.Flags().DurationVar(&wait, "wait", daemon.DefaultClipWait, "how long to wait for the clip to be written (0: answer at once; at most 25s)")
+	return cmd
+}
+
+func newClipFetchCmd() *cobra.Command {
+	f := daemon.Fetch{}
+	cmd := &cobra.Command{
+		Use:   "fetch --from http://HOST:PORT [NAME...|--latest|--all] [--episode ID] [-o DIR]",
+		Short: "download incident clips kept on a robot from its running edged (GET /clips on its http.listen)",
+		Long: `fetch downloads clips from the edged run listening on --from (its
+http.listen) into -o: each into NAME.part, resumed where an interrupted
+fetch stopped (a Range request; run it again), its size checked, then
+renamed to NAME. A clip already in -o is not fetched again. The sink's
+manifest (edged inspect EPISODE on the sink) says which clips are still
+on the robot.`,
+		RunE: func(cmd *cobra.Command, names []string) error {
+			f.Names = names
+			if (len(names) > 0) == (f.Latest || f.All) || f.Latest && f.All {
+				return fmt.Errorf("clip fetch: name clips, or give --latest or --all (one of them)")
+			}
+			got, err := daemon.FetchClips(cmd.Context(), f)
+			for _, c := range got {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s\t%d bytes\t%s\n", filepath.Join(f.Dir, c.Name), c.Bytes, c.Episode)
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&f.From, "from", config.DefaultListen, "the daemon's http.listen (host:port or URL)")
+	cmd.Flags().BoolVar(&f.Latest, "latest", false, "the latest clip (of --episode)")
+	cmd.Flags().BoolVar(&f.All, "all", false, "every clip (of --episode)")
+	cmd.Flags().StringVar(&f.Episode, "episode", "", "only this episode's clips")
+	cmd.Flags().StringVarP(&f.Dir, "out", "o", ".", "the directory the clips go to")
 	return cmd
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/episode/view"
 )
 
 // `edged inspect --json` speaks one snake_case schema: the list and one
@@ -87,7 +88,8 @@ func TestInspectJSONIsSnakeCase(t *testing.T) {
 }
 
 // TestInspectListsClips: edged inspect lists an episode's clips, in its
-// table and its JSON.
+// table and its JSON: those in its clips/ and those its manifest (a
+// receiver's) says are elsewhere, with where.
 func TestInspectListsClips(t *testing.T) {
 	_, epDir := recordEpisode(t, []segSpec{{"reach", 0, 3}})
 	name := episode.ClipName(time.Date(2026, 1, 1, 0, 0, 5, 0, time.UTC), "request")
@@ -97,12 +99,27 @@ func TestInspectListsClips(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(episode.ClipDir(epDir), name), []byte("mcap"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out := edged(t, true, "inspect", epDir); !strings.Contains(out, name+"  4 bytes") {
-		t.Errorf("the table does not list the clip:\n%s", out)
+	at := time.Date(2026, 1, 1, 0, 0, 9, 0, time.UTC)
+	remote := episode.ClipEntry{Name: episode.ClipName(at, "state"), Kind: "state", At: at, Bytes: 10, Where: episode.ClipOnRobot}
+	m, err := episode.ReadManifest(epDir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var v struct{ Clips []episode.Clip }
+	m.Clips = []episode.ClipEntry{remote}
+	b, err := episode.EncodeManifest(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(epDir, episode.ManifestFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := edged(t, true, "inspect", epDir); !strings.Contains(out, name+"  4 bytes  here") ||
+		!strings.Contains(out, remote.Name+"  10 bytes  robot") {
+		t.Errorf("the table does not list the clips:\n%s", out)
+	}
+	var v struct{ Clips []view.ClipPlace }
 	if err := json.Unmarshal([]byte(edged(t, true, "inspect", epDir, "--json")), &v); err != nil ||
-		len(v.Clips) != 1 || v.Clips[0].Name != name {
+		len(v.Clips) != 2 || v.Clips[0].Name != name || v.Clips[1].Where != episode.ClipOnRobot {
 		t.Errorf("JSON clips %+v (%v)", v.Clips, err)
 	}
 }

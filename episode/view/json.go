@@ -21,15 +21,16 @@ type EpisodeJSON struct {
 	// Annotations: the episode's stored annotations, scored (omitted
 	// when none).
 	Annotations []AnnotationScore `json:"annotations,omitempty"`
-	// Clips: the episode's incident clips (omitted when none).
-	Clips []episode.Clip `json:"clips,omitempty"`
+	// Clips: the episode's incident clips and where each is (Clips;
+	// omitted when none).
+	Clips []ClipPlace `json:"clips,omitempty"`
 }
 
 // NewEpisodeJSON is e as EpisodeJSON: empty lists print as [], never
 // null.
 func NewEpisodeJSON(e *episode.Episode) EpisodeJSON {
 	return EpisodeJSON{Manifest: e.Manifest, Dir: e.Dir, Segments: nonNil(e.Segments),
-		Transitions: nonNil(e.Transitions), Problems: nonNil(e.Problems), Cost: e.Cost, Lack: e.Lack, Clips: e.Clips}
+		Transitions: nonNil(e.Transitions), Problems: nonNil(e.Problems), Cost: e.Cost, Lack: e.Lack, Clips: Clips(e)}
 }
 
 // nonNil makes an empty list print as [] rather than null.

@@ -160,16 +160,18 @@ func clip(s string, n int) string {
 	return s
 }
 
-// WriteClips lists the episode's incident clips (clips/ in its directory).
+// WriteClips lists the episode's incident clips (Clips): those in its
+// clips/ and those its manifest says are elsewhere, with where.
 func WriteClips(out io.Writer, e *episode.Episode) error {
-	if len(e.Clips) == 0 {
+	clips := Clips(e)
+	if len(clips) == 0 {
 		return nil
 	}
-	if _, err := fmt.Fprintf(out, "\nclips (%s/):\n", episode.ClipsDir); err != nil {
+	if _, err := fmt.Fprintf(out, "\nclips (%s/ here; elsewhere: where the receiver's manifest says):\n", episode.ClipsDir); err != nil {
 		return err
 	}
-	for _, c := range e.Clips {
-		if _, err := fmt.Fprintf(out, "  %s  %d bytes\n", c.Name, c.Bytes); err != nil {
+	for _, c := range clips {
+		if _, err := fmt.Fprintf(out, "  %s  %d bytes  %s\n", c.Name, c.Bytes, clip(c.Where, 200)); err != nil {
 			return err
 		}
 	}

@@ -13,7 +13,9 @@
 // announced in Produced is held) and, once complete, the cost line. The
 // manifest is written when the episode is first seen, when the robot's
 // start and end arrive, and by the message that completes it, never per
-// message. A message breaking the layout's rules is ErrRefused.
+// message. A message breaking the layout's rules is ErrRefused. Clip
+// lists a clip the robot announced (or its new place) in the manifest,
+// through the same update, also after the episode completed.
 //
 // Several receivers may share one store (sinks of one group, Options
 // Shared): every write of a shared file is conditional on the version

@@ -39,13 +39,13 @@ func (r *Receiver) Manifest(robot string, m episode.Manifest) (completed bool, e
 		case !m.Closed && !e.m.Start.IsZero():
 			return fmt.Errorf("%w: %s has another start manifest", ErrConflict, m.ID)
 		}
-		held, complete, cost, arrived := e.m.Held, e.m.Complete, e.m.Cost, e.m.EndArrived
+		held, complete, cost, arrived, clips := e.m.Held, e.m.Complete, e.m.Cost, e.m.EndArrived, e.m.Clips
 		if m.Closed && arrived.IsZero() {
 			arrived = time.Now().UTC()
 		}
 		e.m = m
 		e.m.Format, e.m.ID, e.m.Held, e.m.Complete, e.m.Cost, e.m.EndArrived = episode.ManifestFormat, e.id, held, complete, cost, arrived
-		e.m.Uploaded, e.m.Recovery = false, nil
+		e.m.Uploaded, e.m.Recovery, e.m.Clips = false, nil, clips
 		return nil
 	})
 }
@@ -53,6 +53,7 @@ func (r *Receiver) Manifest(robot string, m episode.Manifest) (completed bool, e
 // robotFields is the part of a manifest the robot writes, encoded.
 func robotFields(m episode.Manifest) []byte {
 	m.Format, m.Held, m.Complete, m.Uploaded, m.Recovery, m.Cost, m.EndArrived = 0, nil, false, false, nil, nil, time.Time{}
+	m.Clips = nil // announced apart (Clip)
 	b, _ := json.Marshal(m)
 	return b
 }

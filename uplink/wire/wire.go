@@ -17,10 +17,11 @@ const (
 	KindSheet        = "sheet"         // body: SheetBody
 	KindLabelSheet   = "label_sheet"   // body: SheetBody
 	KindStatus       = "status"        // body: Status (retained)
+	KindClip         = "clip"          // body: Clip (an incident clip's announcement)
 )
 
 // Kinds lists every kind, for validation and subscriptions.
-var Kinds = []string{KindEpisodeStart, KindEpisodeEnd, KindSegment, KindSnippet, KindSheet, KindLabelSheet, KindStatus}
+var Kinds = []string{KindEpisodeStart, KindEpisodeEnd, KindSegment, KindSnippet, KindSheet, KindLabelSheet, KindStatus, KindClip}
 
 // Envelope is one MQTT payload. A body larger than the publisher's
 // maximum payload is split into Chunks envelopes that share ID, Kind,
@@ -64,6 +65,21 @@ type Manifest struct {
 	// Verdicts of the robot's trace checks, sent in episode_end (empty
 	// in episode_start, from robots without checks and from older ones).
 	Verdicts []Verdict `msg:"verdicts,limit=1024"`
+}
+
+// Clip is the body of a clip message: an incident clip of the episode
+// exists, and where. The robot sends it when the clip is written (Where
+// "robot": a field engineer fetches it there) and again once it is
+// uploaded (Where: its object store URL); a receiver lists it in the
+// episode's manifest. Bytes 0 and SHA256 "": not stated (an upload's
+// announcement after the local file is gone).
+type Clip struct {
+	Name   string `msg:"name"`   // the file's base name (episode.ClipName)
+	Kind   string `msg:"kind"`   // its trigger kind
+	At     int64  `msg:"at"`     // trigger time, unix ns (stream clock)
+	Bytes  int64  `msg:"bytes"`  // the file's size
+	SHA256 string `msg:"sha256"` // lowercase hex
+	Where  string `msg:"where"`  // "robot", or an s3:// URL
 }
 
 // Verdict is one trace check's outcome over the episode (SAT when Sat)

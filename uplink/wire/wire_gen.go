@@ -435,6 +435,242 @@ func (z *CameraCount) Msgsize() (s int) {
 }
 
 // DecodeMsg implements msgp.Decodable
+func (z *Clip) DecodeMsg(dc *msgp.Reader) (err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, err = dc.ReadMapHeader()
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z5817a858limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, err = dc.ReadMapKeyPtr()
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "name":
+			z.Name, err = dc.ReadString()
+			if err != nil {
+				err = msgp.WrapError(err, "Name")
+				return
+			}
+		case "kind":
+			z.Kind, err = dc.ReadString()
+			if err != nil {
+				err = msgp.WrapError(err, "Kind")
+				return
+			}
+		case "at":
+			z.At, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "At")
+				return
+			}
+		case "bytes":
+			z.Bytes, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "Bytes")
+				return
+			}
+		case "sha256":
+			z.SHA256, err = dc.ReadString()
+			if err != nil {
+				err = msgp.WrapError(err, "SHA256")
+				return
+			}
+		case "where":
+			z.Where, err = dc.ReadString()
+			if err != nil {
+				err = msgp.WrapError(err, "Where")
+				return
+			}
+		default:
+			err = dc.Skip()
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	return
+}
+
+// EncodeMsg implements msgp.Encodable
+func (z *Clip) EncodeMsg(en *msgp.Writer) (err error) {
+	// map header, size 6
+	// write "name"
+	err = en.Append(0x86, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
+	if err != nil {
+		return
+	}
+	err = en.WriteString(z.Name)
+	if err != nil {
+		err = msgp.WrapError(err, "Name")
+		return
+	}
+	// write "kind"
+	err = en.Append(0xa4, 0x6b, 0x69, 0x6e, 0x64)
+	if err != nil {
+		return
+	}
+	err = en.WriteString(z.Kind)
+	if err != nil {
+		err = msgp.WrapError(err, "Kind")
+		return
+	}
+	// write "at"
+	err = en.Append(0xa2, 0x61, 0x74)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.At)
+	if err != nil {
+		err = msgp.WrapError(err, "At")
+		return
+	}
+	// write "bytes"
+	err = en.Append(0xa5, 0x62, 0x79, 0x74, 0x65, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.Bytes)
+	if err != nil {
+		err = msgp.WrapError(err, "Bytes")
+		return
+	}
+	// write "sha256"
+	err = en.Append(0xa6, 0x73, 0x68, 0x61, 0x32, 0x35, 0x36)
+	if err != nil {
+		return
+	}
+	err = en.WriteString(z.SHA256)
+	if err != nil {
+		err = msgp.WrapError(err, "SHA256")
+		return
+	}
+	// write "where"
+	err = en.Append(0xa5, 0x77, 0x68, 0x65, 0x72, 0x65)
+	if err != nil {
+		return
+	}
+	err = en.WriteString(z.Where)
+	if err != nil {
+		err = msgp.WrapError(err, "Where")
+		return
+	}
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z *Clip) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// map header, size 6
+	// string "name"
+	o = append(o, 0x86, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
+	o = msgp.AppendString(o, z.Name)
+	// string "kind"
+	o = append(o, 0xa4, 0x6b, 0x69, 0x6e, 0x64)
+	o = msgp.AppendString(o, z.Kind)
+	// string "at"
+	o = append(o, 0xa2, 0x61, 0x74)
+	o = msgp.AppendInt64(o, z.At)
+	// string "bytes"
+	o = append(o, 0xa5, 0x62, 0x79, 0x74, 0x65, 0x73)
+	o = msgp.AppendInt64(o, z.Bytes)
+	// string "sha256"
+	o = append(o, 0xa6, 0x73, 0x68, 0x61, 0x32, 0x35, 0x36)
+	o = msgp.AppendString(o, z.SHA256)
+	// string "where"
+	o = append(o, 0xa5, 0x77, 0x68, 0x65, 0x72, 0x65)
+	o = msgp.AppendString(o, z.Where)
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *Clip) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z5817a858limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = msgp.ReadMapKeyZC(bts)
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "name":
+			z.Name, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Name")
+				return
+			}
+		case "kind":
+			z.Kind, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Kind")
+				return
+			}
+		case "at":
+			z.At, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "At")
+				return
+			}
+		case "bytes":
+			z.Bytes, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Bytes")
+				return
+			}
+		case "sha256":
+			z.SHA256, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "SHA256")
+				return
+			}
+		case "where":
+			z.Where, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Where")
+				return
+			}
+		default:
+			bts, err = msgp.Skip(bts)
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *Clip) Msgsize() (s int) {
+	s = 1 + 5 + msgp.StringPrefixSize + len(z.Name) + 5 + msgp.StringPrefixSize + len(z.Kind) + 3 + msgp.Int64Size + 6 + msgp.Int64Size + 7 + msgp.StringPrefixSize + len(z.SHA256) + 6 + msgp.StringPrefixSize + len(z.Where)
+	return
+}
+
+// DecodeMsg implements msgp.Decodable
 func (z *Envelope) DecodeMsg(dc *msgp.Reader) (err error) {
 	var field []byte
 	_ = field
