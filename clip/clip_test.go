@@ -3,8 +3,8 @@ package clip
 import (
 	"crypto/sha256"
 	"errors"
-	"maps"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
