@@ -2,8 +2,13 @@
 # Contact-sheet benchmark (issue 3): 20 frames of 1280x720 JPEG from
 # ../shared/data/pan720p.mp4 -> one sheet, compared in the same run, as
 # ratios of CPU time, with
-#   - the C floor: bench/sheet/floor/floor.c (same decode scale, same area
-#     resize, same encode with TurboJPEG), compiled here with gcc -O2;
+#   - the C floor: bench/sheet/floor/floor.c, compiled here with gcc -O2,
+#     doing the same work in plain C: the same 20 frames, decoded with
+#     TurboJPEG at the same DCT scale (2/8 for 720p -> 224 px tiles;
+#     straight into the tile's place when a scale lands exactly on the
+#     tile, never for 1280 -> 224), the same area resize into the reused
+#     canvas, a badge box, one encode at the recipe's quality (84), 4:2:0;
+#     edged's figure also holds the ring copies of edged run;
 #   - ffmpeg building the same sheet with its tile filter from all 300
 #     frames (30 fps);
 #   - Go's image/jpeg with golang.org/x/image/draw.

@@ -3,8 +3,10 @@
 //
 // What it owns: the sampling grid (tick k at episode start + k x interval,
 // computed from k so it never drifts), tiles (decode with libjpeg-turbo at
-// a reduced DCT scale, raw sensor_msgs/Image encodings converted to RGB,
-// area-filtered downscale to the tile width keeping the aspect ratio), the
+// a reduced DCT scale, straight into the tile's place in the sheet canvas
+// when that scale lands on the tile, raw sensor_msgs/Image encodings
+// converted to RGB, otherwise an area-filtered downscale to the tile
+// width keeping the aspect ratio), the
 // timestamp badge (seconds since the episode start, top-left, white on a
 // black box, glyphs at least 12% of the tile height and 14 px, in Go Mono
 // Bold from golang.org/x/image rasterized once per size into glyph masks,

@@ -5,6 +5,8 @@ package sheet
 // every source pixel contributes and small objects survive downscaling.
 // Weights are 14-bit fixed point and summed exactly to 1<<14 per pixel.
 
+import "slices"
+
 const weightBits = 14
 
 // axis holds the taps of one dimension: destination i reads n[i] source
@@ -15,7 +17,15 @@ type axis struct {
 	n        []int32
 	off      []int32
 	w        []int32
+	// t3 holds the same taps padded to exactly 3 per destination sample
+	// (zero weights added; the window moved left at the right edge), for
+	// a branchless loop; nil when some sample reads more than 3 or src < 3.
+	t3 []tap3
 }
+
+// tap3 is one destination sample's 3-tap window: byte offset 3 x first
+// source sample, and the weights.
+type tap3 struct{ off, w0, w1, w2 int32 }
 
 // build fills a for src -> dst samples, reusing its slices.
 func (a *axis) build(src, dst int) {
@@ -48,6 +58,30 @@ func (a *axis) build(src, dst int) {
 		}
 		a.w[big] += int32(1<<weightBits - total)
 	}
+	a.buildTap3()
+}
+
+// buildTap3 fills a.t3 from the taps when every sample reads at most 3
+// source samples. Zero-weight taps leave the sums, hence the pixels,
+// unchanged.
+func (a *axis) buildTap3() {
+	a.t3 = a.t3[:0]
+	if a.src < 3 {
+		a.t3 = nil
+		return
+	}
+	for i := range a.first {
+		n := int(a.n[i])
+		if n > 3 {
+			a.t3 = nil
+			return
+		}
+		f := int(a.first[i])
+		s := min(f, a.src-3)
+		var w [3]int32
+		copy(w[f-s:], a.w[a.off[i]:int(a.off[i])+n])
+		a.t3 = append(a.t3, tap3{off: int32(3 * s), w0: w[0], w1: w[1], w2: w[2]})
+	}
 }
 
 // resizer scales packed RGB images; it keeps its tables and scratch
@@ -55,45 +89,53 @@ func (a *axis) build(src, dst int) {
 // concurrent use.
 type resizer struct {
 	x, y axis
-	tmp  []uint16 // horizontal pass: srcH rows of dstW*3, 8.8 fixed point
+	tmp  []uint16 // horizontal pass: a window of rows of dstW*3, 8.8 fixed point
 	acc  []uint32 // vertical pass: one output row
 }
 
 // resize scales src (sw x sh, rows sstride bytes apart) into dst (dw x dh,
 // rows dstride bytes apart).
+//
+// The horizontal pass runs just ahead of the vertical one, into a window
+// of as many rows as one output row reads: the window stays in the L1
+// cache, where a whole horizontally scaled frame would not.
 func (r *resizer) resize(dst []byte, dw, dh, dstride int, src []byte, sw, sh, sstride int) {
+	if dw <= 0 || dh <= 0 || sw <= 0 || sh <= 0 {
+		return
+	}
 	r.x.build(sw, dw)
 	r.y.build(sh, dh)
 	rowLen := dw * 3
-	n := rowLen * sh
-	if cap(r.tmp) < n {
+	win := int(slices.Max(r.y.n))
+	if n := rowLen * win; cap(r.tmp) < n {
 		r.tmp = make([]uint16, n)
 	}
 	if cap(r.acc) < rowLen {
 		r.acc = make([]uint32, rowLen)
 	}
-	tmp := r.tmp[:n]
-	for y := 0; y < sh; y++ {
-		horizontal(tmp[y*rowLen:(y+1)*rowLen], src[y*sstride:y*sstride+sw*3], &r.x)
-	}
+	tmp := r.tmp[:rowLen*win]
+	row := func(y int) []uint16 { s := y % win; return tmp[s*rowLen : (s+1)*rowLen] }
+	next := 0 // next source row to scale horizontally
 	first, cnt, off, wts := r.y.first, r.y.n, r.y.off, r.y.w
 	for j := 0; j < dh; j++ {
 		f, o := int(first[j]), int(off[j])
 		ws := wts[o : o+int(cnt[j])]
+		for ; next < f+len(ws); next++ {
+			horizontal(row(next), src[next*sstride:next*sstride+sw*3], &r.x)
+		}
 		out := dst[j*dstride : j*dstride+rowLen]
-		row := func(k int) []uint16 { return tmp[(f+k)*rowLen : (f+k+1)*rowLen] }
 		switch len(ws) { // fused loops for the usual 1-3 taps
 		case 1:
-			vertical1(out, row(0))
+			vertical1(out, row(f))
 		case 2:
-			vertical2(out, row(0), row(1), uint32(ws[0]), uint32(ws[1]))
+			vertical2(out, row(f), row(f+1), uint32(ws[0]), uint32(ws[1]))
 		case 3:
-			vertical3(out, row(0), row(1), row(2), uint32(ws[0]), uint32(ws[1]), uint32(ws[2]))
+			vertical3(out, row(f), row(f+1), row(f+2), uint32(ws[0]), uint32(ws[1]), uint32(ws[2]))
 		default:
 			acc := r.acc[:rowLen]
 			clear(acc)
 			for k, wt := range ws {
-				src := row(k)[:len(acc)]
+				src := row(f + k)[:len(acc)]
 				for c := range acc {
 					acc[c] += uint32(wt) * uint32(src[c])
 				}
@@ -131,11 +173,31 @@ func vertical3(out []byte, a, b, d []uint16, wa, wb, wd uint32) {
 	}
 }
 
+const (
+	sh6   = weightBits - 8 // horizontal pass: weights x 8-bit samples -> 8.8
+	round = 1 << (sh6 - 1)
+)
+
+// horizontal3 is horizontal with every sample's window padded to 3 taps:
+// no branch per sample, which is most of the resize's time.
+func horizontal3(out []uint16, row []byte, taps []tap3) {
+	out = out[:3*len(taps)]
+	for i, t := range taps {
+		p := row[t.off : t.off+9 : t.off+9]
+		o := out[3*i : 3*i+3 : 3*i+3]
+		o[0] = uint16((t.w0*int32(p[0]) + t.w1*int32(p[3]) + t.w2*int32(p[6]) + round) >> sh6)
+		o[1] = uint16((t.w0*int32(p[1]) + t.w1*int32(p[4]) + t.w2*int32(p[7]) + round) >> sh6)
+		o[2] = uint16((t.w0*int32(p[2]) + t.w1*int32(p[5]) + t.w2*int32(p[8]) + round) >> sh6)
+	}
+}
+
 // horizontal resamples one row of packed RGB into 8.8 fixed point.
 func horizontal(out []uint16, row []byte, a *axis) {
+	if a.t3 != nil {
+		horizontal3(out, row, a.t3)
+		return
+	}
 	first, cnt, off, wts := a.first, a.n, a.off, a.w
-	const sh6 = weightBits - 8
-	const round = 1 << (sh6 - 1)
 	for i := 0; i < len(first) && 3*i+2 < len(out); i++ {
 		f, o, n := int(first[i])*3, int(off[i]), int(cnt[i])
 		ws := wts[o : o+n]

@@ -97,20 +97,9 @@ func (t *Tiler) Size(im Image) (w, h int, err error) {
 // tile width tw (at least 1). The builder caps it (Recipe.MaxTileHeight).
 func TileHeight(tw, w, h int) int { return recipe.TileHeight(tw, w, h) }
 
-// source decodes im to packed RGB big enough for a tw x th tile.
-func (t *Tiler) source(im Image, tw, th int) (pix []byte, w, h, stride int, err error) {
+// source decodes a raw or PNG frame to packed RGB (JPEG: renderJPEG).
+func (t *Tiler) source(im Image) (pix []byte, w, h, stride int, err error) {
 	switch im.Format {
-	case capture.FormatJPEG:
-		hd, err := t.dec.Header(im.Data)
-		if err != nil {
-			return nil, 0, 0, 0, err
-		}
-		num := turbojpeg.ScaleFor(hd.Width, hd.Height, tw, th)
-		w, h, t.dbuf, err = t.dec.Decode(im.Data, num, t.dbuf)
-		if err != nil {
-			return nil, 0, 0, 0, err
-		}
-		return t.dbuf, w, h, 3 * w, nil
 	case capture.FormatRaw:
 		if im.Encoding == "rgb8" { // resize straight from the message
 			if err := CheckRaw(im.Encoding, im.Width, im.Height, im.Step, len(im.Data), t.limits); err != nil {
@@ -155,26 +144,61 @@ func (t *Tiler) decodePNG(data []byte) (pix []byte, w, h, stride int, err error)
 	return t.rbuf, w, h, 3 * w, nil
 }
 
-// Render draws im into the tile m (tw x th), scaled to fit keeping its
+// render draws im into the tile m (tw x th), scaled to fit keeping its
 // aspect ratio and centred on black bars when the aspect differs.
 func (t *Tiler) render(m rgbImage, im Image) error {
-	pix, w, h, stride, err := t.source(im, m.w, m.h)
+	if im.Format == capture.FormatJPEG {
+		return t.renderJPEG(m, im.Data)
+	}
+	pix, w, h, stride, err := t.source(im)
 	if err != nil {
 		return err
 	}
+	p := m.place(w, h)
+	t.rs.resize(p.pix, p.w, p.h, p.stride, pix, w, h, stride)
+	return nil
+}
+
+// renderJPEG decodes at the DCT scale that gives at least the tile's
+// pixels. When that scale lands exactly on the tile's place, libjpeg-turbo
+// writes straight into it (pitch: the canvas stride) and nothing else
+// touches the pixels; otherwise it decodes to the scratch buffer and the
+// area filter writes the tile.
+func (t *Tiler) renderJPEG(m rgbImage, data []byte) error {
+	hd, err := t.dec.Header(data)
+	if err != nil {
+		return err
+	}
+	num := turbojpeg.ScaleFor(hd.Width, hd.Height, m.w, m.h)
+	w, h := turbojpeg.Scaled(hd.Width, num), turbojpeg.Scaled(hd.Height, num)
+	p := m.place(w, h)
+	if p.w == w && p.h == h {
+		_, _, err = t.dec.DecodeInto(data, hd, num, p.pix, p.stride)
+		return err
+	}
+	t.dbuf = growBytes(t.dbuf, turbojpeg.RGBSize(w, h))
+	if _, _, err = t.dec.DecodeInto(data, hd, num, t.dbuf, 3*w); err != nil {
+		return err
+	}
+	t.rs.resize(p.pix, p.w, p.h, p.stride, t.dbuf, w, h, 3*w)
+	return nil
+}
+
+// place returns the part of m a w x h image scaled to fit it (keeping
+// its aspect ratio) covers, centred; the bars around it are painted black.
+func (m rgbImage) place(w, h int) rgbImage {
 	fw, fh := m.w, TileHeight(m.w, w, h)
 	if fh > m.h { // taller than the tile: fit the height
 		fh = m.h
 		fw = max(1, (m.h*w+h/2)/h)
 		fw = min(fw, m.w)
 	}
-	ox, oy := (m.w-fw)/2, (m.h-fh)/2
-	if fw != m.w || fh != m.h {
-		m.fill(0, 0, m.w, m.h, [3]byte{})
+	if fw == m.w && fh == m.h {
+		return m
 	}
-	dst := m.pix[oy*m.stride+ox*3:]
-	t.rs.resize(dst, fw, fh, m.stride, pix, w, h, stride)
-	return nil
+	m.fill(0, 0, m.w, m.h, [3]byte{})
+	ox, oy := (m.w-fw)/2, (m.h-fh)/2
+	return rgbImage{pix: m.pix[oy*m.stride+ox*3:], w: fw, h: fh, stride: m.stride}
 }
 
 // RenderTile renders im as a standalone tw x th tile (packed RGB, no

@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,6 +96,7 @@ func run(allDir, floor string, iters, reps int, cacheHour bool) error {
 			if c.err != nil {
 				continue
 			}
+			settle()
 			d, err := c.measure()
 			if err != nil {
 				c.err = err
@@ -143,6 +145,15 @@ func run(allDir, floor string, iters, reps int, cacheHour bool) error {
 		fmt.Printf("%-34s %8.1f MB for %d tiles (%.1f KB/tile)\n", "tile cache, one hour, one camera", float64(b)/1e6, tiles, float64(b)/float64(tiles)/1e3)
 	}
 	return nil
+}
+
+// settle finishes the garbage collection and returns the freed heap to
+// the OS before a measurement: the stdlib contender allocates hundreds of
+// MB, and the runtime's background GC and scavenger would otherwise bill
+// that CPU to whichever contender runs next in this process (edged).
+func settle() {
+	runtime.GC()
+	debug.FreeOSMemory()
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }

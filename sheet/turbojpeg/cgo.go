@@ -23,8 +23,8 @@ static edged_hdr edged_header(tjhandle t, const unsigned char *buf, unsigned lon
 }
 
 static int edged_decompress(tjhandle t, const unsigned char *buf, unsigned long n,
-		unsigned char *dst, int w, int h) {
-	return tjDecompress2(t, buf, n, dst, w, w * 3, h, TJPF_RGB, 0);
+		unsigned char *dst, int w, int pitch, int h) {
+	return tjDecompress2(t, buf, n, dst, w, pitch, h, TJPF_RGB, 0);
 }
 
 // Compresses into the caller's buffer (never reallocated); returns the
@@ -99,8 +99,29 @@ func (d *Decoder) Decode(jpeg []byte, num int, dst []byte) (w, h int, rgb []byte
 	}
 	w, h = Scaled(hd.Width, num), Scaled(hd.Height, num)
 	rgb = grow(dst, RGBSize(w, h))
+	if err := d.decompress(jpeg, rgb, w, 3*w, h); err != nil {
+		return 0, 0, nil, err
+	}
+	return w, h, rgb, nil
+}
+
+// DecodeInto decodes jpeg, whose header hd the caller read with Header,
+// at num/8 straight into dst with rows pitch bytes apart (a tile's place
+// in a sheet canvas: no intermediate buffer). dst must hold the scaled
+// image (ErrArgument otherwise); a header that does not match the data
+// cannot write outside it (TurboJPEG never writes more than w x h).
+func (d *Decoder) DecodeInto(jpeg []byte, hd Header, num int, dst []byte, pitch int) (w, h int, err error) {
+	w, h, err = checkInto(jpeg, hd, num, len(dst), pitch)
+	if err != nil {
+		return 0, 0, err
+	}
+	return w, h, d.decompress(jpeg, dst, w, pitch, h)
+}
+
+// decompress decodes jpeg to w x h packed RGB at dst, rows pitch apart.
+func (d *Decoder) decompress(jpeg, dst []byte, w, pitch, h int) error {
 	rc := C.edged_decompress(d.h, (*C.uchar)(unsafe.Pointer(&jpeg[0])), C.ulong(len(jpeg)),
-		(*C.uchar)(unsafe.Pointer(&rgb[0])), C.int(w), C.int(h))
+		(*C.uchar)(unsafe.Pointer(&dst[0])), C.int(w), C.int(pitch), C.int(h))
 	if rc != 0 {
 		kind := "error"
 		if C.tjGetErrorCode(d.h) == C.TJERR_WARNING {
@@ -108,9 +129,9 @@ func (d *Decoder) Decode(jpeg []byte, num int, dst []byte) (w, h int, rgb []byte
 		}
 		err := fmt.Errorf("%w: decode (%s): %s", ErrCorrupt, kind, d.errStr())
 		d.reset()
-		return 0, 0, nil, err
+		return err
 	}
-	return w, h, rgb, nil
+	return nil
 }
 
 // reset replaces the handle after a failure: libturbojpeg 2.1 leaves a

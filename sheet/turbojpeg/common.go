@@ -110,6 +110,24 @@ func checkScale(num int) error {
 	return nil
 }
 
+// checkInto validates DecodeInto's arguments and returns the scaled size.
+func checkInto(jpeg []byte, hd Header, num, n, pitch int) (w, h int, err error) {
+	if len(jpeg) == 0 {
+		return 0, 0, ErrEmpty
+	}
+	if err := checkScale(num); err != nil {
+		return 0, 0, err
+	}
+	if hd.Width <= 0 || hd.Height <= 0 {
+		return 0, 0, fmt.Errorf("%w: decode into: header %dx%d", ErrArgument, hd.Width, hd.Height)
+	}
+	w, h = Scaled(hd.Width, num), Scaled(hd.Height, num)
+	if pitch < 3*w || n < pitch*(h-1)+3*w {
+		return 0, 0, fmt.Errorf("%w: decode %dx%d into %d bytes with pitch %d", ErrArgument, w, h, n, pitch)
+	}
+	return w, h, nil
+}
+
 func checkEncodeArgs(rgb []byte, w, h, stride, quality int, sub Subsamp) error {
 	if w <= 0 || h <= 0 || stride < 3*w {
 		return fmt.Errorf("%w: encode %dx%d with stride %d", ErrArgument, w, h, stride)

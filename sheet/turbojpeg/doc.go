@@ -4,8 +4,9 @@
 //
 // It does three things: read a JPEG header, decode to packed RGB at a DCT
 // scaling factor of n/8 (decoding a 1280x720 frame at 2/8 for a 224 px tile
-// is most of the speed), and encode packed RGB with a quality and chroma
-// subsampling.
+// is most of the speed), either into a packed buffer (Decode) or into a
+// larger image with a pitch (DecodeInto: a tile's place in a sheet), and
+// encode packed RGB with a quality and chroma subsampling.
 //
 // Concurrency: a Decoder or Encoder wraps one TurboJPEG handle that is
 // created once and reused for every call; it is NOT safe for concurrent

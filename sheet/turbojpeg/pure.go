@@ -60,6 +60,25 @@ func (d *pureDecoder) Decode(data []byte, num int, dst []byte) (w, h int, rgb []
 	return w, h, rgb, nil
 }
 
+// DecodeInto decodes data at num/8 into dst with rows pitch bytes apart
+// (see the cgo Decoder's DecodeInto). The pure backend decodes to a
+// temporary image first.
+func (d *pureDecoder) DecodeInto(data []byte, hd Header, num int, dst []byte, pitch int) (w, h int, err error) {
+	w, h, err = checkInto(data, hd, num, len(dst), pitch)
+	if err != nil {
+		return 0, 0, err
+	}
+	sw, sh, rgb, err := d.Decode(data, num, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	w, h = min(w, sw), min(h, sh)
+	for y := 0; y < h; y++ {
+		copy(dst[y*pitch:y*pitch+3*w], rgb[y*3*sw:])
+	}
+	return w, h, nil
+}
+
 // boxScale averages the source pixels falling into each destination pixel.
 func boxScale(img image.Image, dst []byte, w, h int) {
 	b := img.Bounds()

@@ -171,3 +171,70 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeInto: decoding into a larger image (rows pitch bytes apart)
+// gives Decode's pixels at that place and leaves the rest alone; a
+// destination too short for the scaled image is refused before decoding.
+func TestDecodeInto(t *testing.T) {
+	j := encodeTest(t, 1280, 720)
+	d, _ := NewDecoder(Limits{})
+	defer d.Close()
+	hd, err := d.Header(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h, want, err := d.Decode(j, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const off, pad = 7 * 3, 5 * 3
+	for _, tc := range []struct {
+		name       string
+		pitch, n   int
+		num        int
+		hd         Header
+		data       []byte
+		wantErr    error
+		checkPixel bool
+	}{
+		{"into a wider canvas", 3*w + pad, off + (3*w+pad)*h, 2, hd, j, nil, true},
+		{"packed", 3 * w, off + 3*w*h, 2, hd, j, nil, true},
+		{"pitch below a row", 3*w - 3, off + 3*w*h, 2, hd, j, ErrArgument, false},
+		{"buffer one byte short", 3 * w, off + 3*w*h - 1, 2, hd, j, ErrArgument, false},
+		{"bad scale", 3 * w, off + 3*w*h, 0, hd, j, ErrArgument, false},
+		{"no header", 3 * w, off + 3*w*h, 2, Header{}, j, ErrArgument, false},
+		{"empty", 3 * w, off + 3*w*h, 2, hd, nil, ErrEmpty, false},
+		{"truncated scan", 3 * w, off + 3*w*h, 2, hd, j[:len(j)/2], ErrCorrupt, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			buf := make([]byte, tc.n+pad)
+			for i := range buf {
+				buf[i] = 0xAB
+			}
+			gw, gh, err := d.DecodeInto(tc.data, tc.hd, tc.num, buf[off:tc.n], tc.pitch)
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("DecodeInto error = %v, want %v", err, tc.wantErr)
+			}
+			if !tc.checkPixel {
+				return
+			}
+			if gw != w || gh != h {
+				t.Fatalf("size %dx%d, want %dx%d", gw, gh, w, h)
+			}
+			for y := 0; y < h; y++ {
+				row := buf[off+y*tc.pitch:]
+				if !bytes.Equal(row[:3*w], want[y*3*w:(y+1)*3*w]) {
+					t.Fatalf("row %d differs from Decode", y)
+				}
+				for i := 3 * w; i < tc.pitch && y < h-1; i++ {
+					if row[i] != 0xAB {
+						t.Fatalf("row %d: byte %d past the image changed", y, i)
+					}
+				}
+			}
+			if buf[off-1] != 0xAB || buf[off+tc.pitch*(h-1)+3*w] != 0xAB {
+				t.Fatal("bytes around the image changed")
+			}
+		})
+	}
+}
