@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"image/jpeg"
 	"io/fs"
 	"math"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/edged-robotics/edged/episode/view"
 	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/score"
+	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/vlm"
 	"github.com/edged-robotics/edged/vlm/vlmtest"
 )
@@ -99,6 +101,9 @@ func TestSegmentation(t *testing.T) {
 		shift   float64
 		garbage bool
 		onTruth bool
+		// noLabels: the robot shipped no labeling sheets (the default
+		// since issue 25), so they are composed from the contact sheets.
+		noLabels bool
 		// The F1 the metric predicts. Shifted by 1 s (then clipped to
 		// the episode, edges snapped): reach [0,5.5] vs [0,4.5] IoU
 		// 0.818, grasp [5.5,10] vs [4.5,9] 0.636, carry [10,21] vs
@@ -112,12 +117,16 @@ func TestSegmentation(t *testing.T) {
 		{name: "shifted 1 s", shift: 1, wantF1: 0.75, requests: 5, repaired: 1},
 		{name: "garbage", garbage: true, requests: 1},
 		{name: "on truth", onTruth: true, wantF1: 1, requests: 4},
+		{name: "on truth, no labeling sheets shipped", onTruth: true, noLabels: true, wantF1: 1, requests: 4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			s := newStore(t)
 			id := s.record(t, pickPlace, t0)
+			if c.noLabels {
+				must(t, os.RemoveAll(filepath.Join(s.dir, id, episode.LabelsDir)))
+			}
 			srv := vlmtest.New(t, testKey, testModel, truthAnswers(pickPlace, c.shift, c.garbage))
 			a := newAnnotator(t, srv, Options{OnTruth: c.onTruth, Prices: Prices{Input: 1, Output: 2}})
 			rs, err := a.Episode(context.Background(), s.b, id)
@@ -152,7 +161,37 @@ func TestSegmentation(t *testing.T) {
 			if !c.onTruth {
 				checkSheetsSent(t, s, id, srv.Requests()[0])
 			}
+			if c.noLabels {
+				checkComposedLabels(t, s, id, srv.Requests())
+			}
 		})
+	}
+}
+
+// checkComposedLabels: with no labeling sheets stored, each on-truth
+// request shows the image sheet.SegmentImage composes of its segment
+// from the stored contact sheets, within one VLM tile.
+func checkComposedLabels(t *testing.T, s *testStore, id string, reqs []vlmtest.Request) {
+	t.Helper()
+	_, cams, err := truthSheets(s.b, id)
+	must(t, err)
+	c, err := readCamera(s.b, id, episode.SheetsDir, cams[0])
+	must(t, err)
+	want := map[string]bool{}
+	for _, g := range pickPlace {
+		img, err := sheet.SegmentImage(c.Sheets, g.start, g.end, sheet.VLMTile, sheetQuality(c))
+		must(t, err)
+		want[string(img)] = true
+	}
+	for i, r := range reqs {
+		imgs := r.Images()
+		if len(imgs) != 1 || !want[string(imgs[0])] {
+			t.Fatalf("request %d: %d images, not a segment's image composed from the contact sheets", i, len(imgs))
+		}
+		cfg, err := jpeg.DecodeConfig(bytes.NewReader(imgs[0]))
+		if err != nil || cfg.Width > sheet.VLMTile || cfg.Height > sheet.VLMTile {
+			t.Fatalf("request %d: image %dx%d (%v), want one VLM tile", i, cfg.Width, cfg.Height, err)
+		}
 	}
 }
 

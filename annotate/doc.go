@@ -17,7 +17,9 @@
 //     768-px tile, black when absent) with "segment i of n", its range,
 //     the seed label and the instruction; answer {"label":...};
 //   - on the truth (Options.OnTruth): one label per FSM segment from the
-//     robot's labeling sheets (labels/), labels alone.
+//     robot's labeling sheets (labels/), labels alone; an episode whose
+//     robot shipped none (sheet.ship_label_sheets off, the default) has
+//     them composed from its contact sheets (sheet.SegmentImage).
 //
 // Idempotence: an annotation's Key hashes the episode id, the model, the
 // prompt set (version and text), the mode, the camera and every sheet's

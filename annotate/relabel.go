@@ -14,9 +14,19 @@ import (
 // The image of one segment in seeded relabeling: within one 768-px VLM
 // tile (258 tokens), at the contact sheets' quality.
 const (
-	segmentSide    = 768
+	segmentSide    = sheet.VLMTile
 	defaultQuality = 84
 )
+
+// sheetQuality is the JPEG quality of c's sheets (defaultQuality when
+// their metadata does not say), that of the segment images drawn from
+// them.
+func sheetQuality(c camera) int {
+	if len(c.Sheets) > 0 && c.Sheets[0].Meta.Quality > 0 {
+		return c.Sheets[0].Meta.Quality
+	}
+	return defaultQuality
+}
 
 // labelSchema is the JSON schema of a labeling answer.
 var labelSchema = map[string]any{
@@ -28,10 +38,7 @@ var labelSchema = map[string]any{
 // neighbours, seeded with the segmentation's label; an unusable answer
 // keeps the seed (counted in LabelFailures).
 func (a *Annotator) relabel(ctx context.Context, e *episode.Episode, c camera, segs []episode.AnnotatedSegment, ann *episode.Annotation) ([]episode.AnnotatedSegment, error) {
-	q := defaultQuality
-	if len(c.Sheets) > 0 && c.Sheets[0].Meta.Quality > 0 {
-		q = c.Sheets[0].Meta.Quality
-	}
+	q := sheetQuality(c)
 	imgs := make([][]byte, len(segs))
 	for i, s := range segs {
 		img, err := sheet.SegmentImage(c.Sheets, s.StartSec, s.EndSec, segmentSide, q)

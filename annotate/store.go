@@ -84,11 +84,10 @@ func (a *Annotator) markDone(id string) {
 // annotated: every camera of episode id has an annotation by this
 // model, prompt version and mode.
 func (a *Annotator) annotated(b blob.Blobs, id string) (bool, error) {
-	kind, prefix := episode.SheetsDir, episode.SheetPrefix
+	cams, err := listCameras(b, id, episode.SheetsDir, episode.SheetPrefix)
 	if a.o.OnTruth {
-		kind, prefix = episode.LabelsDir, episode.LabelPrefix
+		_, cams, err = truthSheets(b, id)
 	}
-	cams, err := listCameras(b, id, kind, prefix)
 	if err != nil || len(cams) == 0 {
 		return false, err
 	}

@@ -291,6 +291,10 @@ type Sheet struct {
 	// Default false: a tick is final once a later frame arrived, about
 	// one frame period after it.
 	WaitGrace bool `yaml:"wait_grace"`
+	// ShipLabelSheets ships each segment's labeling sheet as well as
+	// storing it (recipe.Recipe.ShipLabelSheets). Default false: the
+	// cloud composes them from the contact sheets.
+	ShipLabelSheets bool `yaml:"ship_label_sheets"`
 }
 
 // Recipe maps the section onto the sheet package's recipe (its rule
@@ -298,7 +302,7 @@ type Sheet struct {
 func (s Sheet) Recipe() recipe.Recipe {
 	r := recipe.Default()
 	r.Interval, r.TileWidth, r.Columns, r.Rows = s.Interval.D(), s.TileWidth, s.Columns, s.Rows
-	r.Quality, r.Grace, r.WaitGrace = s.Quality, s.Grace.D(), s.WaitGrace
+	r.Quality, r.Grace, r.WaitGrace, r.ShipLabelSheets = s.Quality, s.Grace.D(), s.WaitGrace, s.ShipLabelSheets
 	return r
 }
 

@@ -71,7 +71,8 @@ func defaultClips() Clips {
 func defaultSheet() Sheet {
 	r := recipe.Default()
 	return Sheet{Preset: DefaultPreset, Interval: Duration(r.Interval), TileWidth: r.TileWidth, Columns: r.Columns,
-		Rows: r.Rows, Quality: r.Quality, Grace: Duration(r.Grace), WaitGrace: r.WaitGrace}
+		Rows: r.Rows, Quality: r.Quality, Grace: Duration(r.Grace), WaitGrace: r.WaitGrace,
+		ShipLabelSheets: r.ShipLabelSheets}
 }
 
 // applyDerivedDefaults fills defaults that depend on other fields or live

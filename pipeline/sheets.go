@@ -147,7 +147,7 @@ func (s *sheetSession) label(p labelRequest) {
 		if err == nil {
 			err = s.labelWriters[i].Write(sh)
 		}
-		if err == nil {
+		if err == nil && s.recipe.ShipLabelSheets { // else the cloud composes it from the contact sheets
 			err = s.up.LabelSheet(s.id, p.index, sh)
 		}
 		if err != nil {

@@ -1,7 +1,9 @@
 // Package report renders one recorded episode as a single self-contained
 // HTML file for a field engineer (`edged report`): the episode header,
 // the FSM segments as a timeline on a time axis with a table below (each
-// segment with its labeling sheets), the trace checks' verdicts when the
+// segment with its labeling sheets, composed from the contact sheets by
+// sheet.SegmentImage when the robot shipped none: composed.go), the
+// trace checks' verdicts when the
 // manifest has them (SAT or UNSAT with the witness, docs/rtl.md), the
 // contact sheets per camera at
 // their times, and, for each cloud annotation given (a file) or stored in

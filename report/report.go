@@ -161,7 +161,7 @@ func build(e *episode.Episode, ep blob.Blobs, o Options) (*page, error) {
 	for _, s := range e.Segments {
 		p.colors.of(s.Label)
 	}
-	cams, notes := readCameras(ep, o)
+	cams, notes := readCameras(ep, e.Segments, o)
 	p.Notes = append(p.Notes, notes...)
 	p.Cameras = cams
 	left := o.MaxImageBytes

@@ -244,3 +244,24 @@ func TestPaletteIsStableAndReadable(t *testing.T) {
 		t.Error("text color not chosen by luminance")
 	}
 }
+
+// TestComposedLabelSheetsWhenNoneShipped: an episode whose robot shipped
+// no labeling sheets (the default) shows under each segment one composed
+// from the contact sheets, within one VLM tile.
+func TestComposedLabelSheetsWhenNoneShipped(t *testing.T) {
+	f := record(t, pickPlace, "")
+	f.writeSheets(t, "/cam/front", 3, 5, 4) // 30 s: every segment
+	html, _ := render(t, f.epDir, Options{})
+	rows := strings.Split(html, `<tr class="seg"`)[1:]
+	if len(rows) != len(pickPlace) {
+		t.Fatalf("%d segment rows", len(rows))
+	}
+	for i, row := range rows {
+		if n := strings.Count(row, `alt="labeling sheet`); n != 1 || !strings.Contains(row, "data:image/jpeg;base64,") {
+			t.Errorf("segment %d (%s) has %d labeling sheets under it, want 1 composed", i, pickPlace[i].label, n)
+		}
+		if !regexp.MustCompile(` · [1-9][0-9]* frames?</figcaption>`).MatchString(row) {
+			t.Errorf("segment %d: the caption does not count the composed frames", i)
+		}
+	}
+}

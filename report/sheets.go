@@ -70,8 +70,10 @@ var (
 
 // readCameras reads the sheets of every camera of the episode whose
 // files are ep (blob.Sub of its store): one listing of its sheets/ and
-// labels/, then the metadata of every sheet and the JPEGs shown.
-func readCameras(ep blob.Blobs, o Options) ([]*camera, []string) {
+// labels/, then the metadata of every sheet and the JPEGs shown (the
+// labeling sheets of segs composed from the contact sheets when the
+// robot shipped none for any camera).
+func readCameras(ep blob.Blobs, segs []episode.Segment, o Options) ([]*camera, []string) {
 	cams, notes, err := listCameras(ep)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("sheets: %v", err)}
@@ -79,9 +81,12 @@ func readCameras(ep blob.Blobs, o Options) ([]*camera, []string) {
 	if len(cams) == 0 {
 		return nil, notes
 	}
+	if shippedLabels(cams) {
+		segs = nil // the robot shipped labeling sheets: show those, compose none
+	}
 	share := o.MaxImageBytes / int64(len(cams))
 	for i, c := range cams {
-		notes = append(notes, c.read(ep, o, share)...)
+		notes = append(notes, c.read(ep, segs, o, share)...)
 		c.Anchor = "cam-" + strconv.Itoa(i)
 	}
 	sort.SliceStable(cams, func(i, j int) bool { return cams[i].Name < cams[j].Name })
@@ -134,7 +139,7 @@ func listCameras(ep blob.Blobs) ([]*camera, []string, error) {
 // read reads the camera's sheets: the metadata of every one, then the
 // JPEGs of those shown, within budget bytes (three quarters for contact
 // sheets, the rest and whatever they left for labeling sheets).
-func (c *camera) read(ep blob.Blobs, o Options, budget int64) (notes []string) {
+func (c *camera) read(ep blob.Blobs, segs []episode.Segment, o Options, budget int64) (notes []string) {
 	note := func(format string, a ...any) {
 		notes = append(notes, fmt.Sprintf("%s: ", c.Dir)+fmt.Sprintf(format, a...))
 	}
@@ -147,9 +152,14 @@ func (c *camera) read(ep blob.Blobs, o Options, budget int64) (notes []string) {
 	c.Sheets = inlineAll(ep, chosen, &left, note)
 	c.SheetsOmitted = len(c.all) - len(c.Sheets)
 	left += budget / 4
-	c.labels = inlineAll(ep, pick(labels, o.MaxLabelSheets, left), &left, note)
+	if len(labels) == 0 && len(c.all) > 0 && len(segs) > 0 {
+		c.labels = c.composeLabels(ep, segs, o.MaxLabelSheets, &left, note)
+		c.LabelsTotal = len(segs)
+	} else {
+		c.labels = inlineAll(ep, pick(labels, o.MaxLabelSheets, left), &left, note)
+	}
 	c.labelCount = len(c.labels)
-	c.LabelsOmitted = len(labels) - len(c.labels)
+	c.LabelsOmitted = c.LabelsTotal - len(c.labels)
 	c.bytes = budget - left
 	for _, v := range c.labels {
 		v.Camera = c.Name

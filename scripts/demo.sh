@@ -148,7 +148,7 @@ got = lambda pat: len(glob.glob(os.path.join(sink, pat)))
 print(f"frames captured      {s.get('frames', '?')}  (joint samples {s.get('joint_samples', '?')})")
 print(f"segments             {s.get('segments', '?')} recorded, {len(si.get('segments') or [])} at the sink")
 print(f"contact sheets       {s.get('sheets', '?')} ({int(s.get('sheet_bytes', 0))/1024:.0f} KiB), {got('sheets/*/*.jpg')} at the sink with {got('snippets/*/*')} state snippets")
-print(f"labeling sheets      {s.get('label_sheets', '?')}, {got('labels/*/*.jpg')} at the sink")
+print(f"labeling sheets      {s.get('label_sheets', '?')} kept on the robot, {got('labels/*/*.jpg')} shipped (the cloud composes them from the contact sheets)")
 print(f"sent over MQTT       {s.get('mqtt_messages', '?')} messages, {int(s.get('mqtt_bytes', 0))/1024:.0f} KiB")
 if c:
     mb = lambda n: n / 1e6
@@ -159,7 +159,7 @@ if c:
     nseg = len(si.get('segments') or [])
     every = c['episode_seconds'] / nseg if nseg else 0
     print(f"per camera-hour      {mb(c['bytes_per_camera_hour']):.1f} MB shipped, {c['tokens_per_camera_hour']:,.0f} VLM tokens "
-          f"with a segment every {every:.1f} s (a labeling sheet per segment)")
+          f"with a segment every {every:.1f} s (labeling sheets not shipped: sheet.ship_label_sheets)")
     print(f"                     budget with a segment every 12 s: 65 MB and 265,000 tokens (low-cost preset 35 MB and 175,000);")
     print(f"                     make bench measures it (scripts/bench-cost.sh)")
 else:

@@ -44,7 +44,8 @@ var epStart = time.Date(2026, 4, 22, 7, 22, 6, 0, time.UTC)
 //
 //   - frames (real JPEGs, cycled) enter a camera ring at p.FPS;
 //   - a sheet.Builder with recipe r makes the contact sheets, and one
-//     labeling sheet per segment (a segment every p.Segment);
+//     labeling sheet per segment (a segment every p.Segment), shipped
+//     only when r.ShipLabelSheets (the cloud composes them otherwise);
 //   - every contact sheet's state snippet is cut by the shipping
 //     stage's ship.Recorder from a p.JointHz JointState stream, encoded as on
 //     the wire (wire.EncodeSnippet);
@@ -124,10 +125,9 @@ func buildEpisode(out string, frames [][]byte, r sheet.Recipe, p params) (episod
 			return episode.Cost{}, "", err
 		}
 		for len(pendingLabels) > 0 && !now.Before(pendingLabels[0].End.Add(settle)) {
-			if err := label(b, rcv, id, pendingLabels[0]); err != nil {
+			if err := label(b, rcv, id, pendingLabels[0], r, &produced); err != nil {
 				return episode.Cost{}, "", err
 			}
-			produced.LabelSheets++
 			pendingLabels = pendingLabels[1:]
 		}
 	}
@@ -143,10 +143,9 @@ func buildEpisode(out string, frames [][]byte, r sheet.Recipe, p params) (episod
 		return episode.Cost{}, "", err
 	}
 	for _, s := range pendingLabels {
-		if err := label(b, rcv, id, s); err != nil {
+		if err := label(b, rcv, id, s, r, &produced); err != nil {
 			return episode.Cost{}, "", err
 		}
-		produced.LabelSheets++
 	}
 	if shipErr != nil {
 		return episode.Cost{}, "", shipErr
@@ -176,11 +175,14 @@ func shipSheet(rcv *receive.Receiver, id string, s *sheet.Sheet, label bool) err
 	return err
 }
 
-func label(b *sheet.Builder, rcv *receive.Receiver, id string, s sheet.Segment) error {
+// label builds the labeling sheet of s, as the robot does, and ships it
+// when the recipe says so (as pipeline's sheet session does).
+func label(b *sheet.Builder, rcv *receive.Receiver, id string, s sheet.Segment, r sheet.Recipe, produced *episode.CameraCounts) error {
 	sh, err := b.LabelSheet(s)
-	if err != nil {
+	if err != nil || !r.ShipLabelSheets {
 		return err
 	}
+	produced.LabelSheets++
 	return shipSheet(rcv, id, sh, true)
 }
 

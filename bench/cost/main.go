@@ -5,7 +5,9 @@
 // sink's receive.Receiver; the cost line of the sink's copy (episode.
 // ReadCost: what was shipped, everything included) is printed per
 // camera-hour next to the budget, for the published recipe and the
-// low-cost preset. scripts/bench-cost.sh runs it on the frames of
+// low-cost preset, and it exits 1 when a figure is over its budget
+// (after printing its RESULT lines for make bench's table).
+// scripts/bench-cost.sh runs it on the frames of
 // ../shared/data/pan720p.mp4.
 package main
 
@@ -68,6 +70,7 @@ func main() {
 	}
 	if over {
 		fmt.Println("OVER BUDGET (see above)")
+		os.Exit(1)
 	}
 }
 

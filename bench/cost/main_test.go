@@ -11,23 +11,12 @@ import (
 	"github.com/edged-robotics/edged/internal/sampledata"
 )
 
-// knownOver is what the budget test measured over budget when it was
-// written (MB shipped per camera-hour on pan720p.mp4's frames): a
-// figure at or below it is logged as a known gap (issue 9: the sink
-// composing labeling sheets from contact-sheet tiles removes the
-// labeling-sheet bytes; smaller snippets the rest), a figure above it
-// fails as a regression. Remove an entry once its budget is met.
-var knownOver = map[string]float64{
-	"published": 78,
-	"low-cost":  45,
-}
-
 // TestBudget builds an episode with a segment every 12 s from the real
 // 1280x720 frames of pan720p.mp4 (at 30 fps, cycled) through the robot's
 // pipeline into a sink's store, for the published recipe and the
 // low-cost preset, and checks the cost line of the sink's copy against
-// issue 9's budget per camera-hour: tokens strictly; bytes strictly
-// except for the measured gaps of knownOver.
+// issue 9's budget per camera-hour, tokens and bytes, strictly (issue
+// 25: labeling sheets composed in the cloud, snippets in format 2).
 //
 // The episode lasts 5 minutes less 50 ms: 25 segments (the last 50 ms
 // shorter) and 30 full contact sheets. A tick exactly at the end would
@@ -44,7 +33,7 @@ func TestBudget(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.ContactSheets != 30 || c.LabelSheets != 25 || c.Snippets != 30 || c.Cameras != 1 {
+			if c.ContactSheets != 30 || c.LabelSheets != 0 || c.Snippets != 30 || c.Cameras != 1 {
 				t.Fatalf("episode %+v", c)
 			}
 			m, err := episode.List(filepath.Dir(dir))
@@ -57,16 +46,7 @@ func TestBudget(t *testing.T) {
 			if c.TokensPerCameraHour > b.tokens {
 				t.Errorf("%.0f VLM tokens per camera-hour, budget %.0f", c.TokensPerCameraHour, b.tokens)
 			}
-			mbh := c.BytesPerCameraHour / 1e6
-			switch known, ok := knownOver[b.preset]; {
-			case mbh <= b.bytes/1e6:
-				if ok {
-					t.Errorf("%.1f MB per camera-hour now meets the budget (%.0f MB): remove it from knownOver", mbh, b.bytes/1e6)
-				}
-			case ok && mbh <= known:
-				t.Logf("KNOWN GAP: %.1f MB shipped per camera-hour, budget %.0f MB (labeling sheets %.1f MB of it)",
-					mbh, b.bytes/1e6, float64(c.LabelBytes)/1e6*3600/c.Seconds)
-			default:
+			if mbh := c.BytesPerCameraHour / 1e6; mbh > b.bytes/1e6 {
 				t.Errorf("%.1f MB shipped per camera-hour, budget %.0f MB", mbh, b.bytes/1e6)
 			}
 		})

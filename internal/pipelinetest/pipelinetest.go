@@ -109,7 +109,8 @@ func StartSink(t *testing.T, broker, out string) {
 // CheckUploaded: the sink's output is a data_dir holding the episode in
 // the robot's own format: the commands' readers (inspect's List and Load,
 // export, score) find it and agree with the robot's store; it is
-// complete; every sheet, labeling sheet and snippet arrived byte for byte
+// complete; every sheet and snippet arrived byte for byte, labeling
+// sheets stayed on the robot
 // (chunked, since max_payload is smaller than a sheet).
 func CheckUploaded(t *testing.T, sinkOut, epDir string, ep *episode.Episode, camera string, sheets int) {
 	t.Helper()
@@ -141,7 +142,14 @@ func CheckUploaded(t *testing.T, sinkOut, epDir string, ep *episode.Episode, cam
 	if err := view.Export(&b, got, view.FormatWGO, 10); err != nil || a.String() != b.String() {
 		t.Errorf("export differs (%v):\nsink  %s\nrobot %s", err, b.String(), a.String())
 	}
-	for _, sub := range []string{episode.SheetsDir, episode.LabelsDir} {
+	// Labeling sheets stay on the robot (sheet.ship_label_sheets is off
+	// by default): the cloud composes them from the contact sheets.
+	kept, _ := filepath.Glob(filepath.Join(epDir, episode.LabelsDir, "*", "*.jpg"))
+	shipped, _ := filepath.Glob(filepath.Join(got.Dir, episode.LabelsDir, "*", "*.jpg"))
+	if len(kept) == 0 || len(shipped) != 0 {
+		t.Errorf("%d labeling sheets at the robot, %d at the sink; want some, and none shipped by default", len(kept), len(shipped))
+	}
+	for _, sub := range []string{episode.SheetsDir} {
 		local, _ := filepath.Glob(filepath.Join(epDir, sub, "*", "*.jpg"))
 		if len(local) == 0 {
 			t.Errorf("no %s at the robot", sub)

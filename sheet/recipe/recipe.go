@@ -54,6 +54,14 @@ type Recipe struct {
 	// connection; set WaitGrace when several publishers share a camera
 	// topic and frames can arrive out of order.
 	WaitGrace bool `json:"wait_grace,omitempty"`
+	// ShipLabelSheets ships each segment's labeling sheet besides
+	// storing it on the robot. Default false, in both presets: the cloud
+	// composes a segment's image from the shipped contact sheets
+	// (sheet.SegmentImage: the same tiles, at the same tile width and
+	// quality, with their printed times, within one VLM tile), so
+	// shipping it too spent about a sixth of the bytes (issue 25). Set it
+	// for a receiving side that reads shipped labeling sheets only.
+	ShipLabelSheets bool `json:"ship_label_sheets,omitempty"`
 }
 
 // Defaults of Recipe.

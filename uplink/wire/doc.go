@@ -8,7 +8,8 @@
 // wire.go holds the types (wire_gen.go is generated from it by msgp:
 // `go generate`); codec.go decoding, validation, ids, safe names and
 // Split into chunks; piece.go the pieces of an episode and repair
-// requests; snippet.go the snippet encoding.
+// requests; snippet.go and snippetpack.go the snippet encoding (format
+// 2 written, formats 1 and 2 read: docs/wire.md).
 //
 // Bad input: Decode, DecodeAck, DecodeRepair and DecodeSnippet
 // check every length against the caps here (MaxEnvelope, MaxBody,

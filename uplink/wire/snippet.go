@@ -29,17 +29,24 @@ func decoder() *zstd.Decoder {
 	return dec
 }
 
-// EncodeSnippet returns zstd(msgpack(s)), the body of a snippet message.
+// EncodeSnippet returns zstd(msgpack(PackedSnippet)), the body of a
+// snippet message in format SnippetFormat (docs/wire.md): values as
+// float32, times as deltas.
 func EncodeSnippet(s *Snippet) ([]byte, error) {
-	raw, err := s.MarshalMsg(nil)
+	p, err := pack(s)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := p.MarshalMsg(nil)
 	if err != nil {
 		return nil, fmt.Errorf("wire: snippet: %w", err)
 	}
-	return encoder().EncodeAll(raw, make([]byte, 0, len(raw)/3+64)), nil
+	return encoder().EncodeAll(raw, make([]byte, 0, len(raw)/2+64)), nil
 }
 
-// DecodeSnippet reverses EncodeSnippet, capping the decompressed size at
-// MaxSnippet and checking that every sample has one value per name.
+// DecodeSnippet reverses EncodeSnippet, and reads format 1 snippets of
+// older robots too, capping the decompressed size at MaxSnippet and
+// checking that every sample has one value per name.
 func DecodeSnippet(b []byte) (*Snippet, error) {
 	raw, err := decoder().DecodeAll(b, nil)
 	if err != nil {
@@ -51,6 +58,21 @@ func DecodeSnippet(b []byte) (*Snippet, error) {
 	if err := checkShape(raw); err != nil {
 		return nil, err
 	}
+	var p PackedSnippet
+	if _, err := p.UnmarshalMsg(raw); err != nil {
+		return nil, fmt.Errorf("wire: snippet: %w", err)
+	}
+	switch p.Format {
+	case 0, snippetFormat1: // a Snippet map: no format key
+		return decodeFormat1(raw)
+	case SnippetFormat:
+		return unpack(&p)
+	}
+	return nil, fmt.Errorf("wire: snippet format %d is newer than this edged reads (up to %d): upgrade the receiver", p.Format, SnippetFormat)
+}
+
+// decodeFormat1 reads a snippet of format 1, a Snippet map.
+func decodeFormat1(raw []byte) (*Snippet, error) {
 	var s Snippet
 	if _, err := s.UnmarshalMsg(raw); err != nil {
 		return nil, fmt.Errorf("wire: snippet: %w", err)

@@ -151,6 +151,27 @@ type Snippet struct {
 	Samples []JointSample `msg:"samples,limit=65536"`
 }
 
+// PackedSnippet is a Snippet as EncodeSnippet writes it since format 2
+// (snippetpack.go): samples in columns, times as deltas, values as
+// float32 series packed for zstd. A format 1 snippet (a Snippet map)
+// decodes into it with Format 0, which is how DecodeSnippet tells them
+// apart.
+type PackedSnippet struct {
+	Format       int64    `msg:"format"`
+	Episode      string   `msg:"episode"`
+	Camera       string   `msg:"camera"`
+	SheetIndex   int64    `msg:"sheet_index"`
+	EpisodeStart int64    `msg:"episode_start"`
+	Interval     int64    `msg:"interval"`
+	FirstTick    int64    `msg:"first_tick"`
+	LastTick     int64    `msg:"last_tick"`
+	Names        []string `msg:"names,limit=4096"`
+	Ticks        []int64  `msg:"ticks,limit=65536"`
+	Stamps       []int64  `msg:"stamps,limit=65536"`
+	Sources      []int64  `msg:"sources,limit=65536"`
+	Values       []byte   `msg:"values"`
+}
+
 // JointSample is the joint state at one time. Missing values are NaN.
 type JointSample struct {
 	Tick     int64     `msg:"tick"`   // the sheet tick, or -1 for a rate sample

@@ -2092,6 +2092,616 @@ func (z *Manifest) Msgsize() (s int) {
 }
 
 // DecodeMsg implements msgp.Decodable
+func (z *PackedSnippet) DecodeMsg(dc *msgp.Reader) (err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, err = dc.ReadMapHeader()
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z5817a858limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, err = dc.ReadMapKeyPtr()
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "format":
+			z.Format, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "Format")
+				return
+			}
+		case "episode":
+			z.Episode, err = dc.ReadString()
+			if err != nil {
+				err = msgp.WrapError(err, "Episode")
+				return
+			}
+		case "camera":
+			z.Camera, err = dc.ReadString()
+			if err != nil {
+				err = msgp.WrapError(err, "Camera")
+				return
+			}
+		case "sheet_index":
+			z.SheetIndex, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "SheetIndex")
+				return
+			}
+		case "episode_start":
+			z.EpisodeStart, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "EpisodeStart")
+				return
+			}
+		case "interval":
+			z.Interval, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "Interval")
+				return
+			}
+		case "first_tick":
+			z.FirstTick, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "FirstTick")
+				return
+			}
+		case "last_tick":
+			z.LastTick, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "LastTick")
+				return
+			}
+		case "names":
+			var zb0002 uint32
+			zb0002, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "Names")
+				return
+			}
+			if zb0002 > 4096 {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Names) >= int(zb0002) {
+				z.Names = (z.Names)[:zb0002]
+			} else {
+				z.Names = make([]string, zb0002)
+			}
+			for za0001 := range z.Names {
+				z.Names[za0001], err = dc.ReadString()
+				if err != nil {
+					err = msgp.WrapError(err, "Names", za0001)
+					return
+				}
+			}
+		case "ticks":
+			var zb0003 uint32
+			zb0003, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "Ticks")
+				return
+			}
+			if zb0003 > 65536 {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Ticks) >= int(zb0003) {
+				z.Ticks = (z.Ticks)[:zb0003]
+			} else {
+				z.Ticks = make([]int64, zb0003)
+			}
+			for za0002 := range z.Ticks {
+				z.Ticks[za0002], err = dc.ReadInt64()
+				if err != nil {
+					err = msgp.WrapError(err, "Ticks", za0002)
+					return
+				}
+			}
+		case "stamps":
+			var zb0004 uint32
+			zb0004, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "Stamps")
+				return
+			}
+			if zb0004 > 65536 {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Stamps) >= int(zb0004) {
+				z.Stamps = (z.Stamps)[:zb0004]
+			} else {
+				z.Stamps = make([]int64, zb0004)
+			}
+			for za0003 := range z.Stamps {
+				z.Stamps[za0003], err = dc.ReadInt64()
+				if err != nil {
+					err = msgp.WrapError(err, "Stamps", za0003)
+					return
+				}
+			}
+		case "sources":
+			var zb0005 uint32
+			zb0005, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "Sources")
+				return
+			}
+			if zb0005 > 65536 {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Sources) >= int(zb0005) {
+				z.Sources = (z.Sources)[:zb0005]
+			} else {
+				z.Sources = make([]int64, zb0005)
+			}
+			for za0004 := range z.Sources {
+				z.Sources[za0004], err = dc.ReadInt64()
+				if err != nil {
+					err = msgp.WrapError(err, "Sources", za0004)
+					return
+				}
+			}
+		case "values":
+			z.Values, err = dc.ReadBytesLimit(z.Values, z5817a858limitArrays)
+			if err == nil && z.Values == nil {
+				z.Values = []byte{}
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Values")
+				return
+			}
+		default:
+			err = dc.Skip()
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	return
+}
+
+// EncodeMsg implements msgp.Encodable
+func (z *PackedSnippet) EncodeMsg(en *msgp.Writer) (err error) {
+	// map header, size 13
+	// write "format"
+	err = en.Append(0x8d, 0xa6, 0x66, 0x6f, 0x72, 0x6d, 0x61, 0x74)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.Format)
+	if err != nil {
+		err = msgp.WrapError(err, "Format")
+		return
+	}
+	// write "episode"
+	err = en.Append(0xa7, 0x65, 0x70, 0x69, 0x73, 0x6f, 0x64, 0x65)
+	if err != nil {
+		return
+	}
+	err = en.WriteString(z.Episode)
+	if err != nil {
+		err = msgp.WrapError(err, "Episode")
+		return
+	}
+	// write "camera"
+	err = en.Append(0xa6, 0x63, 0x61, 0x6d, 0x65, 0x72, 0x61)
+	if err != nil {
+		return
+	}
+	err = en.WriteString(z.Camera)
+	if err != nil {
+		err = msgp.WrapError(err, "Camera")
+		return
+	}
+	// write "sheet_index"
+	err = en.Append(0xab, 0x73, 0x68, 0x65, 0x65, 0x74, 0x5f, 0x69, 0x6e, 0x64, 0x65, 0x78)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.SheetIndex)
+	if err != nil {
+		err = msgp.WrapError(err, "SheetIndex")
+		return
+	}
+	// write "episode_start"
+	err = en.Append(0xad, 0x65, 0x70, 0x69, 0x73, 0x6f, 0x64, 0x65, 0x5f, 0x73, 0x74, 0x61, 0x72, 0x74)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.EpisodeStart)
+	if err != nil {
+		err = msgp.WrapError(err, "EpisodeStart")
+		return
+	}
+	// write "interval"
+	err = en.Append(0xa8, 0x69, 0x6e, 0x74, 0x65, 0x72, 0x76, 0x61, 0x6c)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.Interval)
+	if err != nil {
+		err = msgp.WrapError(err, "Interval")
+		return
+	}
+	// write "first_tick"
+	err = en.Append(0xaa, 0x66, 0x69, 0x72, 0x73, 0x74, 0x5f, 0x74, 0x69, 0x63, 0x6b)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.FirstTick)
+	if err != nil {
+		err = msgp.WrapError(err, "FirstTick")
+		return
+	}
+	// write "last_tick"
+	err = en.Append(0xa9, 0x6c, 0x61, 0x73, 0x74, 0x5f, 0x74, 0x69, 0x63, 0x6b)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.LastTick)
+	if err != nil {
+		err = msgp.WrapError(err, "LastTick")
+		return
+	}
+	// write "names"
+	err = en.Append(0xa5, 0x6e, 0x61, 0x6d, 0x65, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteArrayHeader(uint32(len(z.Names)))
+	if err != nil {
+		err = msgp.WrapError(err, "Names")
+		return
+	}
+	for za0001 := range z.Names {
+		err = en.WriteString(z.Names[za0001])
+		if err != nil {
+			err = msgp.WrapError(err, "Names", za0001)
+			return
+		}
+	}
+	// write "ticks"
+	err = en.Append(0xa5, 0x74, 0x69, 0x63, 0x6b, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteArrayHeader(uint32(len(z.Ticks)))
+	if err != nil {
+		err = msgp.WrapError(err, "Ticks")
+		return
+	}
+	for za0002 := range z.Ticks {
+		err = en.WriteInt64(z.Ticks[za0002])
+		if err != nil {
+			err = msgp.WrapError(err, "Ticks", za0002)
+			return
+		}
+	}
+	// write "stamps"
+	err = en.Append(0xa6, 0x73, 0x74, 0x61, 0x6d, 0x70, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteArrayHeader(uint32(len(z.Stamps)))
+	if err != nil {
+		err = msgp.WrapError(err, "Stamps")
+		return
+	}
+	for za0003 := range z.Stamps {
+		err = en.WriteInt64(z.Stamps[za0003])
+		if err != nil {
+			err = msgp.WrapError(err, "Stamps", za0003)
+			return
+		}
+	}
+	// write "sources"
+	err = en.Append(0xa7, 0x73, 0x6f, 0x75, 0x72, 0x63, 0x65, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteArrayHeader(uint32(len(z.Sources)))
+	if err != nil {
+		err = msgp.WrapError(err, "Sources")
+		return
+	}
+	for za0004 := range z.Sources {
+		err = en.WriteInt64(z.Sources[za0004])
+		if err != nil {
+			err = msgp.WrapError(err, "Sources", za0004)
+			return
+		}
+	}
+	// write "values"
+	err = en.Append(0xa6, 0x76, 0x61, 0x6c, 0x75, 0x65, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteBytes(z.Values)
+	if err != nil {
+		err = msgp.WrapError(err, "Values")
+		return
+	}
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z *PackedSnippet) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// map header, size 13
+	// string "format"
+	o = append(o, 0x8d, 0xa6, 0x66, 0x6f, 0x72, 0x6d, 0x61, 0x74)
+	o = msgp.AppendInt64(o, z.Format)
+	// string "episode"
+	o = append(o, 0xa7, 0x65, 0x70, 0x69, 0x73, 0x6f, 0x64, 0x65)
+	o = msgp.AppendString(o, z.Episode)
+	// string "camera"
+	o = append(o, 0xa6, 0x63, 0x61, 0x6d, 0x65, 0x72, 0x61)
+	o = msgp.AppendString(o, z.Camera)
+	// string "sheet_index"
+	o = append(o, 0xab, 0x73, 0x68, 0x65, 0x65, 0x74, 0x5f, 0x69, 0x6e, 0x64, 0x65, 0x78)
+	o = msgp.AppendInt64(o, z.SheetIndex)
+	// string "episode_start"
+	o = append(o, 0xad, 0x65, 0x70, 0x69, 0x73, 0x6f, 0x64, 0x65, 0x5f, 0x73, 0x74, 0x61, 0x72, 0x74)
+	o = msgp.AppendInt64(o, z.EpisodeStart)
+	// string "interval"
+	o = append(o, 0xa8, 0x69, 0x6e, 0x74, 0x65, 0x72, 0x76, 0x61, 0x6c)
+	o = msgp.AppendInt64(o, z.Interval)
+	// string "first_tick"
+	o = append(o, 0xaa, 0x66, 0x69, 0x72, 0x73, 0x74, 0x5f, 0x74, 0x69, 0x63, 0x6b)
+	o = msgp.AppendInt64(o, z.FirstTick)
+	// string "last_tick"
+	o = append(o, 0xa9, 0x6c, 0x61, 0x73, 0x74, 0x5f, 0x74, 0x69, 0x63, 0x6b)
+	o = msgp.AppendInt64(o, z.LastTick)
+	// string "names"
+	o = append(o, 0xa5, 0x6e, 0x61, 0x6d, 0x65, 0x73)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.Names)))
+	for za0001 := range z.Names {
+		o = msgp.AppendString(o, z.Names[za0001])
+	}
+	// string "ticks"
+	o = append(o, 0xa5, 0x74, 0x69, 0x63, 0x6b, 0x73)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.Ticks)))
+	for za0002 := range z.Ticks {
+		o = msgp.AppendInt64(o, z.Ticks[za0002])
+	}
+	// string "stamps"
+	o = append(o, 0xa6, 0x73, 0x74, 0x61, 0x6d, 0x70, 0x73)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.Stamps)))
+	for za0003 := range z.Stamps {
+		o = msgp.AppendInt64(o, z.Stamps[za0003])
+	}
+	// string "sources"
+	o = append(o, 0xa7, 0x73, 0x6f, 0x75, 0x72, 0x63, 0x65, 0x73)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.Sources)))
+	for za0004 := range z.Sources {
+		o = msgp.AppendInt64(o, z.Sources[za0004])
+	}
+	// string "values"
+	o = append(o, 0xa6, 0x76, 0x61, 0x6c, 0x75, 0x65, 0x73)
+	o = msgp.AppendBytes(o, z.Values)
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *PackedSnippet) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z5817a858limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = msgp.ReadMapKeyZC(bts)
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "format":
+			z.Format, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Format")
+				return
+			}
+		case "episode":
+			z.Episode, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Episode")
+				return
+			}
+		case "camera":
+			z.Camera, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Camera")
+				return
+			}
+		case "sheet_index":
+			z.SheetIndex, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "SheetIndex")
+				return
+			}
+		case "episode_start":
+			z.EpisodeStart, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "EpisodeStart")
+				return
+			}
+		case "interval":
+			z.Interval, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Interval")
+				return
+			}
+		case "first_tick":
+			z.FirstTick, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "FirstTick")
+				return
+			}
+		case "last_tick":
+			z.LastTick, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "LastTick")
+				return
+			}
+		case "names":
+			var zb0002 uint32
+			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Names")
+				return
+			}
+			if zb0002 > 4096 {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Names) >= int(zb0002) {
+				z.Names = (z.Names)[:zb0002]
+			} else {
+				z.Names = make([]string, zb0002)
+			}
+			for za0001 := range z.Names {
+				z.Names[za0001], bts, err = msgp.ReadStringBytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Names", za0001)
+					return
+				}
+			}
+		case "ticks":
+			var zb0003 uint32
+			zb0003, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Ticks")
+				return
+			}
+			if zb0003 > 65536 {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Ticks) >= int(zb0003) {
+				z.Ticks = (z.Ticks)[:zb0003]
+			} else {
+				z.Ticks = make([]int64, zb0003)
+			}
+			for za0002 := range z.Ticks {
+				z.Ticks[za0002], bts, err = msgp.ReadInt64Bytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Ticks", za0002)
+					return
+				}
+			}
+		case "stamps":
+			var zb0004 uint32
+			zb0004, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Stamps")
+				return
+			}
+			if zb0004 > 65536 {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Stamps) >= int(zb0004) {
+				z.Stamps = (z.Stamps)[:zb0004]
+			} else {
+				z.Stamps = make([]int64, zb0004)
+			}
+			for za0003 := range z.Stamps {
+				z.Stamps[za0003], bts, err = msgp.ReadInt64Bytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Stamps", za0003)
+					return
+				}
+			}
+		case "sources":
+			var zb0005 uint32
+			zb0005, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Sources")
+				return
+			}
+			if zb0005 > 65536 {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Sources) >= int(zb0005) {
+				z.Sources = (z.Sources)[:zb0005]
+			} else {
+				z.Sources = make([]int64, zb0005)
+			}
+			for za0004 := range z.Sources {
+				z.Sources[za0004], bts, err = msgp.ReadInt64Bytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Sources", za0004)
+					return
+				}
+			}
+		case "values":
+			var zb0006 uint32
+			zb0006, bts, err = msgp.ReadBytesHeader(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Values")
+				return
+			}
+			if zb0006 > z5817a858limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if z.Values == nil || uint32(cap(z.Values)) < zb0006 {
+				z.Values = make([]byte, zb0006)
+			} else {
+				z.Values = z.Values[:zb0006]
+			}
+			if uint32(len(bts)) < zb0006 {
+				err = msgp.ErrShortBytes
+				return
+			}
+			copy(z.Values, bts[:zb0006])
+			bts = bts[zb0006:]
+		default:
+			bts, err = msgp.Skip(bts)
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *PackedSnippet) Msgsize() (s int) {
+	s = 1 + 7 + msgp.Int64Size + 8 + msgp.StringPrefixSize + len(z.Episode) + 7 + msgp.StringPrefixSize + len(z.Camera) + 12 + msgp.Int64Size + 14 + msgp.Int64Size + 9 + msgp.Int64Size + 11 + msgp.Int64Size + 10 + msgp.Int64Size + 6 + msgp.ArrayHeaderSize
+	for za0001 := range z.Names {
+		s += msgp.StringPrefixSize + len(z.Names[za0001])
+	}
+	s += 6 + msgp.ArrayHeaderSize + (len(z.Ticks) * (msgp.Int64Size)) + 7 + msgp.ArrayHeaderSize + (len(z.Stamps) * (msgp.Int64Size)) + 8 + msgp.ArrayHeaderSize + (len(z.Sources) * (msgp.Int64Size)) + 7 + msgp.BytesPrefixSize + len(z.Values)
+	return
+}
+
+// DecodeMsg implements msgp.Decodable
 func (z *Repair) DecodeMsg(dc *msgp.Reader) (err error) {
 	var field []byte
 	_ = field
