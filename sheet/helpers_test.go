@@ -14,21 +14,6 @@ import (
 // (1: all 300) (sampledata.PanFrames).
 func panFrames(t testing.TB, every int) []string { return sampledata.PanFrames(t, every) }
 
-func itoa(i int) string {
-	return string(formatInt(i))
-}
-
-func formatInt(i int) []byte {
-	if i == 0 {
-		return []byte("0")
-	}
-	var b []byte
-	for ; i > 0; i /= 10 {
-		b = append([]byte{byte('0' + i%10)}, b...)
-	}
-	return b
-}
-
 // testJPEG encodes a w x h image of one colour.
 func testJPEG(t testing.TB, w, h int, c [3]byte) []byte {
 	t.Helper()
