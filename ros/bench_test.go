@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -22,8 +24,13 @@ import (
 
 // benchmarkIngest streams frames of size bytes from an in-process Go
 // TCPROS publisher over loopback; one op is one message received and
-// released. Steady state must show 0 allocs/op.
-func benchmarkIngest(b *testing.B, size int) {
+// released (through Messages(), or by a Handler on the reader goroutine
+// when direct). Steady state must show 0 allocs/op.
+func benchmarkIngest(b *testing.B, size int, direct bool) {
+	if direct {
+		benchmarkIngestDirect(b, size)
+		return
+	}
 	cfg := testConfig("http://127.0.0.1:1/") // no master needed: the publisher is set directly
 	cfg.MasterPollInterval = time.Hour       // keep the watcher's allocations out of allocs/op
 	n, err := NewNode(context.Background(), cfg)
@@ -64,11 +71,74 @@ func benchmarkIngest(b *testing.B, size int) {
 	_ = s.Close()
 }
 
-// BenchmarkIngestImage720p: 1280x720 rgb8 Image frames.
-func BenchmarkIngestImage720p(b *testing.B) { benchmarkIngest(b, 1280*720*3+60) }
+// benchmarkIngestDirect is benchmarkIngest with a Handler (capture's
+// path): no goroutine between the socket reader and the consumer.
+func benchmarkIngestDirect(b *testing.B, size int) {
+	cfg := testConfig("http://127.0.0.1:1/")
+	cfg.MasterPollInterval = time.Hour
+	n, err := NewNode(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer n.Close()
+	frame := rostest.AppendFrame(nil, make([]byte, size))
+	pub := rostest.StartFakePublisher(b, nil, rostest.FakePublisherConfig{NodeName: "/bench", Topic: "/bench", Type: "sensor_msgs/Image",
+		OnConnect: func(ctx context.Context, conn net.Conn, _ tcpros.Header) {
+			_ = rostest.WritePublisherHeader(conn, "/bench", "/bench", "sensor_msgs/Image", "060021388200f6f0f447d0fcd9c64743", "", false)
+			for ctx.Err() == nil {
+				if _, err := conn.Write(frame); err != nil {
+					return
+				}
+			}
+		}})
+	var handled, target atomic.Int64
+	var fired atomic.Bool
+	target.Store(math.MaxInt64)
+	done := make(chan struct{}, 1)
+	s, err := n.Subscribe(context.Background(), SubscribeOptions{Topic: "/bench", Handler: func(m *Message) {
+		m.Release()
+		if handled.Add(1) >= target.Load() && fired.CompareAndSwap(false, true) {
+			done <- struct{}{} // once (buffered: never blocks)
+		}
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.setPublishers([]string{pub.URI})
+	poll.Until(b, 30*time.Second, "the pools warmed", func() bool { return handled.Load() >= 64 })
+	b.SetBytes(int64(len(frame)))
+	b.ReportAllocs()
+	sw0, h0 := switches(), handled.Load()
+	b.ResetTimer()
+	target.Store(h0 + int64(b.N) + 1) // +1: a message may be in hand already
+	<-done                            // the reader does the work; this goroutine sleeps
+	b.StopTimer()
+	switches().sub(sw0).report(b, int(handled.Load()-h0))
+	pub.Close()
+	_ = s.Close()
+}
 
-// BenchmarkIngestJointState: 26-joint JointState frames.
-func BenchmarkIngestJointState(b *testing.B) { benchmarkIngest(b, 26*(4+9)+3*(4+26*8)+20) }
+// BenchmarkIngestImage720p: 1280x720 rgb8 Image frames, through
+// Messages() and by a Handler.
+func BenchmarkIngestImage720p(b *testing.B) {
+	for _, direct := range []bool{false, true} {
+		b.Run(ingestPath(direct), func(b *testing.B) { benchmarkIngest(b, 1280*720*3+60, direct) })
+	}
+}
+
+// BenchmarkIngestJointState: 26-joint JointState frames, both paths.
+func BenchmarkIngestJointState(b *testing.B) {
+	for _, direct := range []bool{false, true} {
+		b.Run(ingestPath(direct), func(b *testing.B) { benchmarkIngest(b, 26*(4+9)+3*(4+26*8)+20, direct) })
+	}
+}
+
+func ingestPath(direct bool) string {
+	if direct {
+		return "handler"
+	}
+	return "queue"
+}
 
 // BenchmarkIngestLive subscribes to real publishers on an external
 // master, for scripts/bench-ros.sh: EDGED_BENCH_MASTER (required, else
