@@ -165,21 +165,17 @@ func BenchmarkIngestLive(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer n.Close()
+	// Each message is counted by a Handler on its reader goroutine, as
+	// capture takes it (no hand-off per message).
+	counters := make([]liveCounter, len(topics))
 	var subs []*Subscription
-	for _, t := range topics {
-		s, err := n.Subscribe(context.Background(), SubscribeOptions{Topic: t, QueueSize: 64, TCPNoDelay: true})
+	for i, t := range topics {
+		s, err := n.Subscribe(context.Background(), SubscribeOptions{Topic: t, QueueSize: 64, TCPNoDelay: true,
+			Handler: counters[i].handle})
 		if err != nil {
 			b.Fatal(err)
 		}
 		subs = append(subs, s)
-	}
-	counters := make([]liveCounter, len(subs))
-	var measuring sync.WaitGroup
-	start := make(chan struct{})
-	stop := make(chan struct{})
-	for i, s := range subs {
-		measuring.Add(1)
-		go counters[i].consume(s, start, stop, &measuring)
 	}
 	poll.Until(b, 30*time.Second, "every topic delivered", func() bool { return allSeen(counters) })
 	baseStats := make([]SubscriptionStats, len(subs))
@@ -189,11 +185,14 @@ func BenchmarkIngestLive(b *testing.B) {
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	cpu0, sw0 := cpuSeconds(), switches()
-	close(start)
+	for i := range counters {
+		counters[i].measure(true)
+	}
 	time.Sleep(time.Duration(seconds * float64(time.Second)))
 	cpu, sw := cpuSeconds()-cpu0, switches().sub(sw0)
-	close(stop)
-	measuring.Wait()
+	for i := range counters {
+		counters[i].measure(false)
+	}
 	runtime.ReadMemStats(&ms1)
 	var msgs, bytes, drops, gaps uint64
 	for i, s := range subs {
@@ -237,43 +236,35 @@ func (c ctxSwitches) report(b *testing.B, msgs int) {
 	b.ReportMetric(float64(c.voluntary)/n, "wakeups/msg")
 }
 
-// liveCounter consumes one subscription and counts header.seq gaps while
-// measuring (the first field of both Image and JointState).
+// liveCounter counts header.seq gaps of one subscription while measuring
+// (the first field of both Image and JointState); its handle is the
+// subscription's Handler.
 type liveCounter struct {
-	mu      sync.Mutex
-	seen    bool
-	gaps    uint64
-	lastSeq int64
+	mu        sync.Mutex
+	seen      bool
+	measuring bool
+	gaps      uint64
+	lastSeq   int64
 }
 
-func (c *liveCounter) consume(s *Subscription, start, stop <-chan struct{}, wg *sync.WaitGroup) {
-	defer wg.Done()
-	measuring := false
-	c.lastSeq = -1
-	for {
-		select {
-		case <-stop:
-			return
-		case <-start:
-			measuring = true
-			start = nil
-		case m, ok := <-s.Messages():
-			if !ok {
-				return
-			}
-			if len(m.Data) >= 4 {
-				seq := int64(binary.LittleEndian.Uint32(m.Data))
-				if measuring && c.lastSeq >= 0 && seq > c.lastSeq+1 {
-					c.gaps += uint64(seq - c.lastSeq - 1)
-				}
-				c.lastSeq = seq
-			}
-			m.Release()
-			c.mu.Lock()
-			c.seen = true
-			c.mu.Unlock()
+func (c *liveCounter) measure(on bool) {
+	c.mu.Lock()
+	c.measuring = on
+	c.mu.Unlock()
+}
+
+func (c *liveCounter) handle(m *Message) {
+	c.mu.Lock()
+	if len(m.Data) >= 4 {
+		seq := int64(binary.LittleEndian.Uint32(m.Data))
+		if c.measuring && c.seen && seq > c.lastSeq+1 {
+			c.gaps += uint64(seq - c.lastSeq - 1)
 		}
+		c.lastSeq = seq
 	}
+	c.seen = true
+	c.mu.Unlock()
+	m.Release()
 }
 
 func allSeen(cs []liveCounter) bool {
