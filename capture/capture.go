@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros2/cdr"
 )
 
@@ -102,13 +103,19 @@ func (c *Capture) Start(ctx context.Context) error {
 	return nil
 }
 
-// subscribe subscribes topic t and starts its goroutine.
+// subscribe subscribes topic t and starts its goroutine, unless the
+// node's readers hand each message to handleDirect themselves.
 func (c *Capture) subscribe(ctx, runCtx context.Context, t *topic) error {
-	sub, err := c.node.Subscribe(ctx, c.cfg.subscribeOptions(t))
+	o := c.cfg.subscribeOptions(t)
+	o.Handle = func(m *ros.Message) { c.handleDirect(t, m) }
+	sub, err := c.node.Subscribe(ctx, o)
 	if err != nil {
 		return fmt.Errorf("capture: subscribe %s (%s): %w", t.name, t.role, err)
 	}
 	t.setSub(sub)
+	if d, ok := sub.(Direct); ok && d.HandlesDirectly() {
+		return nil // the node's readers call handleDirect: no goroutine, no hand-off
+	}
 	c.wg.Add(1)
 	go c.run(runCtx, t, sub)
 	return nil

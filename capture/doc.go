@@ -37,10 +37,14 @@
 // NewReplay runs recorded messages through the same conversion,
 // synchronously, on the record time (replay.go).
 //
-// Sinks must be fast and never block: they run on the topic's
-// goroutine, and a slow sink overflows the subscription's queue
-// (TopicStats.SubscriptionDrops). Capture never blocks on a consumer and
-// never decodes JPEG.
+// Hand-offs (docs/DESIGN.md, "Hand-offs per message"). A Node whose
+// subscriptions are Direct (FromROS1) calls SubscribeOptions.Handle on
+// its socket readers: a frame is read, decoded and copied into its ring
+// on one goroutine (per-topic mutex over the decode scratch, for several
+// publishers). Other Nodes (ROS 2) deliver on Messages(), read by one
+// goroutine per topic. Sinks must be fast and never block: a slow sink
+// stalls the topic's reader (Direct) or overflows the subscription's
+// queue (TopicStats.SubscriptionDrops). Capture never decodes JPEG.
 //
 // Memory: every subscription is bounded in bytes and count (config.go
 // has the bounds and what one peer can cost: ~146 MiB a camera topic,

@@ -33,6 +33,20 @@ type SubscribeOptions struct {
 	QueueSize       int
 	QueueBytes      int
 	MaxMessageBytes int
+	// Handle, for a Node that can call it, takes every message on the
+	// goroutine that read it instead of Messages(), so a message crosses
+	// no goroutine between the socket and the sinks. Calls may be
+	// concurrent (one reader per publisher). A Node that calls it returns
+	// a Subscription that is a Direct; one that does not ignores it.
+	Handle func(*ros.Message)
+}
+
+// Direct is what a Subscription also offers when its Node calls
+// SubscribeOptions.Handle for every message (FromROS1's do): capture then
+// runs no goroutine of its own for the topic. Closing the subscription
+// returns once no Handle call is running.
+type Direct interface {
+	HandlesDirectly() bool
 }
 
 // Node is what capture needs from a middleware: a bounded subscription
@@ -62,8 +76,10 @@ type Params interface {
 
 // FrameSink receives camera frames. PutFrame must be fast and must not
 // block (copy or hand off, never wait on I/O or a lock held by a slow
-// reader): it runs on the topic's capture goroutine, and while it runs
-// that topic's subscription queue fills and drops. The sink owns the
+// reader): it runs on the goroutine that read the message (ROS1) or on
+// the topic's capture goroutine, and while it runs that topic is not
+// read (the socket buffer, then the publisher's queue take up the
+// stall) or its subscription queue fills and drops. The sink owns the
 // Frame and must call Release exactly once, after which Data is invalid.
 type FrameSink interface {
 	PutFrame(Frame)

@@ -80,8 +80,9 @@ type TopicStats struct {
 	WrongTypeWriters uint64
 }
 
-// topic is one subscribed topic. Its run goroutine owns the decode
-// scratch (img, cimg, js, defs); the counters are atomics read by Stats.
+// topic is one subscribed topic. Its run goroutine, or handleMu, owns
+// the decode scratch (img, cimg, js, defs); the counters are atomics
+// read by Stats.
 type topic struct {
 	name    string
 	role    Role
@@ -102,11 +103,14 @@ type topic struct {
 	tooManyJoints atomic.Uint64
 	replayBytes   atomic.Uint64 // Replay: data handled (no subscription)
 
-	img  msg.Image
-	cimg msg.CompressedImage
-	js   msg.JointState
-	clk  msg.Clock
-	defs map[*ros.PublisherInfo]parsedDef // dynamic decoding, per publisher
+	// handleMu serializes the direct calls (handleDirect) of several
+	// publishers' readers over the scratch below; uncontended with one.
+	handleMu sync.Mutex
+	img      msg.Image
+	cimg     msg.CompressedImage
+	js       msg.JointState
+	clk      msg.Clock
+	defs     map[*ros.PublisherInfo]parsedDef // dynamic decoding, per publisher
 }
 
 func (t *topic) setSub(s Subscription) {
@@ -163,6 +167,15 @@ func (c *Capture) run(ctx context.Context, t *topic, sub Subscription) {
 			c.receive(t, m)
 		}
 	}
+}
+
+// handleDirect is a topic's SubscribeOptions.Handle: the reader that
+// read m converts it and calls the sink itself (one hand-off fewer than
+// run's).
+func (c *Capture) handleDirect(t *topic, m *ros.Message) {
+	t.handleMu.Lock()
+	c.receive(t, m)
+	t.handleMu.Unlock()
 }
 
 func (t *topic) noteType(m *ros.Message) {

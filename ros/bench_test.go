@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -22,8 +24,13 @@ import (
 
 // benchmarkIngest streams frames of size bytes from an in-process Go
 // TCPROS publisher over loopback; one op is one message received and
-// released. Steady state must show 0 allocs/op.
-func benchmarkIngest(b *testing.B, size int) {
+// released (through Messages(), or by a Handler on the reader goroutine
+// when direct). Steady state must show 0 allocs/op.
+func benchmarkIngest(b *testing.B, size int, direct bool) {
+	if direct {
+		benchmarkIngestDirect(b, size)
+		return
+	}
 	cfg := testConfig("http://127.0.0.1:1/") // no master needed: the publisher is set directly
 	cfg.MasterPollInterval = time.Hour       // keep the watcher's allocations out of allocs/op
 	n, err := NewNode(context.Background(), cfg)
@@ -64,11 +71,74 @@ func benchmarkIngest(b *testing.B, size int) {
 	_ = s.Close()
 }
 
-// BenchmarkIngestImage720p: 1280x720 rgb8 Image frames.
-func BenchmarkIngestImage720p(b *testing.B) { benchmarkIngest(b, 1280*720*3+60) }
+// benchmarkIngestDirect is benchmarkIngest with a Handler (capture's
+// path): no goroutine between the socket reader and the consumer.
+func benchmarkIngestDirect(b *testing.B, size int) {
+	cfg := testConfig("http://127.0.0.1:1/")
+	cfg.MasterPollInterval = time.Hour
+	n, err := NewNode(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer n.Close()
+	frame := rostest.AppendFrame(nil, make([]byte, size))
+	pub := rostest.StartFakePublisher(b, nil, rostest.FakePublisherConfig{NodeName: "/bench", Topic: "/bench", Type: "sensor_msgs/Image",
+		OnConnect: func(ctx context.Context, conn net.Conn, _ tcpros.Header) {
+			_ = rostest.WritePublisherHeader(conn, "/bench", "/bench", "sensor_msgs/Image", "060021388200f6f0f447d0fcd9c64743", "", false)
+			for ctx.Err() == nil {
+				if _, err := conn.Write(frame); err != nil {
+					return
+				}
+			}
+		}})
+	var handled, target atomic.Int64
+	var fired atomic.Bool
+	target.Store(math.MaxInt64)
+	done := make(chan struct{}, 1)
+	s, err := n.Subscribe(context.Background(), SubscribeOptions{Topic: "/bench", Handler: func(m *Message) {
+		m.Release()
+		if handled.Add(1) >= target.Load() && fired.CompareAndSwap(false, true) {
+			done <- struct{}{} // once (buffered: never blocks)
+		}
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.setPublishers([]string{pub.URI})
+	poll.Until(b, 30*time.Second, "the pools warmed", func() bool { return handled.Load() >= 64 })
+	b.SetBytes(int64(len(frame)))
+	b.ReportAllocs()
+	sw0, h0 := switches(), handled.Load()
+	b.ResetTimer()
+	target.Store(h0 + int64(b.N) + 1) // +1: a message may be in hand already
+	<-done                            // the reader does the work; this goroutine sleeps
+	b.StopTimer()
+	switches().sub(sw0).report(b, int(handled.Load()-h0))
+	pub.Close()
+	_ = s.Close()
+}
 
-// BenchmarkIngestJointState: 26-joint JointState frames.
-func BenchmarkIngestJointState(b *testing.B) { benchmarkIngest(b, 26*(4+9)+3*(4+26*8)+20) }
+// BenchmarkIngestImage720p: 1280x720 rgb8 Image frames, through
+// Messages() and by a Handler.
+func BenchmarkIngestImage720p(b *testing.B) {
+	for _, direct := range []bool{false, true} {
+		b.Run(ingestPath(direct), func(b *testing.B) { benchmarkIngest(b, 1280*720*3+60, direct) })
+	}
+}
+
+// BenchmarkIngestJointState: 26-joint JointState frames, both paths.
+func BenchmarkIngestJointState(b *testing.B) {
+	for _, direct := range []bool{false, true} {
+		b.Run(ingestPath(direct), func(b *testing.B) { benchmarkIngest(b, 26*(4+9)+3*(4+26*8)+20, direct) })
+	}
+}
+
+func ingestPath(direct bool) string {
+	if direct {
+		return "handler"
+	}
+	return "queue"
+}
 
 // BenchmarkIngestLive subscribes to real publishers on an external
 // master, for scripts/bench-ros.sh: EDGED_BENCH_MASTER (required, else
@@ -95,21 +165,17 @@ func BenchmarkIngestLive(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer n.Close()
+	// Each message is counted by a Handler on its reader goroutine, as
+	// capture takes it (no hand-off per message).
+	counters := make([]liveCounter, len(topics))
 	var subs []*Subscription
-	for _, t := range topics {
-		s, err := n.Subscribe(context.Background(), SubscribeOptions{Topic: t, QueueSize: 64, TCPNoDelay: true})
+	for i, t := range topics {
+		s, err := n.Subscribe(context.Background(), SubscribeOptions{Topic: t, QueueSize: 64, TCPNoDelay: true,
+			Handler: counters[i].handle})
 		if err != nil {
 			b.Fatal(err)
 		}
 		subs = append(subs, s)
-	}
-	counters := make([]liveCounter, len(subs))
-	var measuring sync.WaitGroup
-	start := make(chan struct{})
-	stop := make(chan struct{})
-	for i, s := range subs {
-		measuring.Add(1)
-		go counters[i].consume(s, start, stop, &measuring)
 	}
 	poll.Until(b, 30*time.Second, "every topic delivered", func() bool { return allSeen(counters) })
 	baseStats := make([]SubscriptionStats, len(subs))
@@ -119,11 +185,14 @@ func BenchmarkIngestLive(b *testing.B) {
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	cpu0, sw0 := cpuSeconds(), switches()
-	close(start)
+	for i := range counters {
+		counters[i].measure(true)
+	}
 	time.Sleep(time.Duration(seconds * float64(time.Second)))
 	cpu, sw := cpuSeconds()-cpu0, switches().sub(sw0)
-	close(stop)
-	measuring.Wait()
+	for i := range counters {
+		counters[i].measure(false)
+	}
 	runtime.ReadMemStats(&ms1)
 	var msgs, bytes, drops, gaps uint64
 	for i, s := range subs {
@@ -167,43 +236,35 @@ func (c ctxSwitches) report(b *testing.B, msgs int) {
 	b.ReportMetric(float64(c.voluntary)/n, "wakeups/msg")
 }
 
-// liveCounter consumes one subscription and counts header.seq gaps while
-// measuring (the first field of both Image and JointState).
+// liveCounter counts header.seq gaps of one subscription while measuring
+// (the first field of both Image and JointState); its handle is the
+// subscription's Handler.
 type liveCounter struct {
-	mu      sync.Mutex
-	seen    bool
-	gaps    uint64
-	lastSeq int64
+	mu        sync.Mutex
+	seen      bool
+	measuring bool
+	gaps      uint64
+	lastSeq   int64
 }
 
-func (c *liveCounter) consume(s *Subscription, start, stop <-chan struct{}, wg *sync.WaitGroup) {
-	defer wg.Done()
-	measuring := false
-	c.lastSeq = -1
-	for {
-		select {
-		case <-stop:
-			return
-		case <-start:
-			measuring = true
-			start = nil
-		case m, ok := <-s.Messages():
-			if !ok {
-				return
-			}
-			if len(m.Data) >= 4 {
-				seq := int64(binary.LittleEndian.Uint32(m.Data))
-				if measuring && c.lastSeq >= 0 && seq > c.lastSeq+1 {
-					c.gaps += uint64(seq - c.lastSeq - 1)
-				}
-				c.lastSeq = seq
-			}
-			m.Release()
-			c.mu.Lock()
-			c.seen = true
-			c.mu.Unlock()
+func (c *liveCounter) measure(on bool) {
+	c.mu.Lock()
+	c.measuring = on
+	c.mu.Unlock()
+}
+
+func (c *liveCounter) handle(m *Message) {
+	c.mu.Lock()
+	if len(m.Data) >= 4 {
+		seq := int64(binary.LittleEndian.Uint32(m.Data))
+		if c.measuring && c.seen && seq > c.lastSeq+1 {
+			c.gaps += uint64(seq - c.lastSeq - 1)
 		}
+		c.lastSeq = seq
 	}
+	c.seen = true
+	c.mu.Unlock()
+	m.Release()
 }
 
 func allSeen(cs []liveCounter) bool {

@@ -202,10 +202,12 @@ func isNetErr(err error) bool {
 	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
 }
 
-// readLoop reads frames into pooled messages and queues them. Every
-// buffer is charged to the subscription's byte budget before it is taken
-// (a frame without room is skipped and counted as a drop), and a frame
-// body must arrive within FrameTimeout + size/MinFrameRate.
+// readLoop reads frames into pooled messages and hands them on (to the
+// Handler on this goroutine, else to the queue). Every buffer is charged
+// to the subscription's byte budget before it is taken (a frame without
+// room is skipped and counted as a drop), and a frame body must arrive
+// within FrameTimeout + size/MinFrameRate (bodyDeadline: no timer
+// operation per frame in a steady stream).
 func (c *pubConn) readLoop(conn net.Conn, info *PublisherInfo) error {
 	s := c.sub
 	cfg := s.node.cfg
@@ -217,20 +219,18 @@ func (c *pubConn) readLoop(conn net.Conn, info *PublisherInfo) error {
 		c.reserved += n
 		return true
 	}
-	deadline := false
+	dl := bodyDeadline{conn: conn}
 	for {
-		if deadline {
-			_ = conn.SetReadDeadline(time.Time{}) // idle between frames is fine
-			deadline = false
-		}
 		n, err := fr.ReadLength()
 		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) && dl.clearIfArmed() {
+				continue // idle between frames is fine: the deadline was a body's
+			}
 			return err
 		}
 		limit := cfg.FrameTimeout + time.Duration(float64(n)/float64(cfg.MinFrameRate)*float64(time.Second))
 		if n > fr.Buffered() {
-			_ = conn.SetReadDeadline(time.Now().Add(limit))
-			deadline = true
+			dl.cover(time.Now(), limit)
 		}
 		c.reserved = 0
 		buf, err := fr.ReadBody(n, reserve)
@@ -245,16 +245,67 @@ func (c *pubConn) readLoop(conn net.Conn, info *PublisherInfo) error {
 			}
 			return err
 		}
-		m := messagePool.Get().(*Message)
-		m.Topic = s.topic
-		m.Publisher = info
-		m.Data = buf.B
-		m.Received = time.Now()
-		m.buf = buf
-		m.release = s.releaseFn
-		m.reserved = c.reserved
-		s.bytes.Add(uint64(n))
-		c.bytes.Add(uint64(n))
-		s.queue.Deliver(m)
+		c.handOn(c.message(info, buf, n))
 	}
+}
+
+// message wraps a frame body read whole in a pooled Message.
+func (c *pubConn) message(info *PublisherInfo, buf *tcpros.Buffer, n int) *Message {
+	s := c.sub
+	m := messagePool.Get().(*Message)
+	m.Topic = s.topic
+	m.Publisher = info
+	m.Data = buf.B
+	m.Received = time.Now()
+	m.buf = buf
+	m.release = s.releaseFn
+	m.reserved = c.reserved
+	s.bytes.Add(uint64(n))
+	c.bytes.Add(uint64(n))
+	return m
+}
+
+// handOn gives m to the Handler on this goroutine, else queues it.
+func (c *pubConn) handOn(m *Message) {
+	q := c.sub.queue
+	if h := c.sub.opts.Handler; h != nil {
+		q.Handed()
+		h(m)
+		return
+	}
+	q.Deliver(m)
+}
+
+// bodyDeadline bounds how long a frame body may take without a timer
+// operation per frame: the connection's read deadline is armed for twice
+// the limit a body needs and left armed while it still covers the next
+// body's limit, so a steady stream re-arms it about once per limit
+// (setting and clearing it around every body cost two timer operations
+// per message). Between frames an armed deadline may expire while the
+// publisher is merely idle: the length read reports it without losing a
+// byte (tcpros.FrameReader.ReadLength), and readLoop clears it and waits
+// on with no deadline, as before.
+type bodyDeadline struct {
+	conn  net.Conn
+	until time.Time // armed deadline; zero: none
+}
+
+// cover makes sure the deadline leaves at least limit from now.
+func (d *bodyDeadline) cover(now time.Time, limit time.Duration) {
+	if !d.until.IsZero() && d.until.Sub(now) >= limit {
+		return
+	}
+	d.until = now.Add(2 * limit)
+	_ = d.conn.SetReadDeadline(d.until)
+}
+
+// clearIfArmed removes an armed deadline; false when none was armed (the
+// timeout was not ours to forgive).
+func (d *bodyDeadline) clearIfArmed() bool {
+	if d.until.IsZero() {
+		return false
+	}
+	d.until = time.Time{}
+	_ = d.conn.SetReadDeadline(time.Time{})
+	return true
 }

@@ -42,7 +42,11 @@
 //   - Messages() is a bounded queue (QueueSize messages, and QueueBytes
 //     as above). The socket reader never blocks on it: when it is full
 //     the oldest message is dropped, released and counted in
-//     Stats().Drops (logged, rate limited).
+//     Stats().Drops (logged, rate limited). With SubscribeOptions.Handler
+//     the reader hands each message to it instead, on its own goroutine
+//     (no hand-off per message; capture's path), under the same budget.
+//   - Read deadlines are left armed across frames (bodyDeadline), not
+//     set and cleared per frame: no timer operation per message.
 //   - Buffer ownership: a *Message and its Data belong to the receiver
 //     until it calls Release, exactly once; buffers come from a pool, so
 //     steady-state receiving allocates nothing per message. The

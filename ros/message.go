@@ -86,11 +86,22 @@ type SubscribeOptions struct {
 	MaxPublishers int
 	// TCPNoDelay asks publishers for tcp_nodelay.
 	TCPNoDelay bool
+	// Handler, when set, receives every message on the goroutine that
+	// read it instead of through Messages(): no hand-off to another
+	// goroutine per message. Calls come from one goroutine per publisher
+	// connection, so they may be concurrent. Handler owns m (Release it
+	// exactly once) and must be quick and never block: while it runs
+	// that connection is not read (the kernel's socket buffer, then the
+	// publisher's own queue, take up a stall). The byte budget still
+	// holds: a message not yet released keeps its bytes charged.
+	// Messages() then delivers nothing; it is closed by Close, which
+	// returns once no Handler call is running.
+	Handler func(m *Message)
 }
 
 // SubscriptionStats are the counters of one subscription, cumulative.
 type SubscriptionStats struct {
-	Messages   uint64 // delivered to the queue
+	Messages   uint64 // delivered to the queue (or to the Handler)
 	Bytes      uint64 // message bytes received
 	Drops      uint64 // dropped: the queue was full (count or bytes)
 	Errors     uint64 // connections closed for bad frames or headers

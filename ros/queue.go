@@ -102,6 +102,10 @@ func (q *Queue) Deliver(m *Message) {
 	}
 }
 
+// Handed counts a message handed to the consumer directly
+// (SubscribeOptions.Handler) rather than queued.
+func (q *Queue) Handed() { q.messages.Add(1) }
+
 // Drop counts one dropped message and logs it, rate limited.
 func (q *Queue) Drop(why string) {
 	drops := q.drops.Add(1)
@@ -113,7 +117,7 @@ func (q *Queue) Drop(why string) {
 }
 
 // Messages counts the messages delivered (queued, whether or not they
-// were dropped later), Drops the messages dropped, Held the bytes held.
+// were dropped later, or Handed).
 func (q *Queue) Messages() uint64 { return q.messages.Load() }
 
 // Drops counts the messages dropped for the queue's size or byte budget.

@@ -35,11 +35,10 @@ var ErrNoRoom = errors.New("tcpros: no room for the frame")
 
 // FrameReader reads length-prefixed message frames into pooled buffers.
 type FrameReader struct {
-	r      *bufio.Reader
-	max    int
-	pool   *Pool
-	lenBuf [4]byte
-	sent   int // body bytes of the last frame the peer sent whole
+	r    *bufio.Reader
+	max  int
+	pool *Pool
+	sent int // body bytes of the last frame the peer sent whole
 }
 
 // NewFrameReader reads frames from r of at most maxBytes (0:
@@ -75,12 +74,19 @@ func (f *FrameReader) Next() (*Buffer, error) {
 }
 
 // ReadLength reads the next frame's length and checks it against the cap
-// (an error wrapping ErrTooLarge when over it).
+// (an error wrapping ErrTooLarge when over it). A read error (a deadline)
+// consumes nothing: after it the reader is still at the frame's start,
+// so a caller may clear the deadline and call ReadLength again.
 func (f *FrameReader) ReadLength() (int, error) {
-	if _, err := io.ReadFull(f.r, f.lenBuf[:]); err != nil {
+	b, err := f.r.Peek(4)
+	if err != nil {
+		if err == io.EOF && len(b) > 0 {
+			err = io.ErrUnexpectedEOF
+		}
 		return 0, err
 	}
-	n := binary.LittleEndian.Uint32(f.lenBuf[:])
+	n := binary.LittleEndian.Uint32(b)
+	_, _ = f.r.Discard(4)
 	if uint64(n) > uint64(f.max) {
 		return 0, fmt.Errorf("%w: frame of %d bytes, cap %d", ErrTooLarge, n, f.max)
 	}

@@ -305,3 +305,56 @@ func TestReadBodyInSteps(t *testing.T) {
 		t.Fatalf("cut short: %v, reserved %d", err, reserved)
 	}
 }
+
+// scripted reads its steps one Read each; a nil step fails that Read
+// with err (a connection whose read deadline expired).
+type scripted struct {
+	steps [][]byte
+	err   error
+}
+
+func (r *scripted) Read(p []byte) (int, error) {
+	for len(r.steps) > 0 && r.steps[0] != nil && len(r.steps[0]) == 0 {
+		r.steps = r.steps[1:]
+	}
+	if len(r.steps) == 0 {
+		return 0, io.EOF
+	}
+	if r.steps[0] == nil {
+		r.steps = r.steps[1:]
+		return 0, r.err
+	}
+	n := copy(p, r.steps[0])
+	r.steps[0] = r.steps[0][n:]
+	return n, nil
+}
+
+// A read error in the middle of a length (the connection's read deadline
+// expiring while the publisher idles between frames) consumes nothing:
+// ReadLength again reads the same frame's length and the stream stays in
+// sync (the reader's deadline is left armed between frames, conn.go).
+func TestReadLengthKeepsSyncAcrossAnError(t *testing.T) {
+	f := frame([]byte("hello"))
+	tests := []struct {
+		name  string
+		split int // bytes of the length sent before the error
+	}{{"none", 0}, {"two", 2}, {"three", 3}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			deadline := errors.New("i/o timeout")
+			r := &scripted{steps: [][]byte{f[:tc.split], nil, f[tc.split:]}, err: deadline}
+			fr := NewFrameReader(r, 0, nil)
+			if _, err := fr.ReadLength(); !errors.Is(err, deadline) {
+				t.Fatalf("first ReadLength: %v, want the read error", err)
+			}
+			n, err := fr.ReadLength()
+			if err != nil || n != 5 {
+				t.Fatalf("ReadLength after the error = %d, %v; want 5", n, err)
+			}
+			b, err := fr.ReadBody(n, nil)
+			if err != nil || string(b.B) != "hello" {
+				t.Fatalf("body %q, %v", b.B, err)
+			}
+		})
+	}
+}
