@@ -6,7 +6,8 @@
 # sink's copy (bytes of contact sheets, labeling sheets, snippets and
 # the rest; VLM tokens to show every sheet once), for the published
 # recipe and the low-cost preset, printed next to the budget
-# (bench/cost). Env: COST_MINUTES (10).
+# (bench/cost). Exits 1 after its rows when one missed its aim (make
+# bench then adds no failed row). Env: COST_MINUTES (10).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=../shared/data/pan720p.mp4

@@ -9,9 +9,18 @@
 //	RESULT NAME skipped REASON...   (not counted: a missing component)
 //	RESULT NAME failed REASON...    (a script that did not finish)
 //
-// ignores every other line, prints one table of them all and exits 1
-// when an aim was missed or a benchmark failed, 2 on a malformed
-// RESULT line. Input: the files named, else stdin.
+// and the line bench.sh adds after each script's output,
+//
+//	BENCHEXIT SCRIPT STATUS
+//
+// which judges the script by the rows it printed since the previous
+// BENCHEXIT: status 0 with a row, or status 1 with a row that missed its
+// aim or failed (the row says what went wrong), adds nothing; any other
+// status, status 1 with every row met, or no row at all adds a row
+// "SCRIPT failed". It ignores every other line, prints one table of
+// them all and exits 1 when an aim was missed or a benchmark failed, 2
+// on a malformed RESULT or BENCHEXIT line. Input: the files named, else
+// stdin.
 package main
 
 import (
@@ -57,9 +66,18 @@ func main() {
 // parse reads every RESULT line of r and judges it.
 func parse(r io.Reader) ([]row, error) {
 	var rows []row
+	since := 0 // the first row of the script running
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
 		f := strings.Fields(sc.Text())
+		if len(f) > 0 && f[0] == "BENCHEXIT" {
+			r, err := judgeScript(f, rows[since:])
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %q: %w", n, sc.Text(), err)
+			}
+			rows, since = append(rows, r...), len(rows)+len(r)
+			continue
+		}
 		if len(f) == 0 || f[0] != "RESULT" {
 			continue
 		}
@@ -79,6 +97,32 @@ func parse(r io.Reader) ([]row, error) {
 		rows = append(rows, rw)
 	}
 	return rows, sc.Err()
+}
+
+// judgeScript reads BENCHEXIT SCRIPT STATUS and returns the failed row
+// the script's exit adds to its rows, if any (see the package comment).
+func judgeScript(f []string, rows []row) ([]row, error) {
+	if len(f) != 3 {
+		return nil, fmt.Errorf("want BENCHEXIT SCRIPT STATUS")
+	}
+	status, err := strconv.Atoi(f[2])
+	if err != nil {
+		return nil, fmt.Errorf("status %q is not a number", f[2])
+	}
+	explained := false // a row of the script says why it exited 1
+	for _, r := range rows {
+		explained = explained || r.verdict == "MISSED" || r.verdict == "failed"
+	}
+	failed := row{name: f[1], verdict: "failed"}
+	switch {
+	case len(rows) == 0:
+		failed.figure = fmt.Sprintf("printed no RESULT line, exit status %d (output above)", status)
+	case status == 0 || status == 1 && explained:
+		return nil, nil
+	default:
+		failed.figure = fmt.Sprintf("exit status %d (output above)", status)
+	}
+	return []row{failed}, nil
 }
 
 // meets says whether ratio is within aim (<=X or >=X).
