@@ -85,8 +85,9 @@ func (s *countingSink) PutFrame(f capture.Frame) {
 	f.Release()
 }
 
-// feed is one camera: its queue (ros.DefaultQueueSize messages, a full
-// queue drops the frame as a subscription does), its capture (a Replay,
+// feed is one camera: its queue (ros.DefaultQueueSize messages; when it
+// is full a frame is lost, the newest here where a subscription drops its
+// oldest: one frame either way), its capture (a Replay,
 // the live path's conversion, on one goroutine locked to its OS thread
 // so the thread's CPU time is capture's) and its ring.
 type feed struct {
