@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/edged-robotics/edged/blob/s3"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/fsutil"
 )
@@ -22,7 +23,9 @@ import (
 // Fetch is what `edged clip fetch` asks of a running daemon's
 // GET /clips and GET /clips/EPISODE/NAME.
 type Fetch struct {
-	From    string   // the daemon's http.listen: host:port or URL
+	From string // the daemon's http.listen: host:port or URL; or an s3:// URL
+	// Getenv reads the object store's settings (default os.Getenv).
+	Getenv  func(string) string
 	Names   []string // clips by name; or Latest, or All
 	Latest  bool
 	All     bool
@@ -44,14 +47,18 @@ const maxClipList = 4 << 20
 // NAME.part, resumed with a Range request where an earlier attempt (or
 // an earlier run) stopped, its size (and sha256 when known) checked,
 // fsynced and renamed to NAME. A clip already in f.Dir is not fetched
-// again. It returns the clips fetched.
+// again. It returns the clips fetched. f.From is a daemon's http.listen,
+// or an object store's s3:// URL (fetchFromStore).
 func FetchClips(ctx context.Context, f Fetch) ([]StoredClip, error) {
+	if f.Attempts <= 0 {
+		f.Attempts = 5
+	}
+	if s3.IsURL(f.From) {
+		return fetchFromStore(ctx, f)
+	}
 	base := baseURL(f.From)
 	if f.Client == nil {
 		f.Client = http.DefaultClient
-	}
-	if f.Attempts <= 0 {
-		f.Attempts = 5
 	}
 	list, err := listClips(ctx, f.Client, base)
 	if err != nil {
@@ -61,15 +68,51 @@ func FetchClips(ctx context.Context, f Fetch) ([]StoredClip, error) {
 	if err != nil {
 		return nil, err
 	}
+	return sel, fetchAll(ctx, f, httpSource(f.Client, base), sel)
+}
+
+// fetchAll downloads sel from src into f.Dir (fetchOne each).
+func fetchAll(ctx context.Context, f Fetch, src clipSource, sel []StoredClip) error {
 	if err := os.MkdirAll(f.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("clip fetch: %w (check -o)", err)
+		return fmt.Errorf("clip fetch: %w (check -o)", err)
 	}
 	for _, c := range sel {
-		if err := fetchOne(ctx, f, base, c); err != nil {
-			return nil, err
+		if err := fetchOne(ctx, f, src, c); err != nil {
+			return err
 		}
 	}
-	return sel, nil
+	return nil
+}
+
+// clipSource opens clip c's bytes from offset off to its end; from is
+// the offset the body starts at (off, or 0 for a source that sends the
+// whole clip again).
+type clipSource func(ctx context.Context, c StoredClip, off int64) (body io.ReadCloser, from int64, err error)
+
+// httpSource reads clips from a daemon's GET /clips/EPISODE/NAME.
+func httpSource(client *http.Client, base string) clipSource {
+	return func(ctx context.Context, c StoredClip, off int64) (io.ReadCloser, int64, error) {
+		u := base + "/clips/" + url.PathEscape(c.Episode) + "/" + url.PathEscape(c.Name)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return nil, 0, err
+		}
+		if off > 0 {
+			req.Header.Set("Range", fmt.Sprintf("bytes=%d-", off))
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, 0, err
+		}
+		switch {
+		case resp.StatusCode == http.StatusPartialContent && off > 0:
+			return resp.Body, off, nil
+		case resp.StatusCode == http.StatusOK:
+			return resp.Body, 0, nil
+		}
+		resp.Body.Close()
+		return nil, 0, fmt.Errorf("GET %s: %s", u, resp.Status)
+	}
 }
 
 func baseURL(addr string) string {
@@ -120,7 +163,7 @@ func selectClips(list []StoredClip, f Fetch) ([]StoredClip, error) {
 		return in, nil
 	case f.Latest:
 		if len(in) == 0 {
-			return nil, errors.New("clip fetch: the daemon holds no clip" + episodeNote(f.Episode))
+			return nil, errors.New("clip fetch: " + f.From + " holds no clip" + episodeNote(f.Episode))
 		}
 		return in[len(in)-1:], nil
 	}
@@ -128,7 +171,7 @@ func selectClips(list []StoredClip, f Fetch) ([]StoredClip, error) {
 	for _, name := range f.Names {
 		i := slices.IndexFunc(in, func(c StoredClip) bool { return c.Name == name })
 		if i < 0 {
-			return nil, fmt.Errorf("clip fetch: no clip %s%s (GET /clips lists them; edged inspect on the sink says where each is)", name, episodeNote(f.Episode))
+			return nil, fmt.Errorf("clip fetch: no clip %s%s in %s (edged inspect on the sink says where each is)", name, episodeNote(f.Episode), f.From)
 		}
 		out = append(out, in[i])
 	}
@@ -146,7 +189,7 @@ func episodeNote(id string) string {
 }
 
 // fetchOne downloads c into f.Dir (see FetchClips).
-func fetchOne(ctx context.Context, f Fetch, base string, c StoredClip) error {
+func fetchOne(ctx context.Context, f Fetch, src clipSource, c StoredClip) error {
 	final := filepath.Join(f.Dir, c.Name)
 	if st, err := os.Stat(final); err == nil && st.Size() == c.Bytes {
 		return nil // fetched before
@@ -154,7 +197,7 @@ func fetchOne(ctx context.Context, f Fetch, base string, c StoredClip) error {
 	part := final + ".part"
 	var err error
 	for range f.Attempts {
-		if err = resume(ctx, f.Client, base, c, part); err == nil || ctx.Err() != nil {
+		if err = resume(ctx, src, c, part); err == nil || ctx.Err() != nil {
 			break
 		}
 	}
@@ -174,7 +217,7 @@ func fetchOne(ctx context.Context, f Fetch, base string, c StoredClip) error {
 // resume appends to part what it lacks of c (a Range request from its
 // size; a server that answers the whole file starts it over), then
 // fsyncs it. A part longer than the clip starts over.
-func resume(ctx context.Context, client *http.Client, base string, c StoredClip, part string) error {
+func resume(ctx context.Context, src clipSource, c StoredClip, part string) error {
 	out, err := os.OpenFile(part, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
@@ -190,43 +233,32 @@ func resume(ctx context.Context, client *http.Client, base string, c StoredClip,
 		}
 	}
 	if have < c.Bytes {
-		if err := download(ctx, client, base+"/clips/"+url.PathEscape(c.Episode)+"/"+url.PathEscape(c.Name), out, have, c.Bytes); err != nil {
+		if err := download(ctx, src, c, out, have); err != nil {
 			return err
 		}
 	}
 	return out.Sync()
 }
 
-// download writes bytes [have, size) of the clip at u to out (at have).
-func download(ctx context.Context, client *http.Client, u string, out *os.File, have, size int64) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+// download writes bytes [have, c.Bytes) of clip c from src to out (at
+// have; from 0 when src sends the whole clip again).
+func download(ctx context.Context, src clipSource, c StoredClip, out *os.File, have int64) error {
+	body, from, err := src(ctx, c, have)
 	if err != nil {
 		return err
 	}
-	if have > 0 {
-		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", have))
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	switch {
-	case resp.StatusCode == http.StatusPartialContent && have > 0:
-	case resp.StatusCode == http.StatusOK:
+	defer body.Close()
+	if from != have {
 		if err := out.Truncate(0); err != nil {
 			return err
 		}
 		if _, err := out.Seek(0, io.SeekStart); err != nil {
 			return err
 		}
-		have = 0
-	default:
-		return fmt.Errorf("GET %s: %s", u, resp.Status)
 	}
-	n, err := io.Copy(out, io.LimitReader(resp.Body, size-have))
-	if err == nil && have+n < size {
-		err = fmt.Errorf("connection ended after %d of %d bytes", have+n, size)
+	n, err := io.Copy(out, io.LimitReader(body, c.Bytes-from))
+	if err == nil && from+n < c.Bytes {
+		err = fmt.Errorf("connection ended after %d of %d bytes", from+n, c.Bytes)
 	}
 	return err
 }
@@ -244,7 +276,7 @@ func checkPart(part string, c StoredClip, sum string) error {
 	case err != nil:
 		return err
 	case n != c.Bytes:
-		return fmt.Errorf("%d bytes, the daemon listed %d", n, c.Bytes)
+		return fmt.Errorf("%d bytes, %d listed", n, c.Bytes)
 	case sum != "" && hex.EncodeToString(h.Sum(nil)) != sum:
 		return fmt.Errorf("sha256 %x, the manifest says %s", h.Sum(nil), sum)
 	}

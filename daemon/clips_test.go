@@ -86,6 +86,13 @@ type clipRun struct {
 
 func startClipRun(t *testing.T, clips string) *clipRun {
 	t.Helper()
+	return startClipRunWith(t, clips, "")
+}
+
+// startClipRunWith is startClipRun with more of the config (YAML lines
+// appended: an uplink...).
+func startClipRunWith(t *testing.T, clips, more string) *clipRun {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test with rosmaster and rosbag play; skipped with -short")
 	}
@@ -106,7 +113,8 @@ joints: [{topic: /joint_states}]
 fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]
 http: {listen: "127.0.0.1:%d"}
 clips: %s
-`, filepath.Join(r.tmp, "data"), r.m.URI, simCamera, port, clips)))
+%s
+`, filepath.Join(r.tmp, "data"), r.m.URI, simCamera, port, clips, more)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,8 @@
 // an incident clip now, answered once written; RequestClip is its
 // client, edged clip's); GET /clips and GET /clips/EPISODE/NAME
 // (clipserve.go: the store's clips, read-only, Range; FetchClips in
-// clipfetch.go is their client, edged clip fetch's); the ROS1 node's
+// clipfetch.go is their client, edged clip fetch's, which also fetches
+// uploaded clips from an object store, clipfetchs3.go); the ROS1 node's
 // ~snapshot service asks the same way (snapshot.go). Under systemd, READY=1
 // once capture runs, WATCHDOG=1 while the pipeline progresses
 // (pipeline's Progressing), STOPPING=1 at the end. When the ROS graph

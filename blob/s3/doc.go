@@ -7,7 +7,8 @@
 //
 // It owns what an s3:// URL means (IsURL, ParseURL, Open; NewTarget:
 // the URL's bucket, prefix and client for writers that need more of
-// the S3 API, clip/upload's multipart uploads) and the rule for
+// the S3 API, clip/upload's multipart uploads; ObjectOf: an object's URL, whose
+// ranged streaming read ReadFrom is `edged clip fetch`'s) and the rule for
 // writers that share a store (shared.go): OpenShared opens a store for
 // a sink group and refuses one that ignores conditional writes.
 //

@@ -45,17 +45,21 @@ once written, or its name alone when not written within --wait.`,
 func newClipFetchCmd() *cobra.Command {
 	f := daemon.Fetch{}
 	cmd := &cobra.Command{
-		Use:   "fetch --from http://HOST:PORT [NAME...|--latest|--all] [--episode ID] [-o DIR]",
-		Short: "download incident clips kept on a robot from its running edged (GET /clips on its http.listen)",
+		Use:   "fetch --from http://HOST:PORT|s3://BUCKET[/PREFIX] [NAME...|--latest|--all] [--episode ID] [-o DIR]",
+		Short: "download incident clips from a robot's running edged (GET /clips on its http.listen) or the fleet's object store",
 		Long: `fetch downloads clips from the edged run listening on --from (its
-http.listen) into -o: each into NAME.part, resumed where an interrupted
-fetch stopped (a Range request; run it again), its size checked, then
-renamed to NAME. A clip already in -o is not fetched again. The sink's
-manifest (edged inspect EPISODE on the sink) says which clips are still
-on the robot.`,
+http.listen), or from an object store: --from the sink's store URL (its
+--out, s3://BUCKET[/PREFIX]; the manifests say which clips exist and
+where) or one clip's URL (the where edged inspect shows; no NAME
+needed). Each goes into -o as NAME.part, resumed where an interrupted
+fetch stopped (a Range request; run it again), its size (and sha256,
+when the sink's manifest lists it) checked, then renamed to NAME. A clip
+already in -o is not fetched again. The sink's manifest (edged inspect
+EPISODE on the sink) says which clips are still on the robot. The store's
+endpoint and credentials are edged sink's (AWS_ENDPOINT_URL, ...).`,
 		RunE: func(cmd *cobra.Command, names []string) error {
 			f.Names = names
-			if (len(names) > 0) == (f.Latest || f.All) || f.Latest && f.All {
+			if !daemon.IsClipURL(f.From) && (len(names) > 0) == (f.Latest || f.All) || f.Latest && f.All {
 				return fmt.Errorf("clip fetch: name clips, or give --latest or --all (one of them)")
 			}
 			got, err := daemon.FetchClips(cmd.Context(), f)
@@ -65,7 +69,7 @@ on the robot.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&f.From, "from", config.DefaultListen, "the daemon's http.listen (host:port or URL)")
+	cmd.Flags().StringVar(&f.From, "from", config.DefaultListen, "the daemon's http.listen (host:port or URL), a sink's s3:// store or a clip's s3:// URL")
 	cmd.Flags().BoolVar(&f.Latest, "latest", false, "the latest clip (of --episode)")
 	cmd.Flags().BoolVar(&f.All, "all", false, "every clip (of --episode)")
 	cmd.Flags().StringVar(&f.Episode, "episode", "", "only this episode's clips")
