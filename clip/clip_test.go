@@ -15,6 +15,7 @@ import (
 	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/clip/policy"
 	"github.com/edged-robotics/edged/episode"
+	"github.com/edged-robotics/edged/internal/cliptest"
 	"github.com/edged-robotics/edged/internal/mcaptest"
 	"github.com/edged-robotics/edged/ringbuf"
 	"github.com/edged-robotics/edged/ros/msg"
@@ -211,10 +212,15 @@ func clipEncodings(t *testing.T, path string) map[string]string {
 }
 
 // checkWithMcapCore: Foxglove's @mcap/core reads the clip with the
-// channels, encodings and messages per topic edged's reader found.
+// channels, encodings and messages per topic edged's reader found, and
+// Foxglove's deserializers decode every message as edged's reader does
+// (cliptest.CheckFoxgloveDecodes).
 func checkWithMcapCore(t *testing.T, path string, encodings map[string]string) {
-	perTopic, _, _ := readClip(t, path, "")
-	ix := mcaptest.ReadFile(t, path).Indexed
+	c := cliptest.Read(t, path, "")
+	perTopic := c.PerTopic
+	v := mcaptest.ReadFile(t, path)
+	cliptest.CheckFoxgloveDecodes(t, c, v)
+	ix := v.Indexed
 	if !maps.Equal(ix.ByTopic, perTopic) || !ix.DataCrcMatches {
 		t.Errorf("@mcap/core: messages per topic %v (data CRC matches: %v), edged's reader %v", ix.ByTopic, ix.DataCrcMatches, perTopic)
 	}

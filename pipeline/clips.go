@@ -44,6 +44,11 @@ func (p *Pipeline) startClips() {
 	p.joints.clips.Store(s.History())
 }
 
+// SetROS2 sets Options.ROS2 for a pipeline whose robot's ROS version is
+// known only once its input opens (a replay's recordings). Call it
+// before NewRunner: the clip stage keeps the version it was made with.
+func (p *Pipeline) SetROS2(ros2 bool) { p.opts.ROS2 = ros2 }
+
 // startUploads makes the clip uploader when clips.upload is set (a live
 // run only: a replay's clips stay where it writes them).
 func (p *Pipeline) startUploads() *upload.Uploader {

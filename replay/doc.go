@@ -6,7 +6,10 @@
 //	  -> capture.Replay (the record time as the clock) -> pipeline
 //
 // Each bag is opened by its format (a ROS1 .bag; a rosbag2 directory,
-// .mcap or .db3), whatever ros.version says. The run is deterministic:
+// .mcap or .db3), whatever ros.version says; incident clips are
+// written in the recordings' ROS version (ROS 2 messages when every bag
+// is ROS 2, ros.version's when ROS1 and ROS 2 bags mix, pipeline.SetROS2
+// before the clip stage is made). The run is deterministic:
 // the sheets advance on the recording's clock (a Runner ticked as the
 // live loop would be), every FSM message is handled, and its events,
 // before the next message, and the store's clock is the recording's,

@@ -95,7 +95,8 @@ func (r *Replay) Pipeline() *pipeline.Pipeline { return r.pipe }
 // ROS1; a directory with metadata.yaml, an .mcap or a .db3 is ROS 2),
 // so a config written for a ROS 2 robot replays its ROS1 bags and the
 // reverse, and ROS1 and ROS 2 bags merge in one replay. A bag of the
-// other version than ros.version says is noted in the log.
+// other version than ros.version says is noted in the log. Incident
+// clips are written in the recordings' ROS version (clipsROS2).
 func (r *Replay) Run(ctx context.Context, bags []string, progress io.Writer) (Summary, error) {
 	sum := Summary{Out: r.cfg.DataDir, MaxGap: r.cfg.Replay.MaxGap.D()}
 	if !r.running.CompareAndSwap(false, true) {
@@ -106,6 +107,7 @@ func (r *Replay) Run(ctx context.Context, bags []string, progress io.Writer) (Su
 		return sum, fmt.Errorf("replay: %w", err)
 	}
 	r.noteVersions(readers)
+	r.pipe.SetROS2(clipsROS2(readers, r.cfg.ROS.Version))
 	defer recording.CloseAll(readers)
 	defer r.pipe.Close() // the rings and the uplink, then the store
 	if err := r.start(ctx, readers); err != nil {
@@ -194,6 +196,26 @@ func (r *Replay) noteVersions(readers []recording.Recording) {
 				"bag", rec.Info().Path, "bag_version", bv, "ros.version", v)
 		}
 	}
+}
+
+// clipsROS2 says whether the recordings are a ROS 2 robot's, so that
+// its incident clips carry the cameras and joints as ROS 2 messages
+// (ros2msg, cdr) as edged run's under ros.version 2 would: yes when every
+// recording is ROS 2, no when every one is ROS1 (a clip replayed is
+// ROS1's), ros.version's when they mix.
+func clipsROS2(readers []recording.Recording, version int) bool {
+	var ros1, ros2 bool
+	for _, rec := range readers {
+		if rec.ROSVersion() == 2 {
+			ros2 = true
+		} else {
+			ros1 = true
+		}
+	}
+	if ros1 && ros2 {
+		return version == 2
+	}
+	return ros2
 }
 
 // bagTopics are the configured cameras and joints; a role with none

@@ -19,6 +19,13 @@ type Clip struct {
 	Stamps   []time.Time                  // header stamps of the camera's frames, in order
 	PerTopic map[string]int               // messages per topic
 	Metadata map[string]map[string]string // Metadata records by name (clip.MetadataName)
+	// Encodings are each topic's schema and message encodings
+	// ("ros2msg cdr", "ros1msg ros1", "jsonschema json").
+	Encodings map[string]string
+	// First is each topic's first message decoded, as JSON would hold
+	// it (Tree): what Foxglove's deserializers must decode too
+	// (CheckFoxgloveDecodes).
+	First map[string]any
 }
 
 // Read reads a clip with edged's MCAP reader: indexed with its CRCs
@@ -36,7 +43,8 @@ func Read(t testing.TB, path, camera string) Clip {
 	if info := r.Info(); info.Messages > 0 && (!info.Indexed || !info.DataCRCChecked) || len(info.Problems) > 0 {
 		t.Fatalf("clip not indexed or damaged: %+v", info)
 	}
-	c := Clip{PerTopic: map[string]int{}, Metadata: map[string]map[string]string{}}
+	c := Clip{PerTopic: map[string]int{}, Metadata: map[string]map[string]string{}, Encodings: map[string]string{},
+		First: map[string]any{}}
 	it := r.Messages()
 	defer it.Close()
 	for it.Next() {
@@ -46,6 +54,10 @@ func Read(t testing.TB, path, camera string) Clip {
 			t.Fatalf("channel %s: metadata %v, schema %v", m.Channel.Topic, m.Channel.Metadata, m.Channel.Schema)
 		}
 		v := decodeWithSchema(t, m)
+		if c.PerTopic[m.Channel.Topic] == 1 {
+			c.Encodings[m.Channel.Topic] = m.Channel.Schema.Encoding + " " + m.Channel.MessageEncoding
+			c.First[m.Channel.Topic] = firstTree(t, m, v)
+		}
 		if m.Channel.Topic == camera {
 			sc := m.Channel.Schema
 			if err := CheckCameraSchema(sc.Name, sc.Encoding, m.Channel.MessageEncoding, sc.Data); err != nil {

@@ -2,13 +2,16 @@
 // reader (@mcap/core from npm, the version ../shared/data/ros2 was
 // checked with), for the tests of what edged writes (bag/mcap's writer,
 // clip's clips): Read runs mcapcore.cjs under node and returns what it
-// found. Tests only; it skips a test when node or npm is missing or npm
-// cannot install the packages (offline).
+// found, every message also decoded with its channel's schema by the
+// deserializers Foxglove Studio uses (View.Decoded). Tests only; it
+// skips a test when node or npm is missing or npm cannot install the
+// packages (offline).
 package mcaptest
 
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -17,14 +20,18 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 )
 
-// Packages is what mcapcore.cjs needs from npm: Foxglove's reader and
-// the decompressors Foxglove's tools use.
-var Packages = []string{"@mcap/core@2.2.2", "@foxglove/wasm-zstd@1.0.1", "@foxglove/wasm-lz4@1.0.2"}
+// Packages is what mcapcore.cjs needs from npm, pinned: Foxglove's
+// reader, the decompressors Foxglove's tools use, and Foxglove Studio's
+// ROS message deserializers (the definition parser, ROS1 and CDR), the
+// versions ../shared/data/ros2 was made and checked with.
+var Packages = []string{"@mcap/core@2.2.2", "@foxglove/wasm-zstd@1.0.1", "@foxglove/wasm-lz4@1.0.2",
+	"@foxglove/rosmsg@5.0.5", "@foxglove/rosmsg-serialization@2.0.4", "@foxglove/rosmsg2-serialization@3.1.0"}
 
 var core struct {
 	once       sync.Once
@@ -33,9 +40,10 @@ var core struct {
 }
 
 // Modules installs Packages once into the user's cache directory
-// (CACHE/edged/npm/mcap-core-2.2.2, reused by later runs) and returns
-// its node_modules; it skips the test when node or npm is missing or
-// npm cannot install them (offline).
+// (CACHE/edged/npm/mcap-HASH, HASH of Packages: reused by later runs,
+// installed anew when Packages change) and returns its node_modules; it
+// skips the test when node or npm is missing or npm cannot install them
+// (offline).
 func Modules(t testing.TB) string {
 	t.Helper()
 	core.once.Do(install)
@@ -59,9 +67,9 @@ func install() {
 	if err != nil {
 		cache = os.TempDir()
 	}
-	dir := filepath.Join(cache, "edged", "npm", "mcap-core-2.2.2")
+	dir := filepath.Join(cache, "edged", "npm", installName())
 	core.modules = filepath.Join(dir, "node_modules")
-	if _, err := os.Stat(filepath.Join(core.modules, "@mcap", "core", "package.json")); err == nil {
+	if installed(core.modules) {
 		return
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
@@ -83,11 +91,26 @@ func install() {
 		core.skip = fmt.Sprintf("npm could not install %v (offline?): %v\n%s", Packages, err, tail(out, 800))
 		return
 	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, serr := os.Stat(filepath.Join(core.modules, "@mcap", "core")); serr != nil {
-			core.fail = fmt.Sprintf("installing @mcap/core into %s: %v", dir, err)
+	if err := os.Rename(tmp, dir); err != nil && !installed(core.modules) {
+		core.fail = fmt.Sprintf("installing %v into %s: %v", Packages, dir, err)
+	}
+}
+
+// installName names the install of exactly Packages.
+func installName() string {
+	sum := sha256.Sum256([]byte(strings.Join(Packages, " ")))
+	return fmt.Sprintf("mcap-%x", sum[:6])
+}
+
+// installed: every package of Packages is in modules.
+func installed(modules string) bool {
+	for _, p := range Packages {
+		name := p[:strings.LastIndex(p, "@")] // "@scope/name@version"
+		if _, err := os.Stat(filepath.Join(modules, filepath.FromSlash(name), "package.json")); err != nil {
+			return false
 		}
 	}
+	return true
 }
 
 func tail(b []byte, n int) []byte { return b[max(0, len(b)-n):] }
@@ -127,11 +150,29 @@ type View struct {
 		ByTopic           map[string]int
 		Metadata          []Metadata
 	}
-	Stream struct {
+	// Decoded is, per topic, what Foxglove's deserializers made of its
+	// messages (read from the summary's indexes, in log-time order).
+	Decoded map[string]Decoded
+	Stream  struct {
 		Records  map[string]int
 		Messages []Message
 		Done     bool
 	}
+}
+
+// Decoded is what mcapcore.cjs made of one topic's messages with its
+// channel's schema: ros1msg schemas parsed by @foxglove/rosmsg and ros1
+// messages read by @foxglove/rosmsg-serialization, ros2msg ones parsed
+// as ROS 2 and cdr messages read by @foxglove/rosmsg2-serialization,
+// json messages by JSON.parse.
+type Decoded struct {
+	Count  int    // messages decoded
+	Failed int    // messages that did not decode (or of no known encoding)
+	Error  string // the first failure's
+	// First is the first message decoded, as JSON: a Uint8Array as
+	// base64, other typed arrays as arrays, a BigInt as a number when
+	// it is exact, else a decimal string, NaN and infinities null.
+	First json.RawMessage
 }
 
 // Message is one message as mcapcore.cjs prints it: channel id,

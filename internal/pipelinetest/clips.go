@@ -20,10 +20,14 @@ import (
 
 // CheckClipWithMcapCore: Foxglove's reader opens the clip through its
 // summary and indexes, CRCs matching, and finds every message per topic
-// that edged's reader found, the camera's with its ROS1 or ROS 2 schema.
+// that edged's reader found, the camera's with its ROS1 or ROS 2 schema;
+// Foxglove's deserializers decode every message with its channel's
+// schema, the first of each topic to what edged's reader decoded
+// (cliptest.CheckFoxgloveDecodes).
 func CheckClipWithMcapCore(t *testing.T, path, camera string, perTopic map[string]int) {
 	t.Helper()
 	v := mcaptest.ReadFile(t, path)
+	cliptest.CheckFoxgloveDecodes(t, cliptest.Read(t, path, camera), v)
 	ix := v.Indexed
 	if !ix.DataCrcMatches || len(ix.Compressions) == 0 || ix.Compressions[0] != mcap.CompressionZstd || !v.Stream.Done {
 		t.Errorf("@mcap/core: data CRC matches %v, chunks %v, stream done %v", ix.DataCrcMatches, ix.Compressions, v.Stream.Done)
