@@ -47,7 +47,7 @@ type SheetRef struct {
 	// Path is relative to the episode directory (a shipped sheet), or,
 	// Composed, to the sample's own directory (ComposeVistaSheets).
 	Path     string `json:"path"`
-	Composed bool   `json:"composed,omitempty"`
+	Composed bool   `json:"composed"`
 }
 
 // NewVista builds the ViSTa sample of an episode whose files are ep
