@@ -71,13 +71,11 @@ func segmentImages(kind string, c camera, segs []episode.Segment) (map[int][]byt
 }
 
 // composeLabels draws the labeling sheet of each of segs from the contact
-// sheets of c as sheet.SegmentImage lays it out (the robot's rule: one
-// VLM tile, the tiles in the segment with their printed times, at the
-// sheets' quality) into byIndex.
+// sheets of c (sheet.LabelImage, the one owner of that image) into
+// byIndex.
 func composeLabels(c camera, segs []episode.Segment, byIndex map[int][]byte) error {
-	q := sheetQuality(c)
 	for _, s := range segs {
-		img, err := sheet.SegmentImage(c.Sheets, s.StartSec, s.EndSec, sheet.VLMTile, q)
+		img, err := sheet.LabelImage(c.Sheets, s.StartSec, s.EndSec, nil)
 		if err != nil {
 			return fmt.Errorf("segment %d: %w", s.Index, err)
 		}

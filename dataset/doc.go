@@ -5,7 +5,10 @@
 //   - vista.go: ViSTa (sequential-task understanding): the episode's
 //     steps as a sequential description ("We reach, then we grasp."), its
 //     level (the number of steps), and per step its description, time
-//     range and labeling sheets (the step's video, as edged keeps it).
+//     range and labeling sheets (the step's video, as edged keeps it);
+//     vistacomposed.go composes them from the contact sheets
+//     (sheet.LabelImage) into the export's own directory, never the
+//     store, for an episode whose robot shipped none.
 //   - etp.go: ETP-Bench (zero-shot embodied task planning): the
 //     instruction, the first frame of the episode as an image file, and
 //     the executed plan as ordered steps with times.

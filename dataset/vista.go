@@ -44,7 +44,10 @@ type VistaStep struct {
 // SheetRef is one labeling sheet of a step.
 type SheetRef struct {
 	Camera string `json:"camera"` // the camera's directory name
-	Path   string `json:"path"`   // relative to the episode directory
+	// Path is relative to the episode directory (a shipped sheet), or,
+	// Composed, to the sample's own directory (ComposeVistaSheets).
+	Path     string `json:"path"`
+	Composed bool   `json:"composed"`
 }
 
 // NewVista builds the ViSTa sample of an episode whose files are ep

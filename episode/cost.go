@@ -47,12 +47,18 @@ type Cost struct {
 	LabelSheets   int `json:"label_sheets"`
 	Snippets      int `json:"snippets"`
 
-	// VLM tokens to show every contact sheet and every labeling sheet
-	// once (each sheet's vlm_tokens, else the rule on its width and
-	// height: recipe.VLMTokens).
-	ContactTokens int `json:"contact_sheet_tokens"`
-	LabelTokens   int `json:"label_sheet_tokens"`
-	Tokens        int `json:"vlm_tokens"`
+	// ContactTokens: VLM tokens to show every contact sheet once (each
+	// sheet's vlm_tokens, else the rule on its width and height:
+	// recipe.VLMTokens). LabelSheetTokens: the same of the shipped
+	// labeling sheets.
+	ContactTokens    int `json:"contact_sheet_tokens"`
+	LabelSheetTokens int `json:"label_sheet_tokens"`
+	// LabelTokens: the image tokens of the labeling requests
+	// (labelingTokens), whether the robot shipped each segment's
+	// labeling sheet or the cloud composes it. Tokens is ContactTokens +
+	// LabelTokens.
+	LabelTokens int `json:"labeling_tokens"`
+	Tokens      int `json:"vlm_tokens"`
 
 	// Cameras is the number of camera directories (sheets/, labels/,
 	// snippets/ together).
@@ -138,6 +144,7 @@ func costOfFiles(files []blob.Info, read func(rel string) ([]byte, error), m *Ma
 		return c, err
 	}
 	c.Bytes = c.ContactBytes + c.LabelBytes + c.SnippetBytes + c.OtherBytes
+	c.LabelTokens = labelingTokens(c.LabelSheetTokens, m.Segments, cams)
 	c.Tokens = c.ContactTokens + c.LabelTokens
 	c.Cameras = len(cams)
 	if d := m.Duration(); d > 0 {
@@ -216,8 +223,8 @@ func (c *Cost) addTokens(cams map[string]*camSheets, read func(string) ([]byte, 
 	if s := m.Cost; m.Complete && s != nil && s.ContactSheets == c.ContactSheets && s.LabelSheets == c.LabelSheets {
 		// A receiver's cost line of the files it completed with, which
 		// are still there: its tokens are theirs.
-		c.ContactTokens, c.LabelTokens = s.ContactTokens, s.LabelTokens
-		cams = nil
+		c.ContactTokens, c.LabelSheetTokens = s.ContactTokens, s.LabelSheetTokens
+		return 0, nil
 	}
 	for cam, cs := range cams {
 		contact, label := knownTokens(m, cam, len(cs.contact), len(cs.label))
@@ -234,10 +241,40 @@ func (c *Cost) addTokens(cams map[string]*camSheets, read func(string) ([]byte, 
 			return 0, err
 		}
 		c.ContactTokens += contact
-		c.LabelTokens += label
+		c.LabelSheetTokens += label
 		lastTile = max(lastTile, end)
 	}
 	return lastTile, nil
+}
+
+// ComposedLabelTokens are the VLM tokens of a segment's image the cloud
+// composes from the contact sheets when the robot shipped none
+// (sheet.LabelImage: within one VLM tile), and of the blank image of an
+// absent neighbour (sheet.BlankImage at that side).
+var ComposedLabelTokens = recipe.VLMTokens(recipe.VLMTile, recipe.VLMTile)
+
+// LabelImagesPerRequest is how many segment images one labeling request
+// shows: the seeded relabeling's previous, current and next segment
+// (ANNOTATION.md), each image of a segment so shown three times.
+const LabelImagesPerRequest = 3
+
+// labelingTokens are the image tokens of the labeling requests of an
+// episode of segments segments: per camera with sheets, one request per
+// segment showing LabelImagesPerRequest images. A segment's image costs
+// its shipped labeling sheet's tokens (shipped, summed over the
+// cameras) or, composed in the cloud, ComposedLabelTokens; the blank
+// neighbour of the first and last segment costs a composed image too,
+// so the requests cost LabelImagesPerRequest x the images (exactly, as
+// every labeling sheet fits one VLM tile).
+func labelingTokens(shipped, segments int, cams map[string]*camSheets) int {
+	images := shipped
+	for _, cs := range cams {
+		if len(cs.contact) == 0 && len(cs.label) == 0 {
+			continue // snippets only: no image of it to show
+		}
+		images += max(0, segments-len(cs.label)) * ComposedLabelTokens
+	}
+	return LabelImagesPerRequest * images
 }
 
 // sumTokens reads the metadata of every sheet named: their VLM tokens,
@@ -331,7 +368,7 @@ func sheetTokens(path string, read func(string) ([]byte, error)) (tokens int, en
 // String is the one-line cost: shipped bytes and VLM tokens, by kind,
 // then per camera-hour.
 func (c Cost) String() string {
-	return fmt.Sprintf("%s (contact sheets %s, labeling sheets %s, snippets %s, other %s); %d VLM tokens (contact %d, labeling %d); "+
+	return fmt.Sprintf("%s (contact sheets %s, labeling sheets %s, snippets %s, other %s); %d VLM tokens (contact sheets %d, labeling requests %d); "+
 		"per camera-hour: %s, %.0f tokens (%d camera(s) x %.1f s)",
 		mb(c.Bytes), mb(c.ContactBytes), mb(c.LabelBytes), mb(c.SnippetBytes), mb(c.OtherBytes),
 		c.Tokens, c.ContactTokens, c.LabelTokens, mb(int64(c.BytesPerCameraHour)), c.TokensPerCameraHour, c.Cameras, c.Seconds)

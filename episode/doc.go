@@ -23,8 +23,9 @@
 //
 // cost.go reads the cost line of an episode directory (ReadCost, also
 // Episode.Cost): bytes of contact sheets, labeling sheets, snippets and
-// the rest, VLM tokens to show every sheet once, per camera-hour of
-// episode time. One reader for both ends: at a sink it is what was
+// the rest, VLM tokens to show every contact sheet once and those of the
+// labeling requests (three images a segment, shipped or composed in the
+// cloud), per camera-hour of episode time. One reader for both ends: at a sink it is what was
 // shipped, and a complete episode's manifest carries it (Manifest.Cost).
 // Sizes come from the listing; tokens from what the end manifest
 // announced per camera, or a complete episode's Manifest.Cost, and only

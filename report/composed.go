@@ -12,8 +12,8 @@ import (
 )
 
 // composeLabels draws the labeling sheet of each segment from the
-// camera's contact sheets (sheet.SegmentImage within one VLM tile, the
-// cloud's rule), for an episode whose robot shipped none
+// camera's contact sheets (sheet.LabelImage, the one owner of that
+// image), for an episode whose robot shipped none
 // (sheet.ship_label_sheets off, the default): at most MaxLabelSheets,
 // evenly spaced, within *left bytes. It reads each contact sheet's JPEG
 // once, in time order, keeping only those a later segment still needs.
@@ -46,7 +46,7 @@ func (c *camera) composeLabels(ep blob.Blobs, segs []episode.Segment, n int, lef
 			}
 			near = append(near, held[s])
 		}
-		img, err := sheet.SegmentImage(near, v.From, v.To, sheet.VLMTile, quality(near))
+		img, err := sheet.LabelImage(near, v.From, v.To, nil)
 		if err != nil {
 			note("the labeling sheet of %s not composed: %v", v.File, err)
 			continue
@@ -94,13 +94,4 @@ func shippedLabels(cams []*camera) bool {
 		}
 	}
 	return false
-}
-
-// quality is the JPEG quality of the contact sheets (84, the recipe's,
-// when their metadata does not say).
-func quality(near []sheet.Sheet) int {
-	if len(near) > 0 && near[0].Meta.Quality > 0 {
-		return near[0].Meta.Quality
-	}
-	return sheet.DefaultRecipe().Quality
 }

@@ -31,9 +31,11 @@
 // BuildFiles. At the cloud, the annotator's seeded relabeling calls
 // SegmentImage for the previous, current and next predicted segment: the
 // tiles of the stored contact sheets in [from, to] cropped with their
-// badges, evenly spaced (first and last kept), laid out by LabelGrid's
+// badges, at most DefaultLabelTiles as the labeling sheet (the one rule,
+// segment.go says why), evenly spaced (first and last kept), laid out by LabelGrid's
 // rule within maxSide; BlankImage (or a range with no tile near it) is
-// the image of an absent neighbour.
+// the image of an absent neighbour. LabelImage is the labeling image of a
+// segment whose robot shipped none (SegmentImage within one VLM tile).
 //
 // Presets (PresetRecipe): "published" is DefaultRecipe; "low-cost" has
 // 153-px tiles so that a 5 x 4 contact sheet is one VLM tile (258 tokens

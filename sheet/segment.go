@@ -36,8 +36,9 @@ const timeSlack = 1e-6
 // encoded at quality (1..100), 4:2:0: the image of one segment that the
 // cloud annotator shows a VLM, made from the stored contact sheets of one
 // camera and episode (kind "episode"; any order). It is laid out as the
-// robot's labeling sheet is (LabelGrid's rule within maxSide, reading
-// order, black where the last row is not full).
+// robot's labeling sheet is (at most DefaultLabelTiles tiles, LabelGrid's
+// rule within maxSide, reading order, black where the last row is not
+// full).
 //
 // Tiles are cropped from the decoded sheets as they are, badges and
 // placeholders included; a tile larger than maxSide is downscaled to fit
@@ -100,8 +101,16 @@ func planSegment(sheets []Sheet, from, to float64, maxSide int) (segmentPlan, er
 	}
 	p := segmentPlan{}
 	p.cw, p.ch = fitCell(first.TileWidth, first.TileHeight, maxSide)
+	// At most the recipe's label_tiles (DefaultLabelTiles, 5), the robot's
+	// labeling sheet's rule, not as many as fit maxSide (9 to 40 in one
+	// VLM tile): the token cost is the same, but ANNOTATION.md found that
+	// denser sampling did not help and that a label names the change
+	// from the segment's beginning to its end (the first and last tiles,
+	// always kept); and with one rule an episode's composed images show
+	// what its robot's shipped labeling sheets showed, so labels of old
+	// and new episodes are comparable.
 	var n int
-	n, p.cols, p.rows = gridFit(len(cands), p.cw, p.ch, maxSide)
+	n, p.cols, p.rows = gridFit(min(len(cands), recipe.DefaultLabelTiles), p.cw, p.ch, maxSide)
 	p.tiles = make([]segTile, 0, n)
 	for _, i := range spread(len(cands), n) {
 		p.tiles = append(p.tiles, cands[i])

@@ -88,7 +88,7 @@ func TestCostMatchesTheWire(t *testing.T) {
 			t.Errorf("labeling sheets: wire %d bytes, cost %d", wireBytes[wire.KindLabelSheet], got.LabelBytes)
 		}
 		if got.ContactSheets != 3 || got.LabelSheets != 1 || got.Cameras != 1 || got.Seconds != 60 ||
-			got.ContactTokens != 3*516 || got.LabelTokens != 258 {
+			got.ContactTokens != 3*516 || got.LabelSheetTokens != 258 {
 			t.Errorf("cost %+v", got)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/config"
@@ -28,7 +29,8 @@ func newExportCmd() *cobra.Command {
 			"directory) as --format wgo ({\"segments\":[{start_sec,end_sec,subtask}]}), steps (CSV step,subtask,stage\n" +
 			"at --rate Hz) or foxglove (a JSON list of Foxglove event bodies); as --format vista (a ViSTa sample:\n" +
 			"the steps as a sequential description with their level, and per step its labeling sheets and time\n" +
-			"range) or etp (an ETP-Bench sample: -o DIR gets etp.json with the instruction and the executed plan,\n" +
+			"range; with -o FILE, an episode whose robot shipped no labeling sheets gets them composed from its\n" +
+			"contact sheets into FILE's directory, labels/CAMERA/label-SSSS.jpg) or etp (an ETP-Bench sample: -o DIR gets etp.json with the instruction and the executed plan,\n" +
 			"and first_frame.jpg). docs/rtl.md has the vista and etp schemas with samples. --format mcap -o FILE\n" +
 			"writes the episode as the store holds it (sheets, snippets as joint states, segments, transitions,\n" +
 			"annotations on a timeline) as one MCAP file that Foxglove opens like a clip (docs/clips.md).",
@@ -86,6 +88,11 @@ func writeExport(e *episode.Episode, files blob.Blobs, format string, rate float
 	v, err := dataset.NewVista(e, files)
 	if err != nil {
 		return err
+	}
+	if w != stdout { // labeling sheets composed beside the sample when the robot shipped none
+		if _, err := dataset.ComposeVistaSheets(filepath.Dir(outFile), &v, e, files); err != nil {
+			return err
+		}
 	}
 	return writeIndented(w, v)
 }

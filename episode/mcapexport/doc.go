@@ -8,7 +8,10 @@
 //     ros/msg's definitions) on /edged/sheets/CAMERA, each at its first
 //     tile's time (the Image panel shows the sheet covering the
 //     playhead); labeling sheets on /edged/labels/CAMERA at their
-//     segment's start;
+//     segment's start: the shipped ones, or, of an episode whose robot
+//     shipped none (sheet.ship_label_sheets off), one per segment and
+//     camera composed from the contact sheets (composed.go,
+//     sheet.LabelImage, as annotate and report compose them);
 //   - snippets (uplink/wire's zstd msgpack) decoded to
 //     sensor_msgs/JointState on /edged/snippets/CAMERA, one message per
 //     sample at its stamp;
@@ -20,9 +23,16 @@
 //     naming the episode.
 //
 // Who calls what. cmd/edged's export calls Write with an episode read by
-// episode.LoadBlobs and its store. Write reads each file once, capped
-// (uplink/wire's MaxBody: nothing larger reaches a store), holding one
-// sheet at a time; a file that cannot be read or decoded is left out
-// and named in Result.Problems, never silently. It is pure apart from
-// those reads and safe for concurrent use.
+// episode.LoadBlobs and its store. Write reads each file capped
+// (uplink/wire's MaxBody: nothing larger reaches a store), once, but for
+// the contact sheets of an episode without shipped labeling sheets,
+// which its composed labeling sheets read again. Memory: one sheet's
+// JPEG at a time; composing, it also holds every contact sheet's
+// metadata (a few kB each, for the whole episode) and, while one
+// labeling sheet is drawn, the JPEGs of the contact sheets its tiles
+// come from (at most that image's tiles, usually one or two sheets)
+// and one decoded contact sheet, all dropped once it is encoded. A file
+// that cannot be read or decoded is left out and named in
+// Result.Problems, never silently. It is pure apart from those reads
+// and safe for concurrent use.
 package mcapexport

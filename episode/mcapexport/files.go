@@ -11,6 +11,7 @@ import (
 
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/ros/msg"
+	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
 
@@ -70,12 +71,8 @@ type sheetMeta struct {
 
 // sheetTime is when a sheet is shown: a contact sheet at its first
 // tile's stamp (else the episode start plus its seconds), a labeling
-// sheet at its segment's start.
-func (x *exporter) sheetTime(f stored) (time.Time, error) {
-	b, _, err := x.files.Get(strings.TrimSuffix(f.name, ".jpg")+".json", maxFileBytes)
-	if err != nil {
-		return time.Time{}, err
-	}
+// sheet at its segment's start. b is its metadata (f's .json).
+func (x *exporter) sheetTime(b []byte) (time.Time, error) {
 	var m sheetMeta
 	if err := json.Unmarshal(b, &m); err != nil {
 		return time.Time{}, fmt.Errorf("metadata: %w", err)
@@ -98,34 +95,60 @@ func (x *exporter) sheetTime(f stored) (time.Time, error) {
 }
 
 // sheets queues every contact and labeling sheet as a CompressedImage
-// at its time; the JPEG is read when it is written.
+// at its time; the JPEG is read when it is written. An episode whose
+// robot shipped no labeling sheets gets them composed (composed.go).
 func (x *exporter) sheets() error {
-	for _, k := range []struct{ kind, prefix, topic string }{
-		{episode.SheetsDir, episode.SheetPrefix, TopicSheetsPrefix},
-		{episode.LabelsDir, episode.LabelPrefix, TopicLabelsPrefix},
-	} {
-		files, err := x.list(k.kind, k.prefix, ".jpg")
+	labels, err := x.list(episode.LabelsDir, episode.LabelPrefix, ".jpg")
+	if err != nil {
+		return err
+	}
+	var contact *contactSheets
+	if len(labels) == 0 {
+		contact = &contactSheets{byCam: map[string][]sheet.Sheet{}, names: map[string][]string{}}
+	}
+	if err := x.queueSheets(episode.SheetsDir, episode.SheetPrefix, TopicSheetsPrefix, contact); err != nil {
+		return err
+	}
+	if err := x.queueSheets(episode.LabelsDir, episode.LabelPrefix, TopicLabelsPrefix, nil); err != nil {
+		return err
+	}
+	if contact != nil {
+		return x.composedLabels(contact)
+	}
+	return nil
+}
+
+// queueSheets queues the sheets of kind on topic+CAMERA; with keep, it
+// also keeps each one's metadata for the labeling sheets to compose.
+func (x *exporter) queueSheets(kind, prefix, topic string, keep *contactSheets) error {
+	files, err := x.list(kind, prefix, ".jpg")
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		b, _, err := x.files.Get(strings.TrimSuffix(f.name, ".jpg")+".json", maxFileBytes)
+		var t time.Time
+		if err == nil {
+			t, err = x.sheetTime(b)
+		}
+		if err == nil && keep != nil {
+			err = keep.add(f, b)
+		}
+		if err != nil {
+			x.problem("%s: %v: left out", f.name, err)
+			continue
+		}
+		ch, err := x.channel(topic+f.camera, msg.TypeCompressedImage, f.camera)
 		if err != nil {
 			return err
 		}
-		for _, f := range files {
-			t, err := x.sheetTime(f)
+		x.items = append(x.items, item{t: t, ch: ch, what: f.name, encode: func(dst []byte, seq uint32) ([]byte, error) {
+			b, _, err := x.files.Get(f.name, maxFileBytes)
 			if err != nil {
-				x.problem("%s: %v: left out", f.name, err)
-				continue
+				return nil, err
 			}
-			ch, err := x.channel(k.topic+f.camera, msg.TypeCompressedImage, f.camera)
-			if err != nil {
-				return err
-			}
-			x.items = append(x.items, item{t: t, ch: ch, what: f.name, encode: func(dst []byte, seq uint32) ([]byte, error) {
-				b, _, err := x.files.Get(f.name, maxFileBytes)
-				if err != nil {
-					return nil, err
-				}
-				return msg.AppendCompressedImage(dst, seq, t, "jpeg", b), nil
-			}})
-		}
+			return msg.AppendCompressedImage(dst, seq, t, "jpeg", b), nil
+		}})
 	}
 	return nil
 }
