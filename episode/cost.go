@@ -53,9 +53,9 @@ type Cost struct {
 	// labeling sheets.
 	ContactTokens    int `json:"contact_sheet_tokens"`
 	LabelSheetTokens int `json:"label_sheet_tokens"`
-	// LabelTokens: the image tokens of the labeling requests
-	// (labelingTokens), whether the robot shipped each segment's
-	// labeling sheet or the cloud composes it. Tokens is ContactTokens +
+	// LabelTokens: the tokens to show each segment's labeling image once
+	// (labelingTokens), whether the robot shipped it or the cloud
+	// composes it from the contact sheets. Tokens is ContactTokens +
 	// LabelTokens.
 	LabelTokens int `json:"labeling_tokens"`
 	Tokens      int `json:"vlm_tokens"`
@@ -249,23 +249,18 @@ func (c *Cost) addTokens(cams map[string]*camSheets, read func(string) ([]byte, 
 
 // ComposedLabelTokens are the VLM tokens of a segment's image the cloud
 // composes from the contact sheets when the robot shipped none
-// (sheet.LabelImage: within one VLM tile), and of the blank image of an
-// absent neighbour (sheet.BlankImage at that side).
+// (sheet.LabelImage: within one VLM tile).
 var ComposedLabelTokens = recipe.VLMTokens(recipe.VLMTile, recipe.VLMTile)
 
-// LabelImagesPerRequest is how many segment images one labeling request
-// shows: the seeded relabeling's previous, current and next segment
-// (ANNOTATION.md), each image of a segment so shown three times.
-const LabelImagesPerRequest = 3
-
-// labelingTokens are the image tokens of the labeling requests of an
-// episode of segments segments: per camera with sheets, one request per
-// segment showing LabelImagesPerRequest images. A segment's image costs
-// its shipped labeling sheet's tokens (shipped, summed over the
-// cameras) or, composed in the cloud, ComposedLabelTokens; the blank
-// neighbour of the first and last segment costs a composed image too,
-// so the requests cost LabelImagesPerRequest x the images (exactly, as
-// every labeling sheet fits one VLM tile).
+// labelingTokens are the VLM tokens to show every segment's labeling
+// image once per camera with sheets (issue 9's budget: every contact
+// and labeling sheet once): its shipped labeling sheets' tokens
+// (shipped, summed over the cameras) and, for each segment the robot
+// shipped none of, the image the cloud composes (ComposedLabelTokens).
+// The seeded relabeling shows each segment's image in three requests
+// (previous, current, next: ANNOTATION.md); that is the annotation's
+// request cost, which edged annotate estimates and caps (--max-cost),
+// not what the episode holds for a model to see.
 func labelingTokens(shipped, segments int, cams map[string]*camSheets) int {
 	images := shipped
 	for _, cs := range cams {
@@ -274,7 +269,7 @@ func labelingTokens(shipped, segments int, cams map[string]*camSheets) int {
 		}
 		images += max(0, segments-len(cs.label)) * ComposedLabelTokens
 	}
-	return LabelImagesPerRequest * images
+	return images
 }
 
 // sumTokens reads the metadata of every sheet named: their VLM tokens,
@@ -368,7 +363,7 @@ func sheetTokens(path string, read func(string) ([]byte, error)) (tokens int, en
 // String is the one-line cost: shipped bytes and VLM tokens, by kind,
 // then per camera-hour.
 func (c Cost) String() string {
-	return fmt.Sprintf("%s (contact sheets %s, labeling sheets %s, snippets %s, other %s); %d VLM tokens (contact sheets %d, labeling requests %d); "+
+	return fmt.Sprintf("%s (contact sheets %s, labeling sheets %s, snippets %s, other %s); %d VLM tokens (contact sheets %d, labeling images %d); "+
 		"per camera-hour: %s, %.0f tokens (%d camera(s) x %.1f s)",
 		mb(c.Bytes), mb(c.ContactBytes), mb(c.LabelBytes), mb(c.SnippetBytes), mb(c.OtherBytes),
 		c.Tokens, c.ContactTokens, c.LabelTokens, mb(int64(c.BytesPerCameraHour)), c.TokensPerCameraHour, c.Cameras, c.Seconds)

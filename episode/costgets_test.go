@@ -76,7 +76,7 @@ func TestCostGets(t *testing.T) {
 				wantSheets--
 			}
 			if metas > tc.maxMetas || e.Cost.ContactSheets != wantSheets || e.Cost.ContactTokens != wantSheets*516 ||
-				e.Cost.LabelSheetTokens != 2*labels*258 || e.Cost.LabelTokens != 3*2*labels*258 || e.Cost.Seconds != float64(sheets*10) || len(e.Problems) != 0 {
+				e.Cost.LabelSheetTokens != 2*labels*258 || e.Cost.LabelTokens != 2*labels*258 || e.Cost.Seconds != float64(sheets*10) || len(e.Problems) != 0 {
 				t.Errorf("%d sheet metadata read (at most %d), cost %+v, problems %v", metas, tc.maxMetas, e.Cost, e.Problems)
 			}
 			t.Logf("%d GETs (%d of sheet metadata) for %d sheets", gets, metas, wantSheets+2*labels)

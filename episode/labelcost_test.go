@@ -11,12 +11,11 @@ import (
 	"github.com/edged-robotics/edged/episode/episodetest"
 )
 
-// TestLabelingTokens: the cost line counts the image tokens of the
-// labeling requests, three images per segment and camera (the seeded
-// relabeling's previous, current and next), whether the robot shipped
-// the segment's labeling sheet or the cloud composes it from the
-// contact sheets (one VLM tile, 258 tokens). An episode whose robot
-// shipped no labeling sheets counted 0 labeling tokens.
+// TestLabelingTokens: the cost line counts the tokens to show every
+// segment's labeling image once per camera (issue 9's budget), whether
+// the robot shipped the segment's labeling sheet or the cloud composes
+// it from the contact sheets (one VLM tile, 258 tokens). An episode
+// whose robot shipped no labeling sheets counted 0 labeling tokens.
 func TestLabelingTokens(t *testing.T) {
 	const sheets, segments = 3, 4
 	for _, tc := range []struct {
@@ -50,9 +49,9 @@ func TestLabelingTokens(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := tc.cameras * segments * 3 * 258
+			want := tc.cameras * segments * 258
 			if c.LabelTokens != want || c.ContactTokens != tc.cameras*sheets*516 || c.Tokens != c.ContactTokens+want {
-				t.Errorf("labeling %d tokens, contact %d, total %d; want labeling %d (3 images of 258 per segment and camera)",
+				t.Errorf("labeling %d tokens, contact %d, total %d; want labeling %d (one image of 258 per segment and camera)",
 					c.LabelTokens, c.ContactTokens, c.Tokens, want)
 			}
 			if c.LabelSheetTokens != tc.cameras*tc.shipped*258 {

@@ -4,8 +4,8 @@
 # ../shared/data/pan720p.mp4 (30 fps, cycled) through the robot's
 # pipeline and received as the sink receives it; the cost line of the
 # sink's copy (bytes of contact sheets, labeling sheets, snippets and
-# the rest; VLM tokens of the contact sheets and of the labeling
-# requests, three images a segment), for the published
+# the rest; VLM tokens to show every contact sheet and every segment's
+# labeling image once, shipped or composed in the cloud), for the published
 # recipe and the low-cost preset, printed next to the budget
 # (bench/cost). Exits 1 after its rows when one missed its aim (make
 # bench then adds no failed row). Env: COST_MINUTES (10).

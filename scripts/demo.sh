@@ -154,8 +154,8 @@ if c:
     mb = lambda n: n / 1e6
     print(f"shipped (sink copy)  {mb(c['bytes']):.2f} MB: contact sheets {mb(c['contact_sheet_bytes']):.2f}, labeling sheets "
           f"{mb(c['label_sheet_bytes']):.2f}, snippets {mb(c['snippet_bytes']):.2f}, other {mb(c['other_bytes']):.3f}")
-    print(f"VLM input            {c['vlm_tokens']} tokens (contact sheets {c['contact_sheet_tokens']}, labeling requests "
-          f"{c.get('labeling_tokens', c['label_sheet_tokens'])}: 3 images a segment, shipped or composed) "
+    print(f"VLM input            {c['vlm_tokens']} tokens (contact sheets {c['contact_sheet_tokens']}, labeling images "
+          f"{c.get('labeling_tokens', c['label_sheet_tokens'])}: one a segment, shipped or composed) "
           f"for {c['cameras']} camera(s) x {c['episode_seconds']:.1f} s")
     nseg = len(si.get('segments') or [])
     every = c['episode_seconds'] / nseg if nseg else 0

@@ -89,10 +89,10 @@ func report(w *os.File, b budget, c episode.Cost) (over bool) {
 	fmt.Fprintf(w, "%-9s per camera-hour: %6.1f MB shipped (budget %2.0f MB, %s): contact sheets %.1f, labeling sheets %.1f, snippets %.1f, other %.2f MB\n",
 		b.preset, c.BytesPerCameraHour/1e6, b.bytes/1e6, mark(c.BytesPerCameraHour, b.bytes),
 		per(c.ContactBytes), per(c.LabelBytes), per(c.SnippetBytes), per(c.OtherBytes))
-	fmt.Fprintf(w, "%-9s per camera-hour: %7.0f VLM tokens (budget %d, %s): contact sheets %.0f (%d sheets), labeling requests %.0f "+
-		"(%d images a segment, %d labeling sheets shipped, the rest composed in the cloud)\n",
+	fmt.Fprintf(w, "%-9s per camera-hour: %7.0f VLM tokens (budget %d, %s): contact sheets %.0f (%d sheets), labeling images %.0f "+
+		"(one a segment; %d labeling sheets shipped, the rest composed in the cloud)\n",
 		b.preset, c.TokensPerCameraHour, int(b.tokens), mark(c.TokensPerCameraHour, b.tokens),
-		float64(c.ContactTokens)/h, c.ContactSheets, float64(c.LabelTokens)/h, episode.LabelImagesPerRequest, c.LabelSheets)
+		float64(c.ContactTokens)/h, c.ContactSheets, float64(c.LabelTokens)/h, c.LabelSheets)
 	// make bench's table (bench/benchtable): each figure against its budget
 	fmt.Fprintf(w, "RESULT cost-%s-MB-per-camera-hour %.1fMB %.0fMB %.3f <=1.0\n", b.preset,
 		c.BytesPerCameraHour/1e6, b.bytes/1e6, c.BytesPerCameraHour/b.bytes)

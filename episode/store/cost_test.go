@@ -53,7 +53,7 @@ func TestCost(t *testing.T) {
 	other := dirSize(t, dir) - contact - label - snip - 5000
 	want := episode.Cost{ContactBytes: contact, LabelBytes: label, SnippetBytes: snip, OtherBytes: other,
 		Bytes: contact + label + snip + other, ContactSheets: 4, LabelSheets: 2, Snippets: 4,
-		ContactTokens: 4 * 516, LabelSheetTokens: 2 * 258, LabelTokens: 3 * 2 * 258, Tokens: 4*516 + 3*2*258, Cameras: 2, Seconds: 15}
+		ContactTokens: 4 * 516, LabelSheetTokens: 2 * 258, LabelTokens: 2 * 258, Tokens: 4*516 + 2*258, Cameras: 2, Seconds: 15}
 	want.BytesPerCameraHour = float64(want.Bytes) / (15 * 2 / 3600.0)
 	want.TokensPerCameraHour = float64(want.Tokens) / (15 * 2 / 3600.0)
 	if !episodetest.CostEqual(c, want) {
