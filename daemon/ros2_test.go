@@ -266,14 +266,7 @@ func TestRunROS2LatchedStateLateJoiner(t *testing.T) {
 // ROS1 master, including publishers that appear after it started.
 func TestRunROS2DiscoversCamerasAndJoints(t *testing.T) {
 	tools := ddstest.Build(t)
-	var jb bytes.Buffer
-	if err := jpeg.Encode(&jb, image.NewRGBA(image.Rect(0, 0, 64, 48)), nil); err != nil {
-		t.Fatal(err)
-	}
-	frame := filepath.Join(t.TempDir(), "frame.jpg")
-	if err := os.WriteFile(frame, jb.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	frame := jpegFile(t)
 	domain, d, _ := runROS2(t, "", `fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]`)
 	cam := ddstest.Start(t, tools.Pub, domain, "-t", "/wrist/image/compressed", "-k", "image", "-b", "-f", frame, "-n", "1000000", "-p", "20")
 	joints := ddstest.Start(t, tools.Pub, domain, "-t", "/arm/joint_states", "-k", "joints", "-n", "1000000", "-p", "10")

@@ -3,10 +3,7 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
-	"image"
-	"image/jpeg"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -96,14 +93,7 @@ func (c *snapshotClient) call(t *testing.T) (bool, string) {
 // success false saying why.
 func TestSnapshotServiceROS2WritesAClip(t *testing.T) {
 	tools := ddstest.Build(t)
-	var jb bytes.Buffer
-	if err := jpeg.Encode(&jb, image.NewRGBA(image.Rect(0, 0, 64, 48)), nil); err != nil {
-		t.Fatal(err)
-	}
-	frame := filepath.Join(t.TempDir(), "frame.jpg")
-	if err := os.WriteFile(frame, jb.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	frame := jpegFile(t)
 	domain, _, store := runROS2(t, "", `
 cameras: [{topic: /cam/compressed, name: top}]
 fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]
