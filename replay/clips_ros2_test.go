@@ -1,12 +1,10 @@
 package replay_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/edged-robotics/edged/clip"
 	"github.com/edged-robotics/edged/config"
-	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/cliptest"
 	"github.com/edged-robotics/edged/internal/pipelinetest"
 	"github.com/edged-robotics/edged/internal/sampledata"
@@ -40,7 +38,7 @@ clips: {enabled: true, pre: 2s, post: 1s, on_states: [grasp]}
 			}
 			out := t.TempDir()
 			pipelinetest.ReplayBag(t, cfg, out, sampledata.Path(t, tc.bag))
-			path := onlyClip(t, out)
+			path := pipelinetest.OnlyClip(t, out)
 			c := cliptest.Read(t, path, camera)
 			if len(c.Stamps) < 30 || c.PerTopic["/joint_states"] < 30 {
 				t.Fatalf("clip: %d frames, messages per topic %v", len(c.Stamps), c.PerTopic)
@@ -56,19 +54,4 @@ clips: {enabled: true, pre: 2s, post: 1s, on_states: [grasp]}
 			pipelinetest.CheckClipWithMcapCore(t, path, camera, c.PerTopic)
 		})
 	}
-}
-
-// onlyClip is the path of the one clip of the store under out.
-func onlyClip(t *testing.T, out string) string {
-	t.Helper()
-	store := filepath.Join(out, episode.EpisodesDir)
-	eps, err := episode.List(store)
-	if err != nil || len(eps) != 1 {
-		t.Fatalf("episodes %v, %v", eps, err)
-	}
-	ep, err := episode.Load(store, eps[0].ID)
-	if err != nil || len(ep.Clips) != 1 {
-		t.Fatalf("clips %+v, %v; want one", ep.Clips, err)
-	}
-	return filepath.Join(episode.ClipDir(ep.Dir), ep.Clips[0].Name)
 }

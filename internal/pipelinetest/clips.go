@@ -107,6 +107,14 @@ clips: {enabled: true, pre: 5s, post: 2s, on_states: [carry]}
 	}
 	out := filepath.Join(dir, "clip-out")
 	ReplayBag(t, cfg, out, bagPath)
+	return bagPath, OnlyClip(t, out)
+}
+
+// OnlyClip is the path of the one clip of the one episode of the store
+// a replay wrote under out; it fails the test unless there is exactly
+// one of each.
+func OnlyClip(t *testing.T, out string) string {
+	t.Helper()
 	store := filepath.Join(out, episode.EpisodesDir)
 	eps, err := episode.List(store)
 	if err != nil || len(eps) != 1 {
@@ -116,7 +124,7 @@ clips: {enabled: true, pre: 5s, post: 2s, on_states: [carry]}
 	if err != nil || len(ep.Clips) != 1 {
 		t.Fatalf("clips %+v, %v; want one", ep.Clips, err)
 	}
-	return bagPath, filepath.Join(episode.ClipDir(ep.Dir), ep.Clips[0].Name)
+	return filepath.Join(episode.ClipDir(ep.Dir), ep.Clips[0].Name)
 }
 
 // ClipFSM reads a clip's FSM part: its transitions and segments (JSON
