@@ -39,6 +39,17 @@
 // the writing goroutine: the pipeline announces it to the receiver and
 // hands it to clip/upload.
 //
+// Priority. The stage's goroutine locks itself to its OS thread for
+// good and lowers that thread's nice value by writerNice: on Linux a
+// nice value is one thread's, so capture's threads win the CPU while the
+// writer copies, JPEG-encodes (TurboJPEG, cgo, on the calling thread)
+// and compresses (bag/mcap's zstd encoder: concurrency 1, no goroutine
+// of its own) on it. The thread ends with the goroutine, never running
+// another one. Since the kernel may keep that thread waiting while it
+// holds one of GOMAXPROCS' Ps, the writer yields (runtime.Gosched)
+// after each frame. Other OSes: a warning, the writer runs at capture's
+// priority. With Options.Sync nothing changes the caller's thread.
+//
 // Disk. A clip is written to a temporary file, fsynced, renamed into
 // place and its directory fsynced. clips.max_bytes bounds every clip of
 // the store: the oldest (by trigger time) are deleted first, before the

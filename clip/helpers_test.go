@@ -54,9 +54,18 @@ func stageFor(t testing.TB, cfg policy.Config, dir string, cams ...Camera) *Stag
 // stageOf is stageFor writing ROS 2 messages when ros2.
 func stageOf(t testing.TB, cfg policy.Config, dir string, ros2 bool, cams ...Camera) *Stage {
 	t.Helper()
+	return stageWith(t, cfg, dir, Options{Sync: true, ROS2: ros2}, cams...)
+}
+
+// stageWith is stageFor with opts (its Logger, StoreDir and Cameras
+// set here): without opts.Sync, clips are written by the stage's own
+// goroutine, as edged's are.
+func stageWith(t testing.TB, cfg policy.Config, dir string, opts Options, cams ...Camera) *Stage {
+	t.Helper()
 	cfg.Enabled = true
-	s, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), StoreDir: dir, Sync: true,
-		Cameras: func() []Camera { return cams }, ROS2: ros2})
+	opts.Logger, opts.StoreDir = slog.New(slog.NewTextHandler(io.Discard, nil)), dir
+	opts.Cameras = func() []Camera { return cams }
+	s, err := New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

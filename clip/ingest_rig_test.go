@@ -210,7 +210,7 @@ func newRig(b *testing.B, msgs [][]byte) *rig {
 	}
 	cfg := policy.Default()
 	cfg.Pre, cfg.Post, cfg.MinInterval, cfg.MaxBytes = rigPre, 0, 0, 256<<20
-	r.stage = stageFor(b, cfg, b.TempDir(), cams...)
+	r.stage = stageWith(b, cfg, b.TempDir(), Options{}, cams...) // its own writer goroutine, as edged's
 	r.prefill(b, size)
 	return r
 }
@@ -289,10 +289,10 @@ func (r *rig) run(phase, n int) {
 	}
 }
 
-// clipBackToBack writes clips of the rings' last rigPre, one after
-// the other on one goroutine as the stage's writer does, until the
-// returned stop is called (which waits for the clip being written); a
-// refused trigger ends it (rig.clipErr).
+// clipBackToBack has the stage's writer goroutine write clips of the
+// rings' last rigPre, one after the other, until the returned stop is
+// called (which waits for the clip being written); a refused or failed
+// clip ends it (rig.clipErr).
 func (r *rig) clipBackToBack() (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -304,11 +304,15 @@ func (r *rig) clipBackToBack() (stop func()) {
 			default:
 			}
 			at := time.Now()
-			if _, err := r.stage.Trigger(Trigger{Kind: KindRequest, Time: at}); err != nil {
+			p, err := r.stage.Trigger(Trigger{Kind: KindRequest, Time: at})
+			if err == nil {
+				r.stage.Advance(at.Add(settle)) // the window ended: the writer takes it
+				_, err = p.Wait(r.ctx)
+			}
+			if err != nil {
 				r.clipErr = err
 				return
 			}
-			r.stage.Advance(at.Add(settle)) // Sync: writes the clip here
 			r.clips.Add(1)
 		}
 	})

@@ -58,6 +58,14 @@ var ErrSkipped = errors.New("clip: not written")
 // messages are in log-time, not stamp, order).
 const settle = time.Second
 
+// writerNice is how much lower than the process's the writer thread's
+// scheduling priority is (a nice value; doc.go, Priority).
+const writerNice = 10
+
+// testHookWriting, when set (by a test, before New), is called on the
+// writer goroutine before each clip it writes.
+var testHookWriting func()
+
 // maxPending bounds the clips waiting for their window to end.
 const maxPending = 8
 

@@ -163,6 +163,12 @@ func (s *Stage) writeDue(force bool) {
 // loop is the stage's goroutine: it writes clips as they fall due.
 func (s *Stage) loop(ctx context.Context) {
 	defer close(s.done)
+	// never unlocked: the thread ends with the goroutine (doc.go, Priority)
+	if nice, err := lowerWriterPriority(); err != nil {
+		s.log.Warn("clip: clips are written at capture's priority", "err", err)
+	} else {
+		s.log.Debug("clip: the writer thread runs at a lower priority", "nice", nice)
+	}
 	tick := time.NewTicker(time.Second) // for MaxWait when the clock stops
 	defer tick.Stop()
 	for {
@@ -178,6 +184,9 @@ func (s *Stage) loop(ctx context.Context) {
 				s.skipLocked(j, SkipShutdown, "edged stopped while it waited")
 				s.mu.Unlock()
 				continue
+			}
+			if testHookWriting != nil {
+				testHookWriting()
 			}
 			s.finish(j, s.write(j))
 		}

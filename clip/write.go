@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strconv"
 	"time"
@@ -129,6 +130,10 @@ func writeItems(w *mcap.Writer, d *dialect, c *content, ch channels, enc *frameE
 			msg = d.image(msg[:0], seq, m.Stamp, format, data)
 			err = w.WriteMessage(id, seq, nanos(m.Stamp), nanos(m.Stamp), msg)
 			res.frames++
+			// let capture's goroutines have this P between frames: the
+			// kernel may leave this lower-priority thread waiting while
+			// it holds one (doc.go, Priority)
+			runtime.Gosched()
 		case itemJoints:
 			s := &c.joints[it.a]
 			id := ch.joints[s.Topic]
