@@ -211,7 +211,7 @@ func isNetErr(err error) bool {
 func (c *pubConn) readLoop(conn net.Conn, info *PublisherInfo) error {
 	s := c.sub
 	cfg := s.node.cfg
-	fr := tcpros.NewFrameReader(conn, s.opts.MaxMessageBytes, s.node.pool)
+	fr := tcpros.NewFrameReader(tcpros.SocketReader(conn), s.opts.MaxMessageBytes, s.node.pool)
 	reserve := func(n int) bool {
 		if !s.queue.Reserve(n) {
 			return false
