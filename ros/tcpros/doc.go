@@ -21,6 +21,11 @@
 // the caller owns a returned *Buffer until it calls Put. In steady state
 // (frames of similar size, buffers returned) reading allocates nothing.
 //
+// Reads: SocketReader wraps a TCP connection so each read is a raw
+// read(2) on the non-blocking socket (no entersyscall, so no sysmon
+// wake-up per read; EAGAIN still parks on the netpoller, deadlines and
+// Close still apply); Linux only, elsewhere it returns the conn.
+//
 // Concurrency: a FrameReader belongs to one goroutine; a Pool is safe for
 // concurrent use.
 package tcpros
