@@ -27,32 +27,46 @@ func SocketReader(conn net.Conn) io.Reader {
 	if err != nil {
 		return conn
 	}
-	return &rawReader{conn: conn, rc: rc}
+	r := &rawReader{conn: conn, rc: rc}
+	r.readFn = r.read // made once: a closure per Read allocated per read
+	return r
 }
 
 type rawReader struct {
-	conn net.Conn
-	rc   syscall.RawConn
+	conn   net.Conn
+	rc     syscall.RawConn
+	readFn func(fd uintptr) bool
+	p      []byte // the current Read's buffer and result, for readFn
+	n      int
+	errno  syscall.Errno
+}
+
+// read is one raw read(2) into r.p; false (wait for readiness) on EAGAIN.
+func (r *rawReader) read(fd uintptr) bool {
+	m, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&r.p[0])), uintptr(len(r.p)))
+	r.n, r.errno = int(m), e
+	return e != syscall.EAGAIN && e != syscall.EINTR
 }
 
 func (r *rawReader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := r.rc.Read(func(fd uintptr) bool {
-		m, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-		n, errno = int(m), e
-		return errno != syscall.EAGAIN && errno != syscall.EINTR
-	})
+	r.p = p
+	err := r.rc.Read(r.readFn)
+	r.p = nil
+	n, errno := r.n, r.errno
 	switch {
 	case err != nil: // closed, or a deadline: as conn.Read reports them
-		return 0, &net.OpError{Op: "read", Net: r.conn.LocalAddr().Network(), Source: r.conn.LocalAddr(), Addr: r.conn.RemoteAddr(), Err: err}
+		return 0, r.opError(err)
 	case errno != 0:
-		return 0, &net.OpError{Op: "read", Net: r.conn.LocalAddr().Network(), Source: r.conn.LocalAddr(), Addr: r.conn.RemoteAddr(), Err: os.NewSyscallError("read", errno)}
+		return 0, r.opError(os.NewSyscallError("read", errno))
 	case n == 0:
 		return 0, io.EOF
 	}
 	return n, nil
+}
+
+func (r *rawReader) opError(err error) error {
+	return &net.OpError{Op: "read", Net: r.conn.LocalAddr().Network(), Source: r.conn.LocalAddr(), Addr: r.conn.RemoteAddr(), Err: err}
 }

@@ -117,3 +117,22 @@ func TestSocketReader(t *testing.T) {
 		})
 	}
 }
+
+// A read allocates nothing (a closure per Read once allocated per read).
+func TestSocketReaderAllocs(t *testing.T) {
+	local, peer := socketPair(t)
+	r := SocketReader(local)
+	const runs = 100
+	if _, err := peer.Write(make([]byte, 16*(runs+1))); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 16)
+	allocs := testing.AllocsPerRun(runs, func() {
+		if _, err := io.ReadFull(r, buf); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%.1f allocations per read, want 0", allocs)
+	}
+}
