@@ -49,7 +49,10 @@
 // Memory: every subscription is bounded in bytes and count (config.go
 // has the bounds and what one peer can cost: ~146 MiB a camera topic,
 // ~50 MiB a state topic with the defaults); a JointState over
-// Config.MaxJoints joints is dropped and counted (TooManyJoints).
+// Config.MaxJoints joints is dropped and counted (TooManyJoints). A
+// Frame carries its header.frame_id (the decoder's string, reused while
+// it does not change); one over MaxFrameIDBytes is dropped from the
+// frame, which is kept, and counted (FrameIDDrops).
 //
 // Buffer ownership. A ros.Message is released exactly once: a camera
 // message by the Frame it became (Frame.Data aliases the message buffer,

@@ -51,6 +51,12 @@ func (f FrameFormat) String() string {
 	}
 }
 
+// MaxFrameIDBytes caps a frame's header.frame_id: a longer one is no
+// TF frame name but hostile or broken input, and every frame held in a
+// ring keeps its id, so it is dropped (the Frame's FrameID is empty) and
+// counted rather than kept.
+const MaxFrameIDBytes = 256
+
 // Frame is one camera image. Data is borrowed: it stays valid only until
 // Release is called, and the receiver must call Release exactly once when
 // it has copied what it needs (ringbuf copies it into its own arena).
@@ -61,6 +67,7 @@ type Frame struct {
 	StampSource StampSource
 	Format      FrameFormat
 	Encoding    string // raw: ROS encoding; compressed: the message's format field
+	FrameID     string // header.frame_id as received ("" when over MaxFrameIDBytes: TopicStats.FrameIDDrops)
 	Width       int    // raw only (compressed: 0 until decoded)
 	Height      int    // raw only
 	Step        int    // raw only: bytes per row

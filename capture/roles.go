@@ -13,7 +13,7 @@ import (
 // aliases the message buffer; the Frame's Release releases the message.
 func (p *pipeline) handleCamera(t *topic, m *ros.Message) {
 	var f Frame
-	var header msg.Time
+	var header msg.Header
 	c := codecOf(m)
 	switch {
 	case c == nil:
@@ -29,7 +29,7 @@ func (p *pipeline) handleCamera(t *topic, m *ros.Message) {
 		img := &t.img
 		f = Frame{Format: FormatRaw, Encoding: img.Encoding, Width: int(img.Width), Height: int(img.Height),
 			Step: int(img.Step), BigEndian: img.IsBigEndian, Data: img.Data}
-		header = img.Header.Stamp
+		header = img.Header
 	case typeIs(m, msg.TypeCompressedImage, msg.MD5CompressedImage):
 		if err := c.compressed(m.Data, &t.cimg); err != nil {
 			t.decodeErrors.Add(1)
@@ -43,20 +43,32 @@ func (p *pipeline) handleCamera(t *topic, m *ros.Message) {
 			return
 		}
 		f = Frame{Format: format, Encoding: t.cimg.Format, Data: t.cimg.Data}
-		header = t.cimg.Header.Stamp
+		header = t.cimg.Header
 	default:
 		t.unknownType.Add(1)
 		p.release(m)
 		return
 	}
-	stamp, recv, src, ok := p.stamp(t, m, header, true)
+	stamp, recv, src, ok := p.stamp(t, m, header.Stamp, true)
 	if !ok {
 		p.release(m)
 		return
 	}
 	f.Topic, f.Stamp, f.Received, f.StampSource = t.name, stamp, recv, src
+	f.FrameID = t.frameID(header.FrameID)
 	p.sinks.Frames.PutFrame(p.frame(f, m))
 	t.events.Add(1)
+}
+
+// frameID is a frame's header.frame_id as the ring may keep it: the
+// decoder's string (reused while the id does not change, so nothing is
+// allocated per frame), or "" and counted when over MaxFrameIDBytes.
+func (t *topic) frameID(id string) string {
+	if len(id) > MaxFrameIDBytes {
+		t.frameIDDrops.Add(1)
+		return ""
+	}
+	return id
 }
 
 var (

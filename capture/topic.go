@@ -71,6 +71,7 @@ type TopicStats struct {
 	NoClockDrops      uint64 // sim time: dropped before the first /clock message
 	OversizeDrops     uint64 // over the role's message cap (replay; live, the subscription closes the connection: Errors)
 	TooManyJoints     uint64 // JointStates over Config.MaxJoints joints, dropped
+	FrameIDDrops      uint64 // camera frames whose header.frame_id was over MaxFrameIDBytes: kept, with an empty FrameID
 	Errors            uint64 // connections the subscription closed for bad frames
 
 	// WrongTypeWriters counts the writers seen on the topic with a type
@@ -97,6 +98,7 @@ type topic struct {
 	events        atomic.Uint64
 	decodeErrors  atomic.Uint64
 	unknownType   atomic.Uint64
+	frameIDDrops  atomic.Uint64
 	receiveStamps atomic.Uint64
 	noClock       atomic.Uint64
 	oversize      atomic.Uint64
@@ -130,7 +132,7 @@ func (t *topic) stats() TopicStats {
 		Topic: t.name, Role: t.role,
 		Messages: t.messages.Load(), Events: t.events.Load(), DecodeErrors: t.decodeErrors.Load(),
 		UnknownType: t.unknownType.Load(), ReceiveStamps: t.receiveStamps.Load(), NoClockDrops: t.noClock.Load(),
-		OversizeDrops: t.oversize.Load(), TooManyJoints: t.tooManyJoints.Load(),
+		OversizeDrops: t.oversize.Load(), TooManyJoints: t.tooManyJoints.Load(), FrameIDDrops: t.frameIDDrops.Load(),
 	}
 	if p := t.typ.Load(); p != nil {
 		s.Type = *p

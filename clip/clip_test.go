@@ -156,7 +156,8 @@ func testClipHoldsTheWindow(t *testing.T, ros2 bool) string {
 	for i := range 80 { // 8 s at 10 Hz
 		at := t0.Add(time.Duration(i) * 100 * time.Millisecond)
 		putJPEG(t, ring, at, 500)
-		f := capture.Frame{Topic: "/raw", Stamp: at, Format: capture.FormatRaw, Encoding: "rgb8", Width: 4, Height: 2, Step: 12, Data: make([]byte, 24)}
+		f := capture.Frame{Topic: "/raw", Stamp: at, Format: capture.FormatRaw, Encoding: "rgb8", FrameID: "raw_optical_frame",
+			Width: 4, Height: 2, Step: 12, Data: make([]byte, 24)}
 		if err := raw.Put(&f); err != nil {
 			t.Fatal(err)
 		}
@@ -175,6 +176,7 @@ func testClipHoldsTheWindow(t *testing.T, ros2 bool) string {
 		t.Errorf("result says %d bytes, sha256 %s; the file %d bytes (%v)", res.Bytes, res.SHA256, len(b), err)
 	}
 	perTopic, stamps, meta := readClip(t, res.Path, "/cam")
+	checkFrameIDs(t, res.Path)
 	if len(stamps) != len(want) || !stamps[0].Equal(want[0]) || !stamps[len(stamps)-1].Equal(want[len(want)-1]) {
 		t.Errorf("frames %d from %v to %v, want %d from %v to %v", len(stamps), stamps[0], stamps[len(stamps)-1], len(want), want[0], want[len(want)-1])
 	}
@@ -191,6 +193,25 @@ func testClipHoldsTheWindow(t *testing.T, ros2 bool) string {
 		t.Errorf("transitions %d (want the window's 1), segments %d (want 1)", perTopic[TopicTransitions], perTopic[TopicSegments])
 	}
 	return res.Path
+}
+
+// checkFrameIDs: every frame of the clip at path is in the frame_id its
+// camera's frames were put in (testClipHoldsTheWindow's), as received.
+func checkFrameIDs(t *testing.T, path string) {
+	t.Helper()
+	c := cliptest.Read(t, path, "/cam")
+	if len(c.FrameIDs) == 0 {
+		t.Fatal("no /cam frames")
+	}
+	for i, id := range c.FrameIDs {
+		if id != camFrameID {
+			t.Fatalf("/cam frame %d in frame_id %q, want %q", i, id, camFrameID)
+		}
+	}
+	raw, _ := c.First["/raw"].(map[string]any)
+	if h, _ := raw["header"].(map[string]any); h["frame_id"] != "raw_optical_frame" {
+		t.Errorf("/raw's first frame: header %v, want frame_id raw_optical_frame", raw["header"])
+	}
 }
 
 // clipEncodings are the schema and message encodings of each topic of

@@ -1,7 +1,7 @@
 // Package clip writes incident clips: the window [trigger - pre,
-// trigger + post] of every camera's ring (frames as received: a
-// CompressedImage stays compressed, a raw image is JPEG-encoded with
-// the sheet's encoder at clips.quality), the joint states and FSM
+// trigger + post] of every camera's ring (frames as received, in their
+// header.frame_id: a CompressedImage stays compressed, a raw image is
+// JPEG-encoded with the sheet's encoder at clips.quality), the joint states and FSM
 // transitions of the window and the episode's segments so far, as one
 // MCAP file (bag/mcap: zstd chunks, message indexes, summary) in the
 // episode's clips directory (episode.ClipDir, episode.ClipName). Camera

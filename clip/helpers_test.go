@@ -29,7 +29,11 @@ func newRing(t testing.TB, frames int) *ringbuf.Ring {
 
 var frameSeed uint64 // each frame's bytes differ (tests of this package run one at a time)
 
-// putJPEG puts a compressed frame of size bytes stamped at.
+// camFrameID is the header.frame_id of the test cameras' frames.
+const camFrameID = "cam_high_optical_frame"
+
+// putJPEG puts a compressed frame of size bytes stamped at, in frame
+// camFrameID.
 func putJPEG(t testing.TB, r *ringbuf.Ring, at time.Time, size int) {
 	t.Helper()
 	data := make([]byte, size)
@@ -38,7 +42,7 @@ func putJPEG(t testing.TB, r *ringbuf.Ring, at time.Time, size int) {
 	for i := range data { // incompressible, as JPEG is
 		data[i] = byte(rng.Uint32())
 	}
-	f := capture.Frame{Topic: "/cam", Stamp: at, Received: at, Format: capture.FormatJPEG, Encoding: "jpeg", Data: data}
+	f := capture.Frame{Topic: "/cam", Stamp: at, Received: at, Format: capture.FormatJPEG, Encoding: "jpeg", FrameID: camFrameID, Data: data}
 	if err := r.Put(&f); err != nil {
 		t.Fatal(err)
 	}

@@ -17,9 +17,10 @@ type dialect struct {
 	schemaEncoding, messageEncoding string
 	imageType, imageSchema          string
 	jointType, jointSchema          string
-	// image appends a CompressedImage of one frame; joints a JointState
-	// of one sample (seq: the channel's sequence, ROS1's header.seq).
-	image  func(dst []byte, seq uint32, stamp time.Time, format string, data []byte) []byte
+	// image appends a CompressedImage of one frame in its frame_id;
+	// joints a JointState of one sample (seq: the channel's sequence,
+	// ROS1's header.seq).
+	image  func(dst []byte, seq uint32, stamp time.Time, frameID, format string, data []byte) []byte
 	joints func(dst []byte, seq uint32, s *capture.JointSample) []byte
 }
 
@@ -29,7 +30,7 @@ var ros1 = dialect{
 	schemaEncoding: "ros1msg", messageEncoding: "ros1",
 	imageType: msg.TypeCompressedImage, imageSchema: msg.DefCompressedImage,
 	jointType: msg.TypeJointState, jointSchema: msg.DefJointState,
-	image: msg.AppendCompressedImage,
+	image: msg.AppendCompressedImageFrame,
 	joints: func(dst []byte, seq uint32, s *capture.JointSample) []byte {
 		return msg.AppendJointState(dst, seq, s.Stamp, s.Names, s.Position, s.Velocity, s.Effort)
 	},

@@ -14,8 +14,8 @@ import (
 func ros2Dialect() (dialect, error) {
 	d := dialect{schemaEncoding: "ros2msg", messageEncoding: "cdr",
 		imageType: cdr.TypeCompressedImage, jointType: cdr.TypeJointState,
-		image: func(dst []byte, _ uint32, stamp time.Time, format string, data []byte) []byte {
-			return cdr.AppendCompressedImage(dst, stamp, "", format, data)
+		image: func(dst []byte, _ uint32, stamp time.Time, frameID, format string, data []byte) []byte {
+			return cdr.AppendCompressedImage(dst, stamp, frameID, format, data)
 		},
 		joints: func(dst []byte, _ uint32, s *capture.JointSample) []byte {
 			return cdr.AppendJointState(dst, s.Stamp, "", s.Names, s.Position, s.Velocity, s.Effort)

@@ -127,7 +127,7 @@ func writeItems(w *mcap.Writer, d *dialect, c *content, ch channels, enc *frameE
 			}
 			id := ch.cams[it.a]
 			seq := next(id)
-			msg = d.image(msg[:0], seq, m.Stamp, format, data)
+			msg = d.image(msg[:0], seq, m.Stamp, m.FrameID, format, data)
 			err = w.WriteMessage(id, seq, nanos(m.Stamp), nanos(m.Stamp), msg)
 			res.frames++
 			// let capture's goroutines have this P between frames: the

@@ -1,6 +1,7 @@
 // Package ringbuf keeps the recent frames of one camera in memory.
 //
-// A Ring holds frames with their stamps in a preallocated byte arena,
+// A Ring holds frames with their stamps (and the rest of their Meta:
+// format, geometry, header.frame_id) in a preallocated byte arena,
 // bounded three ways: by bytes (Config.MaxBytes), by age relative to the
 // newest stamp (Config.MaxAge) and by count (Config.MaxFrames, the size of
 // the index). When any bound is hit the oldest inserted frames are
@@ -10,7 +11,9 @@
 // goroutines, it just serializes). Put copies Frame.Data into the arena
 // under a mutex held only for the copy; it never waits on a slow reader
 // because readers hold the same mutex only while they copy one frame out.
-// No memory is allocated per frame in steady state. Put does not Release
+// No memory is allocated per frame in steady state: Meta's strings
+// (Topic, Encoding, FrameID) are capture's, reused while they do not
+// change, and capture caps FrameID (capture.MaxFrameIDBytes). Put does not Release
 // the frame: the caller does, right after Put returns.
 //
 // Readers: AtOrBefore, Nearest (and NearestExcept) and Latest copy the

@@ -83,6 +83,7 @@ type Meta struct {
 	StampSource capture.StampSource
 	Format      capture.FrameFormat
 	Encoding    string
+	FrameID     string // header.frame_id (capture caps its length)
 	Width       int
 	Height      int
 	Step        int
@@ -195,7 +196,7 @@ func (r *Ring) Put(f *capture.Frame) error {
 	e := &r.idx[(r.head+r.n)%len(r.idx)]
 	*e = entry{off: off, meta: Meta{
 		Seq: r.seq, Topic: f.Topic, Stamp: f.Stamp, Received: f.Received, StampSource: f.StampSource,
-		Format: f.Format, Encoding: f.Encoding, Width: f.Width, Height: f.Height, Step: f.Step,
+		Format: f.Format, Encoding: f.Encoding, FrameID: f.FrameID, Width: f.Width, Height: f.Height, Step: f.Step,
 		BigEndian: f.BigEndian, Size: size,
 	}}
 	r.n++

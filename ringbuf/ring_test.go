@@ -21,7 +21,35 @@ func frame(id, ms, size int) capture.Frame {
 	for i := range d {
 		d[i] = byte(id*7 + i)
 	}
-	return capture.Frame{Topic: "/cam", Stamp: t0.Add(time.Duration(ms) * time.Millisecond), Format: capture.FormatJPEG, Data: d}
+	return capture.Frame{Topic: "/cam", Stamp: t0.Add(time.Duration(ms) * time.Millisecond), Format: capture.FormatJPEG,
+		FrameID: frameID, Data: d}
+}
+
+// frameID is the header.frame_id of the test frames.
+const frameID = "cam_high_optical_frame"
+
+// Every lookup's Meta carries the frame's header.frame_id (a clip
+// writes it back).
+func TestMetaCarriesFrameID(t *testing.T) {
+	r := mustNew(t, Config{MaxBytes: 1 << 10})
+	put(t, r, 1, 0, 10)
+	put(t, r, 2, 10, 10)
+	var got []string
+	for _, m := range r.Range(t0, t0.Add(time.Second), nil) {
+		got = append(got, m.FrameID)
+	}
+	latest, _, _ := r.Latest(nil)
+	near, _, _ := r.Nearest(t0, time.Second, nil)
+	before, _, _ := r.AtOrBefore(t0, nil)
+	got = append(got, latest.FrameID, near.FrameID, before.FrameID)
+	for i, id := range got {
+		if id != frameID {
+			t.Errorf("lookup %d: FrameID %q, want %q", i, id, frameID)
+		}
+	}
+	if len(got) != 5 {
+		t.Errorf("%d lookups found a frame, want 5", len(got))
+	}
 }
 
 // mustNew builds a ring also below MinBytes (the eviction tests use

@@ -17,6 +17,7 @@ import (
 // Clip is what Read found in a clip.
 type Clip struct {
 	Stamps   []time.Time                  // header stamps of the camera's frames, in order
+	FrameIDs []string                     // header frame_ids of the camera's frames, in order
 	PerTopic map[string]int               // messages per topic
 	Metadata map[string]map[string]string // Metadata records by name (clip.MetadataName)
 	// Encodings are each topic's schema and message encodings
@@ -67,6 +68,7 @@ func Read(t testing.TB, path, camera string) Clip {
 				t.Fatalf("frame %d: format %v, want jpeg", m.Sequence, f)
 			}
 			c.Stamps = append(c.Stamps, stampOf(t, v))
+			c.FrameIDs = append(c.FrameIDs, frameIDOf(t, v))
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -123,6 +125,17 @@ func decodeWithSchema(t testing.TB, m mcap.Message) *msg.Value {
 		t.Fatalf("%s message %d does not decode as its schema says: %v", m.Channel.Topic, m.Sequence, err)
 	}
 	return v
+}
+
+// frameIDOf is the header frame_id of a decoded ROS1 or ROS 2 message.
+func frameIDOf(t testing.TB, v *msg.Value) string {
+	t.Helper()
+	id, err := v.Get("header.frame_id")
+	s, ok := id.(string)
+	if err != nil || !ok {
+		t.Fatalf("no header frame_id in %v: %v", v, err)
+	}
+	return s
 }
 
 // stampOf is the header stamp of a decoded ROS1 or ROS 2 message.

@@ -26,7 +26,13 @@ const (
 // AppendCompressedImage appends a sensor_msgs/CompressedImage (an empty
 // frame_id) to dst.
 func AppendCompressedImage(dst []byte, seq uint32, stamp time.Time, format string, data []byte) []byte {
-	return ros1Buf(dst).header(seq, stamp).str(format).bytes(data)
+	return AppendCompressedImageFrame(dst, seq, stamp, "", format, data)
+}
+
+// AppendCompressedImageFrame is AppendCompressedImage with the header's
+// frame_id.
+func AppendCompressedImageFrame(dst []byte, seq uint32, stamp time.Time, frameID, format string, data []byte) []byte {
+	return ros1Buf(dst).headerIn(seq, stamp, frameID).str(format).bytes(data)
 }
 
 // AppendJointState appends a sensor_msgs/JointState (an empty frame_id)
@@ -53,9 +59,12 @@ func (b ros1Buf) bytes(p []byte) ros1Buf { return append(b.u32(uint32(len(p))), 
 
 func (b ros1Buf) str(s string) ros1Buf { return append(b.u32(uint32(len(s))), s...) }
 
-func (b ros1Buf) header(seq uint32, stamp time.Time) ros1Buf {
+func (b ros1Buf) header(seq uint32, stamp time.Time) ros1Buf { return b.headerIn(seq, stamp, "") }
+
+// headerIn is a std_msgs/Header in frame frameID.
+func (b ros1Buf) headerIn(seq uint32, stamp time.Time, frameID string) ros1Buf {
 	t := rosmsg.FromTime(stamp)
-	return b.u32(seq).u32(t.Sec).u32(t.NSec).str("")
+	return b.u32(seq).u32(t.Sec).u32(t.NSec).str(frameID)
 }
 
 func (b ros1Buf) float64s(v []float64) ros1Buf {
