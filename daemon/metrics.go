@@ -23,6 +23,7 @@ var (
 	topicConnErrors   = desc("topic_connection_errors_total", "Publisher connections closed for a bad header, an oversized or stalled frame, per topic.", "topic", "role")
 	topicReconnects   = desc("topic_reconnects_total", "Publisher connections re-established per topic.", "topic", "role")
 	topicPublishers   = desc("topic_publishers", "Publishers connected now per topic.", "topic", "role")
+	topicFrameIDDrops = desc("topic_frame_id_drops_total", "Camera frames whose header.frame_id was over capture.MaxFrameIDBytes (kept without it), per topic.", "topic", "role")
 	topicWrongType    = desc("topic_wrong_type_writers_total", "Writers of a type the topic's role cannot use, seen on it, each once (ROS 2: nothing they send is read).", "topic", "role")
 	discoveryRefused  = desc("discovery_refused_total", "Discovered camera and joint topics not captured: over discovery.max_cameras or max_joints.")
 	ringFill          = desc("ring_fill_bytes", "Frame bytes held in a camera's ring.", "camera")
@@ -95,7 +96,7 @@ func newSheetBuildHistogram() prometheus.Histogram {
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{topicMessages, topicBytes, topicDrops, topicDecodeErrors, topicUnknown,
-		topicConnErrors, topicReconnects, topicPublishers, topicWrongType, discoveryRefused, ringFill, ringCap, ringFrames, ringOverwritten, ringSpan, ringDropped,
+		topicConnErrors, topicReconnects, topicPublishers, topicWrongType, topicFrameIDDrops, discoveryRefused, ringFill, ringCap, ringFrames, ringOverwritten, ringSpan, ringDropped,
 		sheetsTotal, sheetBytes, sheetErrors, labelSheets, camerasRefused, episodesTotal, segmentsTotal, episodesUploaded, episodeOpen, fsmEvents,
 		fsmDropped, fsmBad, fsmStoreErrors, fsmTruncated, fsmClockResets, storeErrors, storeWritable, storeLost, storeDeleted, storeClipsDeleted, storeClipBytesDel, storeFree, jointSamples, masterUp, outboxPending, outboxPendingB, outboxDisk,
 		outboxEvicted, outboxQuarantined, outboxAcked, outboxDropped, uplinkEnqueued, uplinkErrors, mqttConnected, mqttPublished, mqttBytes,
@@ -142,6 +143,7 @@ func (m metricSink) capture(d *Daemon) {
 			counter(topicReconnects, t.Reconnects, t.Topic, role)
 			gauge(topicPublishers, float64(t.Publishers), t.Topic, role)
 			counter(topicWrongType, t.WrongTypeWriters, t.Topic, role)
+			counter(topicFrameIDDrops, t.FrameIDDrops, t.Topic, role)
 		}
 	}
 	for _, s := range d.pipe.Topology().RingStats() {
