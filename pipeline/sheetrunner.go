@@ -103,7 +103,9 @@ func (r *Runner) open(id, dir string, start time.Time) {
 
 func (r *Runner) handle(ev episodeEvent) {
 	p := r.p
-	p.status.apply(ev)
+	if ev.kind != episodeBegan {
+		p.status.apply(ev)
+	}
 	defer func() { r.clipEvent(ev) }() // after the episode's own handling (its dir, its sheets, its verdicts)
 	cur := r.cur
 	switch ev.kind {
@@ -114,6 +116,10 @@ func (r *Runner) handle(ev episodeEvent) {
 		p.stats.episodes.Add(1)
 		p.ship("episode start", p.out.EpisodeStarted(ev.manifest))
 		r.open(ev.manifest.ID, filepath.Join(r.storeDir, ev.manifest.ID), ev.manifest.Start)
+		// Open on the status only once the clip stage knows the episode:
+		// POST /clip is refused (409, no episode) before that, and the
+		// status is what an operator and the daemon's tests go by.
+		p.status.apply(ev)
 	case stateChanged:
 		// Nothing to ship: state changes are ground truth, which travels
 		// as segments, never in the snippets beside the sheets.
