@@ -84,6 +84,22 @@ type clipRun struct {
 	addr     string
 }
 
+// requestWrittenClip asks r for a clip (POST /clip) until its episode
+// is known to the clip stage, and waits until it is written.
+func requestWrittenClip(t *testing.T, r *clipRun) ClipAnswer {
+	t.Helper()
+	var a ClipAnswer
+	var err error
+	rostest.WaitFor(t, 30*time.Second, "a clip written on request", func() bool {
+		a, err = RequestClip(r.ctx, r.addr, "operator request", 20*time.Second)
+		return a.Skipped != clip.SkipNoEpisode // the clip stage hears of the episode after the status page
+	})
+	if err != nil || !a.Written || filepath.Base(a.Path) != a.Name {
+		t.Fatalf("POST /clip: %+v, %v", a, err)
+	}
+	return a
+}
+
 func startClipRun(t *testing.T, clips string) *clipRun {
 	t.Helper()
 	return startClipRunWith(t, clips, "")

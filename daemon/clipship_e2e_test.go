@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -68,22 +67,6 @@ func TestClipShippedEndToEnd(t *testing.T) {
 	}
 	checkFetched(t, f.Dir, a.Name, body)
 	r.stop(t)
-}
-
-// requestWrittenClip asks r for a clip (POST /clip) until its episode
-// is known to the clip stage, and waits until it is written.
-func requestWrittenClip(t *testing.T, r *clipRun) ClipAnswer {
-	t.Helper()
-	var a ClipAnswer
-	var err error
-	rostest.WaitFor(t, 30*time.Second, "a clip written on request", func() bool {
-		a, err = RequestClip(r.ctx, r.addr, "ship me", 20*time.Second)
-		return a.Skipped != clip.SkipNoEpisode // the clip stage hears of the episode after the status page
-	})
-	if err != nil || !a.Written || filepath.Base(a.Path) != a.Name {
-		t.Fatalf("POST /clip: %+v, %v", a, err)
-	}
-	return a
 }
 
 // waitSinkEntry waits until the sink's manifest of episode id lists

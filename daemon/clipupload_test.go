@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/blob/s3"
-	"github.com/edged-robotics/edged/clip"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/s3test"
 	"github.com/edged-robotics/edged/ros/rostest"
@@ -24,15 +23,7 @@ func TestRunUploadsClips(t *testing.T) {
 	srv := s3test.Start(t)
 	srv.SetEnv(t)
 	r := startClipRun(t, "{enabled: true, pre: 5s, post: 2s, upload: "+srv.URL("fleet")+"}")
-	var a ClipAnswer
-	var err error
-	rostest.WaitFor(t, 30*time.Second, "a clip written on request", func() bool {
-		a, err = RequestClip(r.ctx, r.addr, "upload me", 20*time.Second)
-		return a.Skipped != clip.SkipNoEpisode // the clip stage hears of the episode after the status page
-	})
-	if err != nil || !a.Written {
-		t.Fatalf("POST /clip: %+v, %v", a, err)
-	}
+	a := requestWrittenClip(t, r)
 	body, err := os.ReadFile(a.Path)
 	if err != nil { // read before the uploader deletes it: poll instead when it raced
 		body = nil
