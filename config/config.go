@@ -254,6 +254,8 @@ type Episode struct {
 // Ring bounds the recent frames kept per camera.
 type Ring struct {
 	// MaxBytes per camera. Default 256MiB, at least 1MiB (ringbuf's rule).
+	// The most a ring holds: it cycles through about what MaxAge keeps,
+	// so only that much of it becomes resident.
 	MaxBytes Size `yaml:"max_bytes"`
 	// MaxAge per camera. Default 30s.
 	MaxAge Duration `yaml:"max_age"`

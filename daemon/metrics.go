@@ -28,6 +28,7 @@ var (
 	discoveryRefused  = desc("discovery_refused_total", "Discovered camera and joint topics not captured: over discovery.max_cameras or max_joints.")
 	ringFill          = desc("ring_fill_bytes", "Frame bytes held in a camera's ring.", "camera")
 	ringCap           = desc("ring_capacity_bytes", "Size of a camera's ring.", "camera")
+	ringTouched       = desc("ring_touched_bytes", "Bytes of a camera's ring ever written (resident); the ring cycles through about what ring.max_age keeps.", "camera")
 	ringFrames        = desc("ring_frames", "Frames held in a camera's ring.", "camera")
 	ringOverwritten   = desc("ring_overwritten_total", "Frames evicted from a camera's ring.", "camera")
 	ringSpan          = desc("ring_span_seconds", "Time span of the frames in a camera's ring.", "camera")
@@ -96,7 +97,7 @@ func newSheetBuildHistogram() prometheus.Histogram {
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{topicMessages, topicBytes, topicDrops, topicDecodeErrors, topicUnknown,
-		topicConnErrors, topicReconnects, topicPublishers, topicWrongType, topicFrameIDDrops, discoveryRefused, ringFill, ringCap, ringFrames, ringOverwritten, ringSpan, ringDropped,
+		topicConnErrors, topicReconnects, topicPublishers, topicWrongType, topicFrameIDDrops, discoveryRefused, ringFill, ringCap, ringTouched, ringFrames, ringOverwritten, ringSpan, ringDropped,
 		sheetsTotal, sheetBytes, sheetErrors, labelSheets, camerasRefused, episodesTotal, segmentsTotal, episodesUploaded, episodeOpen, fsmEvents,
 		fsmDropped, fsmBad, fsmStoreErrors, fsmTruncated, fsmClockResets, storeErrors, storeWritable, storeLost, storeDeleted, storeClipsDeleted, storeClipBytesDel, storeFree, jointSamples, masterUp, outboxPending, outboxPendingB, outboxDisk,
 		outboxEvicted, outboxQuarantined, outboxAcked, outboxDropped, uplinkEnqueued, uplinkErrors, mqttConnected, mqttPublished, mqttBytes,
@@ -149,6 +150,7 @@ func (m metricSink) capture(d *Daemon) {
 	for _, s := range d.pipe.Topology().RingStats() {
 		gauge(ringFill, float64(s.FillBytes), s.Topic)
 		gauge(ringCap, float64(s.CapBytes), s.Topic)
+		gauge(ringTouched, float64(s.TouchedBytes), s.Topic)
 		gauge(ringFrames, float64(s.Frames), s.Topic)
 		counter(ringOverwritten, s.Overwritten, s.Topic)
 		gauge(ringSpan, s.Span.Seconds(), s.Topic)

@@ -17,5 +17,6 @@ func allocArena(n int) (arena []byte, free func()) {
 	if err != nil {
 		return make([]byte, n), func() {}
 	}
+	adviseHugePages(b)
 	return b, func() { _ = syscall.Munmap(b) }
 }

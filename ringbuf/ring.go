@@ -98,16 +98,17 @@ type entry struct {
 
 // Stats is a snapshot of a ring's metrics.
 type Stats struct {
-	Frames      int           // frames held now
-	FillBytes   int           // bytes of frame data held now
-	CapBytes    int           // arena size
-	Put         uint64        // frames stored since New
-	Overwritten uint64        // frames evicted to make room (bytes, count or age)
-	TooLarge    uint64        // frames refused by Put
-	Resets      uint64        // clock resets: a frame older than MaxAge before the newest emptied the ring
-	Oldest      time.Time     // smallest stamp held (zero when empty)
-	Newest      time.Time     // largest stamp held
-	Span        time.Duration // Newest - Oldest
+	Frames       int           // frames held now
+	FillBytes    int           // bytes of frame data held now
+	CapBytes     int           // arena size
+	Put          uint64        // frames stored since New
+	Overwritten  uint64        // frames evicted to make room (bytes, count or age)
+	TooLarge     uint64        // frames refused by Put
+	Resets       uint64        // clock resets: a frame older than MaxAge before the newest emptied the ring
+	TouchedBytes int           // the arena's high-water mark: the most of it ever written (resident memory)
+	Oldest       time.Time     // smallest stamp held (zero when empty)
+	Newest       time.Time     // largest stamp held
+	Span         time.Duration // Newest - Oldest
 }
 
 // Ring is a bounded buffer of recent frames of one camera. See the package
@@ -183,10 +184,7 @@ func (r *Ring) Put(f *capture.Frame) error {
 	if r.n > 0 && f.Stamp.Before(r.newest.Add(-r.cfg.MaxAge)) {
 		r.reset()
 	}
-	off := r.wpos
-	if off+size > len(r.arena) {
-		off = 0 // wrap; the tail end stays unused this round
-	}
+	off := r.place(size)
 	r.evictOverlapping(off, size)
 	if r.n == len(r.idx) {
 		r.evictOldest()
@@ -201,6 +199,7 @@ func (r *Ring) Put(f *capture.Frame) error {
 	}}
 	r.n++
 	r.wpos = off + size
+	r.stats.TouchedBytes = max(r.stats.TouchedBytes, r.wpos)
 	r.stats.Put++
 	r.stats.FillBytes += size
 	if f.Stamp.After(r.newest) {
@@ -208,6 +207,35 @@ func (r *Ring) Put(f *capture.Frame) error {
 	}
 	r.evictOld()
 	return nil
+}
+
+// place returns the arena offset for the next frame of size bytes: the
+// write position, or the start of the arena when the frame does not fit
+// before the end or when wrapEarly says so.
+func (r *Ring) place(size int) int {
+	if r.wpos+size > len(r.arena) || r.wrapEarly(size) {
+		return 0 // the tail end stays unused this round
+	}
+	return r.wpos
+}
+
+// wrapEarly reports whether the next frame should go back to the start
+// of the arena although the end has room: the held frames form one run
+// [head, wpos) in the arena and the space before that run is free, holds
+// the frame and is at least an eighth of the run's end. The ring then
+// cycles through about what its bounds keep, not its whole arena: a 720p
+// camera's max_age holds far less than max_bytes, and without this every
+// round would touch the whole arena (each first touch is a page fault,
+// and the untouched rest of the arena never becomes resident). The
+// eighth is slack: a round after the cycle's size was set, the camera's
+// byte rate may grow by that much before frames are evicted earlier than
+// max_age would (never out of oldest-first order).
+func (r *Ring) wrapEarly(size int) bool {
+	if r.n == 0 || size == 0 {
+		return false
+	}
+	head, newest := r.at(0).off, r.at(r.n-1).off
+	return newest >= head && head >= size && head >= r.wpos/8
 }
 
 // reset empties the ring after time ran backwards further than MaxAge (a

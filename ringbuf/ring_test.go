@@ -317,3 +317,48 @@ func TestValidate(t *testing.T) {
 		r.Close()
 	}
 }
+
+// TestCyclesThroughWhatItKeeps: a camera whose max_age keeps far less
+// than max_bytes cycles through about what it keeps (the rest of the
+// arena is never touched, so it never becomes resident and the pages
+// in use are not faulted in again each round), and it evicts no frame
+// earlier than a ring with 64 times its bytes would. A byte-bound camera
+// still uses the whole arena.
+func TestCyclesThroughWhatItKeeps(t *testing.T) {
+	tests := []struct {
+		name        string
+		cfg         Config
+		size, jit   int // frame bytes, +- random jitter
+		maxTouched  int
+		wantTouched int // at least
+	}{
+		{"age-bound", Config{MaxBytes: 1 << 20, MaxAge: time.Second, MaxFrames: 1024}, 1000, 0, 31*1000*8/7 + 1000, 30 * 1000},
+		{"age-bound, sizes +-10%", Config{MaxBytes: 1 << 20, MaxAge: time.Second, MaxFrames: 1024}, 1000, 100, 31*1100*8/7 + 1100, 30 * 900},
+		{"byte-bound", Config{MaxBytes: 20000, MaxAge: time.Hour, MaxFrames: 1024}, 1000, 0, 20000, 20000},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewSource(1))
+			r := mustNew(t, tc.cfg)
+			big := tc.cfg
+			big.MaxBytes *= 64
+			ref := mustNew(t, big)
+			for i := 0; i < 30*60; i++ { // a minute at 30 fps
+				size := tc.size
+				if tc.jit > 0 {
+					size += rng.Intn(2*tc.jit+1) - tc.jit
+				}
+				put(t, r, i, i*1000/30, size)
+				if tc.cfg.MaxAge < time.Hour {
+					put(t, ref, i, i*1000/30, size)
+					if got, want := r.Stats().Frames, ref.Stats().Frames; got != want {
+						t.Fatalf("put %d: %d frames held, a large ring holds %d (evicted before max_age)", i, got, want)
+					}
+				}
+			}
+			if got := r.Stats().TouchedBytes; got > tc.maxTouched || got < tc.wantTouched {
+				t.Fatalf("touched %d bytes of the arena, want %d..%d", got, tc.wantTouched, tc.maxTouched)
+			}
+		})
+	}
+}
