@@ -48,7 +48,7 @@ MASTER_DOWN=${SOAK_MASTER_DOWN:-3}
 # splits the runtime's frames of it (profiling costs a little CPU itself).
 PROFILE=$([ "${SOAK_PROFILE:-0}" = 1 ] && echo 1 || true)
 PY=/usr/bin/python3
-EDGED=$ROOT/bin/edged
+EDGED=${EDGED:-$ROOT/bin/edged} # EDGED=PATH: another build (A/B runs)
 ROBOT=soak-robot
 MP4=$ROOT/../shared/data/pan720p.mp4
 

@@ -24,7 +24,10 @@
 // Reads: SocketReader wraps a TCP connection so each read is a raw
 // read(2) on the non-blocking socket (no entersyscall, so no sysmon
 // wake-up per read; EAGAIN still parks on the netpoller, deadlines and
-// Close still apply); Linux only, elsewhere it returns the conn.
+// Close still apply); Linux only, elsewhere it returns the conn. A
+// FrameReader over it raises the socket's SO_RCVLOWAT to the rest of a
+// body before it parks, so a body arriving in many segments wakes its
+// reader once.
 //
 // Concurrency: a FrameReader belongs to one goroutine; a Pool is safe for
 // concurrent use.

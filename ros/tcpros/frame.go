@@ -36,10 +36,15 @@ var ErrNoRoom = errors.New("tcpros: no room for the frame")
 // FrameReader reads length-prefixed message frames into pooled buffers.
 type FrameReader struct {
 	r    *bufio.Reader
+	wake waker // r's source when it takes a wake-up hint, else nil
 	max  int
 	pool *Pool
 	sent int // body bytes of the last frame the peer sent whole
 }
+
+// waker is a reader that can wait until n more bytes are there before it
+// wakes (SocketReader's, through SO_RCVLOWAT).
+type waker interface{ wakeAt(n int) }
 
 // NewFrameReader reads frames from r of at most maxBytes (0:
 // DefaultMaxFrameBytes), with buffers from pool (nil: a new Pool).
@@ -57,7 +62,8 @@ func NewFrameReader(r io.Reader, maxBytes int, pool *Pool) *FrameReader {
 	if !ok || br.Size() < readBufferSize {
 		br = bufio.NewReaderSize(r, readBufferSize)
 	}
-	return &FrameReader{r: br, max: maxBytes, pool: pool}
+	w, _ := r.(waker)
+	return &FrameReader{r: br, wake: w, max: maxBytes, pool: pool}
 }
 
 // Next reads one frame (ReadLength then ReadBody without a reserve
@@ -108,6 +114,10 @@ func (f *FrameReader) ReadBody(n int, reserve func(bytes int) bool) (*Buffer, er
 	size := min(n, max(GrowStep, f.sent))
 	if reserve != nil && !reserve(size) {
 		return nil, f.discard(n)
+	}
+	if f.wake != nil { // one wake-up for the body, not one per segment
+		f.wake.wakeAt(n - f.r.Buffered())
+		defer f.wake.wakeAt(0)
 	}
 	b := f.pool.Get(size)
 	got := 0

@@ -136,3 +136,42 @@ func TestSocketReaderAllocs(t *testing.T) {
 		t.Fatalf("%.1f allocations per read, want 0", allocs)
 	}
 }
+
+// A frame body arriving in many segments wakes its reader about once:
+// the socket's low-water mark is the rest of the body (SO_RCVLOWAT), so
+// the netpoller is not woken per segment. Counted as the reader's
+// read(2) calls while the peer sends a 400 KB body in 40 paced writes:
+// each would have been a wake-up and a read.
+func TestSocketReaderWakesOncePerBody(t *testing.T) {
+	local, peer := socketPair(t)
+	_ = local.(*net.TCPConn).SetReadBuffer(4 << 20)
+	r := SocketReader(local).(*rawReader)
+	fr := NewFrameReader(r, 0, nil)
+	const n, chunks = 400 << 10, 40
+	body := bytes.Repeat([]byte{7}, n)
+	go func() {
+		hdr := binary.LittleEndian.AppendUint32(nil, n)
+		_, _ = peer.Write(append(hdr, body[:n/chunks]...))
+		for i := 1; i < chunks; i++ {
+			time.Sleep(time.Millisecond) // pacing: segments arrive apart, as a camera's do
+			_, _ = peer.Write(body[i*n/chunks : (i+1)*n/chunks])
+		}
+	}()
+	b, err := fr.Next()
+	if err != nil || !bytes.Equal(b.B, body) {
+		t.Fatalf("frame: %v", err)
+	}
+	if r.reads > 5 {
+		t.Fatalf("%d read(2) calls for one %d-byte body sent in %d writes, want a few (one wake-up per body)", r.reads, n, chunks)
+	}
+	// A small frame after it wakes the reader at once: the mark went back
+	// to 1 (else the read waits for the deadline).
+	go func() {
+		time.Sleep(10 * time.Millisecond) // the reader parks first
+		_, _ = peer.Write([]byte{3, 0, 0, 0, 'a', 'b', 'c'})
+	}()
+	_ = local.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if b, err := fr.Next(); err != nil || string(b.B) != "abc" {
+		t.Fatalf("small frame after the body: %v", err)
+	}
+}
