@@ -293,9 +293,10 @@ type Sheet struct {
 	// Default false: a tick is final once a later frame arrived, about
 	// one frame period after it.
 	WaitGrace bool `yaml:"wait_grace"`
-	// ShipLabelSheets ships each segment's labeling sheet as well as
-	// storing it (recipe.Recipe.ShipLabelSheets). Default false: the
-	// cloud composes them from the contact sheets.
+	// ShipLabelSheets makes, stores and ships each segment's labeling
+	// sheet (recipe.Recipe.ShipLabelSheets). Default false: the robot
+	// makes none; the cloud and the robot's readers compose them from
+	// the contact sheets.
 	ShipLabelSheets bool `yaml:"ship_label_sheets"`
 }
 

@@ -36,7 +36,7 @@ var (
 	sheetsTotal       = desc("sheets_total", "Contact sheets written.")
 	sheetBytes        = desc("sheet_bytes_total", "Contact sheet JPEG bytes written.")
 	sheetErrors       = desc("sheet_errors_total", "Sheets that could not be stored.")
-	labelSheets       = desc("label_sheets_total", "Labeling sheets written (one per camera per segment).")
+	labelSheets       = desc("label_sheets_total", "Labeling sheets written (one per camera per segment, only with sheet.ship_label_sheets).")
 	camerasRefused    = desc("cameras_refused_total", "Discovered camera topics not captured because another camera has their directory (episode.CameraDir).")
 	episodesTotal     = desc("episodes_started_total", "Episodes begun.")
 	segmentsTotal     = desc("segments_total", "Segments closed and stored.")

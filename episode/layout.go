@@ -20,7 +20,7 @@ import (
 //	  segments.rec, transitions.rec         SegmentsFile, TransitionsFile
 //	  quarantine/                           QuarantineDir
 //	  sheets/CAMERA/sheet-NNNN.jpg, .json   SheetDir, SheetName
-//	  labels/CAMERA/NAME.jpg, .json         LabelDir (labeling sheets)
+//	  labels/CAMERA/NAME.jpg, .json         LabelDir (labeling sheets, if shipped)
 //	  snippets/CAMERA/sheet-NNNN.msgpack.zst SnippetPath
 //	  annotations/NAME.json                 AnnotationsDir, AnnotationName
 //	  clips/clip-TIME-KIND.mcap             ClipsDir, ClipName (clips.go)

@@ -27,8 +27,8 @@ func (c camera) configuredName() string {
 }
 
 // sheetSession builds the sheets of one episode (or session): one Builder
-// per camera on the episode's grid, plus the labeling sheets of its
-// segments once their last tick is final. Owned by the sheets' driver (Runner).
+// per camera on the episode's grid, plus, with sheet.ship_label_sheets,
+// the labeling sheets of its segments once their last tick is final. Owned by the sheets' driver (Runner).
 type sheetSession struct {
 	id       string
 	start    time.Time
@@ -44,7 +44,8 @@ type sheetSession struct {
 	emitted  bool            // a sheet was emitted during the current call
 	observe  func(seconds float64)
 
-	// labelWriters: per builder, the camera's labeling sheet directory.
+	// labelWriters: per builder, the camera's labeling sheet directory
+	// (none unless the recipe ships labeling sheets).
 	labelWriters []*sheet.DirWriter
 }
 
@@ -62,14 +63,20 @@ func newSheetSession(id, dir string, start time.Time, r sheet.Recipe, cams []cam
 			s.close()
 			return nil, fmt.Errorf("sheets of %s: %w", id, err)
 		}
-		lw, err := sheet.NewDirWriter(episode.LabelDir(dir, c.name))
-		if err != nil {
-			s.close()
-			return nil, fmt.Errorf("labeling sheets of %s: %w", id, err)
+		if r.ShipLabelSheets {
+			lw, err := sheet.NewDirWriter(episode.LabelDir(dir, c.name))
+			if err != nil {
+				s.close()
+				return nil, fmt.Errorf("labeling sheets of %s: %w", id, err)
+			}
+			s.labelWriters = append(s.labelWriters, lw)
 		}
-		s.labelWriters = append(s.labelWriters, lw)
+		// Without shipping them, the robot neither composes labeling
+		// sheets nor keeps the tiles they need: whoever reads the
+		// episode composes them from the contact sheets
+		// (sheet.LabelImage), as the cloud does.
 		b, err := sheet.NewBuilder(sheet.BuilderConfig{Camera: c.topic, Name: c.configuredName(), Recipe: r, Start: start, Source: c.ring,
-			Emit: s.emitTo(w), Logger: log})
+			Emit: s.emitTo(w), Logger: log, NoTileCache: !r.ShipLabelSheets})
 		if err != nil {
 			s.close()
 			return nil, fmt.Errorf("sheet builder for %s: %w", c.topic, err)
@@ -132,14 +139,19 @@ func (s *sheetSession) timed(i int, step func() error, failure string) {
 	}
 }
 
-// segmentClosed queues the labeling sheet of a segment.
+// segmentClosed queues the labeling sheet of a segment, when the robot
+// ships them (sheet.ship_label_sheets).
 func (s *sheetSession) segmentClosed(index int, start, end time.Time) {
+	if !s.recipe.ShipLabelSheets {
+		return
+	}
 	s.pending = append(s.pending, labelRequest{index: index, start: start, end: end})
 }
 
 // label builds, stores and ships the labeling sheet of a segment, one per
 // camera: LabelSheet makes one for every segment, even one holding no
-// tick, so every closed segment has its sheet.
+// tick, so every closed segment has its sheet. Only queued when the
+// robot ships them (segmentClosed).
 func (s *sheetSession) label(p labelRequest) {
 	seg := sheet.Segment{Index: p.index, Start: p.start, End: p.end}
 	for i, b := range s.builders {
@@ -147,7 +159,7 @@ func (s *sheetSession) label(p labelRequest) {
 		if err == nil {
 			err = s.labelWriters[i].Write(sh)
 		}
-		if err == nil && s.recipe.ShipLabelSheets { // else the cloud composes it from the contact sheets
+		if err == nil {
 			err = s.up.LabelSheet(s.id, p.index, sh)
 		}
 		if err != nil {

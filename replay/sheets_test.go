@@ -29,10 +29,12 @@ import (
 
 // TestReplayShipsObservationsApartFromTruth replays the generated demo
 // episode and the real G1 episode to a real broker and sink, and checks
-// what the daemon built: one labeling sheet per closed segment, named
-// and described by its index, each one VLM tile; no FSM label in any
-// snippet (snippets are shown to the VLM, the labels are what its answer
-// is scored against); no labeling sheet shipped; and the sink's copy,
+// what the daemon built: no labeling sheet by default (the cloud
+// composes them from the contact sheets), and with
+// sheet.ship_label_sheets one per closed segment, named and described by
+// its index, each one VLM tile, shipped; no FSM label in any snippet
+// (snippets are shown to the VLM, the labels are what its answer is
+// scored against); and the sink's copy,
 // read by the commands' own readers, agrees with the robot's store, the
 // trace checks' verdicts included.
 func TestReplayShipsObservationsApartFromTruth(t *testing.T) {
@@ -40,11 +42,14 @@ func TestReplayShipsObservationsApartFromTruth(t *testing.T) {
 		name                      string
 		bag                       func(t *testing.T, dir string) string
 		camera, joints, fsm, idle string
+		shipLabels                bool
 	}{
 		{"generated", func(t *testing.T, dir string) string { b, _ := pipelinetest.SimBag(t, dir); return b },
-			"/camera/color/image_raw/compressed", "/joint_states", "/task/state", "IDLE"},
+			"/camera/color/image_raw/compressed", "/joint_states", "/task/state", "IDLE", false},
+		{"generated, labeling sheets shipped", func(t *testing.T, dir string) string { b, _ := pipelinetest.SimBag(t, dir); return b },
+			"/camera/color/image_raw/compressed", "/joint_states", "/task/state", "IDLE", true},
 		{"g1", func(t *testing.T, _ string) string { return sampledata.Path(t, "g1_ep29.bag") },
-			"/cam_high/image_raw/compressed", "/joint_states", "/task_state", "idle"},
+			"/cam_high/image_raw/compressed", "/joint_states", "/task_state", "idle", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()
@@ -52,16 +57,17 @@ func TestReplayShipsObservationsApartFromTruth(t *testing.T) {
 cameras: [{topic: %s, name: top}]
 joints: [{topic: %s}]
 fsm: [{topic: %s, type: string, idle_states: [%s]}]
+sheet: {ship_label_sheets: %v}
 checks: {rules: {checks: [{name: grasp-after-reach, formula: 'tr.AfterFirst(reach).Exists(grasp)'},
   {name: place-after-grasp, formula: 'tr.AfterFirst(grasp).Exists(place)'}]}}
-`, tc.camera, tc.joints, tc.fsm, tc.idle))
+`, tc.camera, tc.joints, tc.fsm, tc.idle, tc.shipLabels), tc.shipLabels)
 		})
 	}
 }
 
 // replayToSink replays bag with the topics of topicsYAML through a real
 // broker into a sink and checks both stores (see the test above).
-func replayToSink(t *testing.T, tmp, bag, topicsYAML string) {
+func replayToSink(t *testing.T, tmp, bag, topicsYAML string, shipLabels bool) {
 	broker := brokertest.Start(t, brokertest.Options{})
 	sinkOut := filepath.Join(tmp, "sink")
 	pipelinetest.StartSink(t, broker.URL, sinkOut)
@@ -91,18 +97,26 @@ uplink: {broker: %q, max_payload: 32KiB}
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkLabelSheets(t, episode.LabelDir(filepath.Join(store, ep.Manifest.ID), "top"), ep)
+	labelDir := episode.LabelDir(filepath.Join(store, ep.Manifest.ID), "top")
+	wantLabels := 0
+	if shipLabels {
+		checkLabelSheets(t, labelDir, ep)
+		wantLabels = len(ep.Segments)
+	} else if kept, _ := filepath.Glob(filepath.Join(labelDir, "*.jpg")); len(kept) != 0 {
+		t.Errorf("%d labeling sheets on the robot, want none: sheet.ship_label_sheets is off", len(kept))
+	}
 
 	// At the sink: every snippet (one per contact sheet), wherever the
-	// sink lays them out, and no labeling sheet (the cloud composes them
-	// from the contact sheets: sheet.ship_label_sheets is off).
+	// sink lays them out, and the labeling sheets shipped (none unless
+	// sheet.ship_label_sheets: the cloud composes them from the contact
+	// sheets).
 	var snippets, labels []string
 	rostest.WaitFor(t, 20*time.Second, "the snippets at the sink", func() bool {
 		snippets, labels = sinkFiles(t, sinkOut)
 		return len(snippets) == int(sum.Sheets)
 	})
-	if len(labels) != 0 {
-		t.Errorf("%d labeling sheets shipped, want none", len(labels))
+	if len(labels) != wantLabels {
+		t.Errorf("%d labeling sheets shipped, want %d", len(labels), wantLabels)
 	}
 	var truth [][]byte
 	for _, s := range ep.Segments {

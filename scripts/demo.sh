@@ -128,7 +128,7 @@ if [ -f "$OUT/truth.json" ]; then
   "$EDGED" score --truth "$OUT/truth.json" --pred "$OUT/data/episodes/$EP" | head -8
   ANNOT=(--annotation "$OUT/truth.json")
 fi
-"$EDGED" report "$EP" --dir "$OUT/data" --out "$OUT/report.html" ${ANNOT[@]+"${ANNOT[@]}"} >/dev/null
+"$EDGED" report "$EP" --dir "$OUT/data" --out "$OUT/report.html" ${ANNOT[@]+"${ANNOT[@]}"} >"$OUT/report.txt"
 
 echo
 echo "== summary"
@@ -148,7 +148,10 @@ got = lambda pat: len(glob.glob(os.path.join(sink, pat)))
 print(f"frames captured      {s.get('frames', '?')}  (joint samples {s.get('joint_samples', '?')})")
 print(f"segments             {s.get('segments', '?')} recorded, {len(si.get('segments') or [])} at the sink")
 print(f"contact sheets       {s.get('sheets', '?')} ({int(s.get('sheet_bytes', 0))/1024:.0f} KiB), {got('sheets/*/*.jpg')} at the sink with {got('snippets/*/*')} state snippets")
-print(f"labeling sheets      {s.get('label_sheets', '?')} kept on the robot, {got('labels/*/*.jpg')} shipped (the cloud composes them from the contact sheets)")
+# The report composes the labeling sheets the robot did not make (sheet.LabelImage).
+rl = re.search(r'labeling sheets (\d+)', open(os.path.join(out, "report.txt")).read())
+print(f"labeling sheets      {s.get('label_sheets', '?')} composed on the robot, {got('labels/*/*.jpg')} shipped, "
+      f"{rl.group(1) if rl else '?'} in the report (composed from the contact sheets, as the cloud does: sheet.ship_label_sheets off)")
 print(f"sent over MQTT       {s.get('mqtt_messages', '?')} messages, {int(s.get('mqtt_bytes', 0))/1024:.0f} KiB")
 if c:
     mb = lambda n: n / 1e6

@@ -21,7 +21,8 @@
 // capture clock through Advance (the pipeline's sheet loop does that);
 // Finish ends the episode and emits the last, possibly shorter, sheet.
 // When a segment closes, LabelSheet builds its labeling sheet from the
-// tile cache: one per segment, always, named by the segment's index
+// tile cache (the pipeline does only when it ships them,
+// sheet.ship_label_sheets; else it sets NoTileCache): one per segment, always, named by the segment's index
 // (label-SSSS.jpg) and described by it (Meta.Segment: index, [start,
 // end); never the FSM label, which is ground truth), its tiles the ticks
 // strictly inside [start, end) with real frames preferred over

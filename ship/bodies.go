@@ -1,8 +1,10 @@
 package ship
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/edged-robotics/edged/sheet"
 	"github.com/edged-robotics/edged/uplink/wire"
@@ -16,10 +18,76 @@ func SheetBody(s *sheet.Sheet, segment int) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ship: sheet metadata: %w", err)
 	}
+	return appendSheetBody(nil, s, segment, meta)
+}
+
+func appendSheetBody(dst []byte, s *sheet.Sheet, segment int, meta []byte) ([]byte, error) {
 	idx := int64(s.Meta.Index)
 	if segment >= 0 {
 		idx = int64(segment)
 	}
 	return (&wire.SheetBody{Camera: s.Meta.CameraID(), Index: idx, Segment: int64(segment), Name: sheet.Name(s),
-		Meta: meta, JPEG: s.JPEG}).MarshalMsg(nil)
+		Meta: meta, JPEG: s.JPEG}).MarshalMsg(dst)
+}
+
+// bodyScratch encodes sheet bodies into buffers it reuses: a body is as
+// large as its JPEG (over 100 KiB for a 720p camera), and the uplink
+// copies it into the outbox before Enqueue returns, so a Shipper lends
+// the same buffers to sheet after sheet (bodies) instead of allocating
+// them. Not safe for concurrent use: one caller at a time.
+type bodyScratch struct {
+	meta bytes.Buffer
+	enc  *json.Encoder
+	body []byte
+}
+
+// encode is SheetBody in sc's buffers, valid until sc encodes again.
+func (sc *bodyScratch) encode(s *sheet.Sheet, segment int) ([]byte, error) {
+	if sc.enc == nil {
+		sc.enc = json.NewEncoder(&sc.meta)
+	}
+	sc.meta.Reset()
+	if err := sc.enc.Encode(&s.Meta); err != nil {
+		return nil, fmt.Errorf("ship: sheet metadata: %w", err)
+	}
+	meta := bytes.TrimSuffix(sc.meta.Bytes(), []byte("\n")) // Encode ends a value with one; Marshal does not
+	b, err := appendSheetBody(sc.body[:0], s, segment, meta)
+	if err != nil {
+		return nil, err
+	}
+	sc.body = b
+	return b, nil
+}
+
+// maxFreeBodies bounds the scratch a Shipper keeps between sheets: its
+// callers at once, in practice one (the sheet loop).
+const maxFreeBodies = 4
+
+// bodies is a Shipper's free list of bodyScratch, safe for concurrent
+// use. Not a sync.Pool: a garbage collection empties one, and sheets
+// come seconds apart, so it would rarely hold a buffer when one is needed.
+type bodies struct {
+	mu   sync.Mutex
+	free []*bodyScratch
+}
+
+// get lends scratch (a new one when none is free); give it back with put.
+func (l *bodies) get() *bodyScratch {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.free); n > 0 {
+		sc := l.free[n-1]
+		l.free = l.free[:n-1]
+		return sc
+	}
+	return new(bodyScratch)
+}
+
+// put takes back scratch lent by get, keeping at most maxFreeBodies.
+func (l *bodies) put(sc *bodyScratch) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.free) < maxFreeBodies {
+		l.free = append(l.free, sc)
+	}
 }

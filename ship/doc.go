@@ -37,5 +37,9 @@
 //
 // Ownership: the arguments are not retained; a Sheet's JPEG is copied
 // into the outbox before the call returns. PutJoints keeps the sample's
-// slices (capture hands them over).
+// slices (capture hands them over). Sheet and LabelSheet encode a body
+// in buffers the Shipper lends from sheet to sheet (uplink copies a body
+// into the outbox before Enqueue returns), and ForSheet cuts a snippet
+// in scratch the Recorder keeps, so a sheet's shipping allocates no
+// large buffer in steady state.
 package ship

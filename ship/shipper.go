@@ -27,9 +27,10 @@ type Stats struct {
 // Shipper turns the pipeline's products into messages of an uplink.
 // Create it with New; safe for concurrent use.
 type Shipper struct {
-	up    *uplink.Uplink
-	robot string
-	snips *Recorder
+	up     *uplink.Uplink
+	robot  string
+	snips  *Recorder
+	bodies bodies // sheet bodies' buffers, reused from sheet to sheet
 
 	mu       sync.Mutex
 	produced map[string]map[string]episode.CameraCounts // episode id -> camera dir -> counts
@@ -105,7 +106,9 @@ func (s *Shipper) Sheet(episodeID string, sh *sheet.Sheet) error {
 	if err != nil {
 		return fmt.Errorf("ship: snippet: %w", err)
 	}
-	body, err := SheetBody(sh, -1)
+	sc := s.bodies.get()
+	defer s.bodies.put(sc) // after Enqueue, which copies the body
+	body, err := sc.encode(sh, -1)
 	if err != nil {
 		return err
 	}
@@ -126,7 +129,9 @@ func (s *Shipper) Sheet(episodeID string, sh *sheet.Sheet) error {
 
 // LabelSheet enqueues the labeling sheet of segment index of episode.
 func (s *Shipper) LabelSheet(episodeID string, segment int, sh *sheet.Sheet) error {
-	body, err := SheetBody(sh, segment)
+	sc := s.bodies.get()
+	defer s.bodies.put(sc) // after Enqueue, which copies the body
+	body, err := sc.encode(sh, segment)
 	if err != nil {
 		return err
 	}

@@ -62,6 +62,14 @@ type Recorder struct {
 	samples []capture.JointSample // oldest first; the front is cut, the back appended
 	bytes   int                   // SampleBytes of samples
 	dropped uint64
+
+	// cut serializes ForSheet over its scratch, reused from sheet to
+	// sheet; it is taken before mu, never after.
+	cut    sync.Mutex
+	window []capture.JointSample // samples near the sheet, copied under mu
+	times  []sampleTime
+	topics []string
+	index  nameIndex
 }
 
 // NewRecorder returns an empty Recorder.
@@ -111,6 +119,9 @@ func (r *Recorder) Bytes() int {
 
 // ForSheet returns the snippet of sheet m of episode: joints at every
 // tile's tick (and at Config.Rate between the first and the last tick).
+// The snippet is the caller's; the work is done in the Recorder's
+// scratch (held by r.cut), so that a sheet costs a few small allocations
+// in steady state, not a copy of the whole ring.
 func (r *Recorder) ForSheet(episode string, m *sheet.Meta) *wire.Snippet {
 	interval := time.Duration(m.IntervalSeconds * float64(time.Second))
 	start := m.EpisodeStart.Time()
@@ -123,47 +134,84 @@ func (r *Recorder) ForSheet(episode string, m *sheet.Meta) *wire.Snippet {
 	tickTime := func(k int64) time.Time { return start.Add(time.Duration(k) * interval) }
 	from, to := tickTime(sn.FirstTick), tickTime(sn.LastTick)
 
-	type at struct {
-		tick int64
-		t    time.Time
-	}
-	var times []at
+	r.cut.Lock()
+	defer r.cut.Unlock()
+	r.sampleTimes(m, tickTime, from, to)
+	r.copyWindow(from.Add(-r.cfg.MaxGap), to.Add(r.cfg.MaxGap))
+	defer clear(r.window) // keep no sample alive the ring has let go
+	topics := r.index.build(r.window, r.topics[:0])
+	r.topics = topics
+	sn.Names = slices.Clone(r.index.names)
+	sn.Samples = r.sample(topics, len(sn.Names))
+	return sn
+}
+
+// sampleTime is a time the snippet samples: a tile's tick, or -1 between
+// ticks (Config.Rate).
+type sampleTime struct {
+	tick int64
+	t    time.Time
+}
+
+// sampleTimes fills r.times with the ticks of m's tiles, and Config.Rate's
+// times in [from, to], in time order.
+func (r *Recorder) sampleTimes(m *sheet.Meta, tickTime func(int64) time.Time, from, to time.Time) {
+	r.times = r.times[:0]
 	for _, tl := range m.Tiles {
-		times = append(times, at{tl.Tick, tickTime(tl.Tick)})
+		r.times = append(r.times, sampleTime{tl.Tick, tickTime(tl.Tick)})
 	}
 	if r.cfg.Rate > 0 {
 		step := time.Duration(float64(time.Second) / r.cfg.Rate)
-		for t := from; !t.After(to) && len(times) < 65536; t = t.Add(step) {
-			times = append(times, at{-1, t})
+		for t := from; !t.After(to) && len(r.times) < 65536; t = t.Add(step) {
+			r.times = append(r.times, sampleTime{-1, t})
 		}
-		slices.SortStableFunc(times, func(a, b at) int { return a.t.Compare(b.t) })
+		slices.SortStableFunc(r.times, func(a, b sampleTime) int { return a.t.Compare(b.t) })
 	}
+}
 
+// copyWindow copies the kept samples stamped in [from, to] into
+// r.window, under mu: the only samples a snippet of that span can use,
+// so PutJoints waits for a scan, never for the sampling.
+func (r *Recorder) copyWindow(from, to time.Time) {
 	r.mu.Lock()
-	samples := r.ordered()
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	r.window = r.window[:0]
+	for _, s := range r.samples {
+		if !s.Stamp.Before(from) && !s.Stamp.After(to) {
+			r.window = append(r.window, s)
+		}
+	}
+}
 
-	topics, index := names(samples, from.Add(-r.cfg.MaxGap), to.Add(r.cfg.MaxGap))
-	sn.Names = index.names
-	for _, a := range times {
+// sample is the joints of r.window at each of r.times, NaN where no
+// sample of a topic is within MaxGap; one backing array holds every
+// value.
+func (r *Recorder) sample(topics []string, n int) []wire.JointSample {
+	values := make([]float64, 3*n*len(r.times))
+	for i := range values {
+		values[i] = math.NaN()
+	}
+	out := make([]wire.JointSample, len(r.times))
+	for k, a := range r.times {
+		v := values[3*n*k : 3*n*(k+1)]
 		js := wire.JointSample{Tick: a.tick, Stamp: a.t.UnixNano(),
-			Position: nans(len(sn.Names)), Velocity: nans(len(sn.Names)), Effort: nans(len(sn.Names))}
+			Position: v[:n:n], Velocity: v[n : 2*n : 2*n], Effort: v[2*n : 3*n : 3*n]}
 		for _, topic := range topics {
-			s, ok := nearest(samples, topic, a.t, r.cfg.MaxGap)
+			s, ok := nearest(r.window, topic, a.t, r.cfg.MaxGap)
 			if !ok {
 				continue
 			}
 			js.Source = max(js.Source, s.Stamp.UnixNano())
-			for i, n := range s.Names {
-				j := index.pos[n]
+			for i, name := range s.Names {
+				j := r.index.pos[name]
 				copyAt(js.Position, j, s.Position, i)
 				copyAt(js.Velocity, j, s.Velocity, i)
 				copyAt(js.Effort, j, s.Effort, i)
 			}
 		}
-		sn.Samples = append(sn.Samples, js)
+		out[k] = js
 	}
-	return sn
+	return out
 }
 
 // Dropped counts joint samples pushed out of the ring (or too large for
@@ -174,24 +222,20 @@ func (r *Recorder) Dropped() uint64 {
 	return r.dropped
 }
 
-func (r *Recorder) ordered() []capture.JointSample {
-	return slices.Clone(r.samples)
-}
-
 type nameIndex struct {
 	names []string
 	pos   map[string]int
 }
 
-// names lists the topics and joint names seen in [from, to], in order of
-// first appearance.
-func names(samples []capture.JointSample, from, to time.Time) ([]string, nameIndex) {
-	idx := nameIndex{pos: map[string]int{}}
-	var topics []string
+// build lists the topics (appended to topics) and joint names of
+// samples, in order of first appearance, reusing idx's storage.
+func (idx *nameIndex) build(samples []capture.JointSample, topics []string) []string {
+	if idx.pos == nil {
+		idx.pos = map[string]int{}
+	}
+	clear(idx.pos)
+	idx.names = idx.names[:0]
 	for _, s := range samples {
-		if s.Stamp.Before(from) || s.Stamp.After(to) {
-			continue
-		}
 		if !slices.Contains(topics, s.Topic) {
 			topics = append(topics, s.Topic)
 		}
@@ -202,7 +246,7 @@ func names(samples []capture.JointSample, from, to time.Time) ([]string, nameInd
 			}
 		}
 	}
-	return topics, idx
+	return topics
 }
 
 func nearest(samples []capture.JointSample, topic string, t time.Time, maxGap time.Duration) (capture.JointSample, bool) {
@@ -221,14 +265,6 @@ func nearest(samples []capture.JointSample, topic string, t time.Time, maxGap ti
 		}
 	}
 	return best, bestGap <= maxGap
-}
-
-func nans(n int) []float64 {
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = math.NaN()
-	}
-	return v
 }
 
 func copyAt(dst []float64, j int, src []float64, i int) {

@@ -109,8 +109,8 @@ func StartSink(t *testing.T, broker, out string) {
 // CheckUploaded: the sink's output is a data_dir holding the episode in
 // the robot's own format: the commands' readers (inspect's List and Load,
 // export, score) find it and agree with the robot's store; it is
-// complete; every sheet and snippet arrived byte for byte, labeling
-// sheets stayed on the robot
+// complete; every sheet and snippet arrived byte for byte, and the
+// labeling sheets the robot made (none unless it ships them)
 // (chunked, since max_payload is smaller than a sheet).
 func CheckUploaded(t *testing.T, sinkOut, epDir string, ep *episode.Episode, camera string, sheets int) {
 	t.Helper()
@@ -142,16 +142,17 @@ func CheckUploaded(t *testing.T, sinkOut, epDir string, ep *episode.Episode, cam
 	if err := view.Export(&b, got, view.FormatWGO, 10); err != nil || a.String() != b.String() {
 		t.Errorf("export differs (%v):\nsink  %s\nrobot %s", err, b.String(), a.String())
 	}
-	// Labeling sheets stay on the robot (sheet.ship_label_sheets is off
-	// by default): the cloud composes them from the contact sheets.
+	// Labeling sheets exist only where shipped (sheet.ship_label_sheets;
+	// else the readers compose them from the contact sheets): the sink
+	// holds as many as the robot.
 	kept, _ := filepath.Glob(filepath.Join(epDir, episode.LabelsDir, "*", "*.jpg"))
 	shipped, _ := filepath.Glob(filepath.Join(got.Dir, episode.LabelsDir, "*", "*.jpg"))
-	if len(kept) == 0 || len(shipped) != 0 {
-		t.Errorf("%d labeling sheets at the robot, %d at the sink; want some, and none shipped by default", len(kept), len(shipped))
+	if len(kept) != len(shipped) {
+		t.Errorf("%d labeling sheets at the robot, %d at the sink; want as many", len(kept), len(shipped))
 	}
-	for _, sub := range []string{episode.SheetsDir} {
+	for _, sub := range []string{episode.SheetsDir, episode.LabelsDir} {
 		local, _ := filepath.Glob(filepath.Join(epDir, sub, "*", "*.jpg"))
-		if len(local) == 0 {
+		if len(local) == 0 && sub == episode.SheetsDir {
 			t.Errorf("no %s at the robot", sub)
 		}
 		// The same path in the episode directory, camera directory
@@ -216,12 +217,12 @@ func checkSegments(t *testing.T, ep *episode.Episode, truth score.Segmentation) 
 func checkSheets(t *testing.T, dir string, ep *episode.Episode) {
 	t.Helper()
 	// 14.5 s of episode at 0.5 s per tile, 20 tiles per sheet: 2 sheets;
-	// one labeling sheet per segment.
+	// no labeling sheet (not shipped: sheet.ship_label_sheets is off).
 	labels, _ := filepath.Glob(filepath.Join(episode.LabelDir(dir, "top"), "label-*.jpg"))
 	dir = episode.SheetDir(dir, "top")
 	sheets, _ := filepath.Glob(filepath.Join(dir, "sheet-*.jpg"))
-	if len(sheets) != 2 || len(labels) != len(ep.Segments) {
-		t.Fatalf("%d sheets and %d labeling sheets in %s, want 2 and %d", len(sheets), len(labels), dir, len(ep.Segments))
+	if len(sheets) != 2 || len(labels) != 0 {
+		t.Fatalf("%d sheets and %d labeling sheets in %s, want 2 and none", len(sheets), len(labels), dir)
 	}
 	var meta struct {
 		Tiles []struct {

@@ -54,8 +54,9 @@ type Recipe struct {
 	// connection; set WaitGrace when several publishers share a camera
 	// topic and frames can arrive out of order.
 	WaitGrace bool `json:"wait_grace,omitempty"`
-	// ShipLabelSheets ships each segment's labeling sheet besides
-	// storing it on the robot. Default false, in both presets: the cloud
+	// ShipLabelSheets makes each segment's labeling sheet on the robot,
+	// stores and ships it. Default false, in both presets (the robot then
+	// makes none, nor keeps the tiles they need): the cloud
 	// composes a segment's image from the shipped contact sheets
 	// (sheet.SegmentImage: the same tiles, at the same tile width and
 	// quality, with their printed times, within one VLM tile), so
