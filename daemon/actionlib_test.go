@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"io"
-	"log/slog"
 	"math"
 	"net"
 	"path/filepath"
@@ -16,7 +14,6 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/capture"
-	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/fsm/fsmkind"
 	"github.com/edged-robotics/edged/pipeline"
@@ -168,24 +165,14 @@ func TestRunActionlibGoalArgumentsInTraceChecks(t *testing.T) {
 
 	dir := t.TempDir()
 	store := filepath.Join(dir, "data", episode.EpisodesDir)
-	cfg, err := config.Parse([]byte(fmt.Sprintf("robot_id: r1\ndata_dir: %s\nros: {master_uri: %q, host: 127.0.0.1}\n"+
+	cfg := parseConfig(t, fmt.Sprintf("robot_id: r1\ndata_dir: %s\nros: {master_uri: %q, host: 127.0.0.1}\n"+
 		"http: {listen: \"off\"}\njoints: [{topic: /joint_states}]\nfsm: [{topic: /pick/status, type: actionlib}]\n"+
 		"checks:\n  rules:\n    checks:\n"+
 		"      - {name: cup-then-bottle, formula: 'tr.AfterFirst(pick(cup, table)).Exists(pick(bottle, shelf))'}\n"+
 		"      - {name: bottle-then-cup, formula: 'tr.AfterFirst(pick(bottle)).Exists(pick(cup))'}\n"+
 		"      - {name: slow-picks, formula: 'tr.Exists(pick(.*, .*, 0\\.5))'}\n",
-		filepath.Join(dir, "data"), m.URI)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	runErr := make(chan error, 1)
-	go func() { runErr <- d.Run(ctx) }()
+		filepath.Join(dir, "data"), m.URI))
+	d, run := runDaemon(t, cfg, Options{})
 
 	events := func(topic string) uint64 {
 		c := d.capt.Load()
@@ -271,10 +258,7 @@ func TestRunActionlibGoalArgumentsInTraceChecks(t *testing.T) {
 		e, err := episode.Load(store, ms[len(ms)-1].ID)
 		return err == nil && len(e.Segments) == 2
 	})
-	cancel()
-	if err := <-runErr; err != nil {
-		t.Fatalf("Run: %v", err)
-	}
+	run.stop(t)
 
 	ms, err := episode.List(store)
 	if err != nil || len(ms) != 1 {

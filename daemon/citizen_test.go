@@ -1,16 +1,12 @@
 package daemon
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros/rostest"
@@ -30,21 +26,10 @@ func TestRunAsANamespacedNodeEndsOnRosnodeKill(t *testing.T) {
 	m.Publish("--name", "fsm_pub", "--topic", "/robot1/task/state", "--kind", "string", "--rate", "20")
 	m.Publish("--name", "cam_pub", "--topic", "/robot1/cam/compressed", "--kind", "compressed", "--rate", "10")
 	dir := t.TempDir()
-	cfg, err := config.Parse([]byte(fmt.Sprintf("robot_id: r1\ndata_dir: %s\nros: {master_uri: %q, host: 127.0.0.1}\n"+
+	cfg := parseConfig(t, fmt.Sprintf("robot_id: r1\ndata_dir: %s\nros: {master_uri: %q, host: 127.0.0.1}\n"+
 		"http: {listen: \"off\"}\njoints: [{topic: joint_states}]\ncameras: [{topic: cam/compressed}]\n"+
-		"fsm: [{topic: task/state, idle_states: [IDLE]}]\n", filepath.Join(dir, "data"), m.URI)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		ROSArgs: ros.Args{Namespace: "robot1", Name: "edged3"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runErr := make(chan error, 1)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { runErr <- d.Run(ctx) }()
+		"fsm: [{topic: task/state, idle_states: [IDLE]}]\n", filepath.Join(dir, "data"), m.URI))
+	d, run := runDaemon(t, cfg, Options{ROSArgs: ros.Args{Namespace: "robot1", Name: "edged3"}})
 	rostest.WaitFor(t, 30*time.Second, "an episode open from /robot1/task/state", d.pipe.Status().EpisodeOpen)
 	if d.node.Name() != "/robot1/edged3" {
 		t.Fatalf("node name %s, want /robot1/edged3", d.node.Name())
@@ -56,15 +41,12 @@ func TestRunAsANamespacedNodeEndsOnRosnodeKill(t *testing.T) {
 	if err := kill.Wait(30 * time.Second); err != nil {
 		t.Fatalf("rosnode kill: %v\n%s", err, kill.Output())
 	}
-	select {
-	case err := <-runErr:
-		if !errors.Is(err, ErrROSShutdown) {
-			t.Fatalf("Run returned %v, want ErrROSShutdown", err)
-		}
-	case <-time.After(20 * time.Second): // it ends in well under a second; -race on a loaded machine is slow
-		cancel()
-		<-runErr // before t.TempDir's cleanup, which Run still writes into
-		t.Fatal("edged kept running 20s after rosnode kill")
+	returned, err := run.wait(runTimeout)
+	if !returned {
+		t.Fatalf("edged kept running %v after rosnode kill", runTimeout)
+	}
+	if !errors.Is(err, ErrROSShutdown) {
+		t.Fatalf("Run returned %v, want ErrROSShutdown", err)
 	}
 	ms, err := episode.List(filepath.Join(dir, "data", "episodes"))
 	if err != nil || len(ms) == 0 {

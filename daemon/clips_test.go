@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/clip"
-	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/pipelinetest"
 	"github.com/edged-robotics/edged/ros/rostest"
@@ -74,12 +72,10 @@ func TestSnapshotServiceWritesAClip(t *testing.T) {
 // clipRun is a live daemon with clips (section clips) and the sim bag
 // played into a real rosmaster, its episode open.
 type clipRun struct {
-	d        *Daemon
+	d *Daemon
+	*daemonRun
 	m        *rostest.Master
 	play     *rostest.Proc
-	ctx      context.Context
-	cancel   context.CancelFunc
-	runErr   chan error
 	tmp, bag string
 	addr     string
 }
@@ -113,14 +109,14 @@ func startClipRunWith(t *testing.T, clips, more string) *clipRun {
 		t.Skip("integration test with rosmaster and rosbag play; skipped with -short")
 	}
 	rostest.Require(t, "rosmaster", "rosbag")
-	r := &clipRun{tmp: t.TempDir(), runErr: make(chan error, 1)}
+	r := &clipRun{tmp: t.TempDir()}
 	r.bag, _ = pipelinetest.SimBag(t, r.tmp)
 	r.m = rostest.StartMaster(t)
 	if err := r.m.Client("/test").SetParam(context.Background(), "/use_sim_time", true); err != nil {
 		t.Fatal(err)
 	}
 	port := rostest.FreePort(t)
-	cfg, err := config.Parse([]byte(fmt.Sprintf(`
+	cfg := parseConfig(t, fmt.Sprintf(`
 robot_id: sim-01
 data_dir: %s
 ros: {master_uri: %q, host: 127.0.0.1, queue_size: 300}
@@ -130,16 +126,8 @@ fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]
 http: {listen: "127.0.0.1:%d"}
 clips: %s
 %s
-`, filepath.Join(r.tmp, "data"), r.m.URI, simCamera, port, clips, more)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.d, err = New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Version: "test"}); err != nil {
-		t.Fatal(err)
-	}
-	r.ctx, r.cancel = context.WithCancel(context.Background())
-	t.Cleanup(r.cancel)
-	go func() { r.runErr <- r.d.Run(r.ctx) }()
+`, filepath.Join(r.tmp, "data"), r.m.URI, simCamera, port, clips, more))
+	r.d, r.daemonRun = runDaemon(t, cfg, Options{Version: "test"})
 	rostest.WaitFor(t, 20*time.Second, "edged capture running", func() bool { return r.d.capt.Load() != nil })
 	r.play = rostest.Start(t, r.m.Env(), "rosbag", "play", "--clock", "-d", "1", "--quiet", r.bag)
 	r.addr = fmt.Sprintf("127.0.0.1:%d", port)
@@ -165,14 +153,6 @@ func (r *clipRun) closedEpisode(t *testing.T, n int) *episode.Episode {
 		return err == nil && len(ep.Clips) == n
 	})
 	return ep
-}
-
-func (r *clipRun) stop(t *testing.T) {
-	t.Helper()
-	r.cancel()
-	if err := <-r.runErr; err != nil {
-		t.Fatalf("Run: %v", err)
-	}
 }
 
 // checkStateClip: the clip of the FSM entering carry holds every frame

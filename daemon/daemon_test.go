@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/brokertest"
 	"github.com/edged-robotics/edged/internal/chromium"
@@ -45,7 +43,7 @@ func TestRunRecordsTheSimEpisode(t *testing.T) {
 	// queue_size holds the bag's 280 frames: a loaded machine that
 	// starves capture for more than the default 8 (0.5 s) makes it drop
 	// frames, counted, and the live sheets then differ from the replay's.
-	cfg, err := config.Parse([]byte(fmt.Sprintf(`
+	cfg := parseConfig(t, fmt.Sprintf(`
 robot_id: sim-01
 data_dir: %s
 ros: {master_uri: %q, host: 127.0.0.1, queue_size: 300}
@@ -54,21 +52,11 @@ joints: [{topic: /joint_states}]
 fsm: [{topic: /task/state, type: string, idle_states: [IDLE]}]
 http: {listen: "127.0.0.1:%d"}
 uplink: {broker: %q, max_payload: 32KiB}
-`, filepath.Join(tmp, "data"), m.URI, port, broker.URL)))
-	if err != nil {
-		t.Fatal(err)
-	}
+`, filepath.Join(tmp, "data"), m.URI, port, broker.URL))
 	notified := notifySocket(t)
 	t.Setenv("WATCHDOG_USEC", "400000")
 	t.Setenv("WATCHDOG_PID", "")
-	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	runErr := make(chan error, 1)
-	go func() { runErr <- d.Run(ctx) }()
+	d, run := runDaemon(t, cfg, Options{Version: "test"})
 	rostest.WaitFor(t, 20*time.Second, "edged capture running", func() bool { return d.capt.Load() != nil })
 
 	play := rostest.Start(t, m.Env(), "rosbag", "play", "--clock", "-d", "1", "--quiet", bag)
@@ -91,15 +79,7 @@ uplink: {broker: %q, max_payload: 32KiB}
 	checkStatusPageInBrowser(t, base)
 	checkNotified(t, notified, "READY=1\nSTATUS=recording", "WATCHDOG=1")
 
-	cancel()
-	select {
-	case err := <-runErr:
-		if err != nil {
-			t.Fatalf("Run: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("Run did not return within 20s of cancel")
-	}
+	run.stop(t)
 
 	ep := pipelinetest.CheckRecorded(t, store, truthPath)
 	sheetDir := filepath.Join(store, ep.Manifest.ID, "sheets", "top")

@@ -1,17 +1,14 @@
 package daemon
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/ros/rostest"
 )
 
@@ -27,28 +24,12 @@ func TestRunWaitsForTopicsToAppear(t *testing.T) {
 	rostest.RequireRospy(t)
 	dir := t.TempDir()
 	listen := fmt.Sprintf("127.0.0.1:%d", rostest.FreePort(t))
-	cfg, err := config.Parse([]byte(fmt.Sprintf("robot_id: r1\ndata_dir: %s\nros: {master_uri: %q, host: 127.0.0.1}\nhttp: {listen: %q}\n",
-		filepath.Join(dir, "data"), m.URI, listen)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), RediscoverEvery: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	runErr := make(chan error, 1)
-	go func() { runErr <- d.Run(ctx) }()
-	defer func() {
-		cancel()
-		<-runErr
-	}()
+	cfg := parseConfig(t, fmt.Sprintf("robot_id: r1\ndata_dir: %s\nros: {master_uri: %q, host: 127.0.0.1}\nhttp: {listen: %q}\n",
+		filepath.Join(dir, "data"), m.URI, listen))
+	_, run := runDaemon(t, cfg, Options{RediscoverEvery: 200 * time.Millisecond})
 	health := func() (int, string) {
-		select {
-		case err := <-runErr:
-			runErr <- err
+		if returned, err := run.wait(0); returned {
 			t.Fatalf("edged run returned: %v", err)
-		default:
 		}
 		resp, err := http.Get("http://" + listen + "/healthz")
 		if err != nil {

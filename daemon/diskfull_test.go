@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/ros/rostest"
 )
@@ -56,26 +54,16 @@ func TestDiskFullDegradesLoudly(t *testing.T) {
 	t.Cleanup(func() { _ = exec.Command("umount", data).Run() })
 	m := rostest.StartMaster(t)
 	port := rostest.FreePort(t)
-	cfg, err := config.Parse([]byte(fmt.Sprintf(`
+	cfg := parseConfig(t, fmt.Sprintf(`
 robot_id: arm-01
 data_dir: %s
 ros: {master_uri: %q, host: 127.0.0.1}
 fsm: [{topic: /task_state, type: string}]
 episode: {min_free_bytes: 0}
 http: {listen: "127.0.0.1:%d"}
-`, data, m.URI, port)))
-	if err != nil {
-		t.Fatal(err)
-	}
+`, data, m.URI, port))
 	logs := &lockedBuf{}
-	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(logs, nil)), Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	runErr := make(chan error, 1)
-	go func() { runErr <- d.Run(ctx) }()
+	_, run := runDaemon(t, cfg, Options{Logger: slog.New(slog.NewTextHandler(logs, nil)), Version: "test"})
 	m.Publish("--topic", "/task_state", "--kind", "string", "--rate", "20")
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	get := func(path string) (int, string) {
@@ -143,15 +131,7 @@ http: {listen: "127.0.0.1:%d"}
 		code, _ := get("/healthz")
 		return code == 200 && segments() > before+3
 	})
-	cancel()
-	select {
-	case err := <-runErr:
-		if err != nil {
-			t.Fatalf("Run: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("Run did not return within 20s of cancel")
-	}
+	run.stop(t)
 	if n := strings.Count(logs.String(), "episode store: write failed"); n < 1 || n > 4 {
 		t.Errorf("%d 'write failed' log lines, want one per kind of write:\n%s", n, grepLines(logs.String(), "episode store"))
 	}

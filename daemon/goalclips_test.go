@@ -1,17 +1,13 @@
 package daemon
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/edged-robotics/edged/clip"
-	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/fsm/fsmkind"
 	"github.com/edged-robotics/edged/ros/msg"
@@ -31,21 +27,11 @@ func TestRunClipsFailedGoals(t *testing.T) {
 	setStatus := publishStatus(t, status)
 	dir := t.TempDir()
 	store := filepath.Join(dir, "data", episode.EpisodesDir)
-	cfg, err := config.Parse([]byte(fmt.Sprintf("robot_id: r1\ndata_dir: %s\nros: {master_uri: %q, host: 127.0.0.1}\n"+
+	cfg := parseConfig(t, fmt.Sprintf("robot_id: r1\ndata_dir: %s\nros: {master_uri: %q, host: 127.0.0.1}\n"+
 		"http: {listen: \"off\"}\njoints: [{topic: /joint_states}]\nfsm: [{topic: /pick/status, type: actionlib}]\n"+
 		"clips: {enabled: true, pre: 2s, post: 0s, min_interval: 0s, on_failure_outcome: false, on_goal_failure: true}\n",
-		filepath.Join(dir, "data"), m.URI)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	runErr := make(chan error, 1)
-	go func() { runErr <- d.Run(ctx) }()
+		filepath.Join(dir, "data"), m.URI))
+	_, run := runDaemon(t, cfg, Options{})
 	rostest.WaitFor(t, 60*time.Second, "edged subscribed to /pick/status", func() bool { return status.subscribers() > 0 })
 
 	// Each goal goes ACTIVE, then to its end; each step waits for edged
@@ -77,10 +63,7 @@ func TestRunClipsFailedGoals(t *testing.T) {
 	if len(want) != 2 || !slices.Equal(clips, want) {
 		t.Errorf("clips %q, want %q (segments %+v)", clips, want, segs)
 	}
-	cancel()
-	if err := <-runErr; err != nil {
-		t.Fatalf("Run: %v", err)
-	}
+	run.stop(t)
 }
 
 // goalState is "open" when a segment of goal id was opened, "closed"

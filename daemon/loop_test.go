@@ -3,15 +3,12 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"math"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/ros/rostest"
 )
@@ -47,20 +44,10 @@ func TestLoopedBagUnderSimTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := filepath.Join(tmp, "data", "episodes")
-	cfg, err := config.Parse([]byte(fmt.Sprintf("robot_id: r1\ndata_dir: %s\nros: {master_uri: %q, host: 127.0.0.1}\n"+
+	cfg := parseConfig(t, fmt.Sprintf("robot_id: r1\ndata_dir: %s\nros: {master_uri: %q, host: 127.0.0.1}\n"+
 		"http: {listen: \"off\"}\ncameras: [{topic: /cam}]\njoints: [{topic: /joint_states}]\n"+
-		"fsm: [{topic: /task/state, idle_states: [IDLE]}]\n", filepath.Join(tmp, "data"), m.URI)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	runErr := make(chan error, 1)
-	go func() { runErr <- d.Run(ctx) }()
-	defer func() { cancel(); <-runErr }()
+		"fsm: [{topic: /task/state, idle_states: [IDLE]}]\n", filepath.Join(tmp, "data"), m.URI))
+	d, _ := runDaemon(t, cfg, Options{})
 	rostest.WaitFor(t, 20*time.Second, "edged capture running", func() bool { return d.capt.Load() != nil })
 
 	play := rostest.Start(t, m.Env(), "rosbag", "play", "--clock", "--loop", "-d", "1", "--quiet", bag)

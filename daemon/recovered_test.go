@@ -1,15 +1,11 @@
 package daemon
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	epstore "github.com/edged-robotics/edged/episode/store"
 	"github.com/edged-robotics/edged/internal/brokertest"
@@ -59,25 +55,15 @@ func TestRecoveredEpisodeIsShipped(t *testing.T) {
 	broker := brokertest.Start(t, brokertest.Options{})
 	sinkOut := filepath.Join(tmp, "sink")
 	pipelinetest.StartSink(t, broker.URL, sinkOut)
-	cfg, err := config.Parse([]byte(fmt.Sprintf(`
+	cfg := parseConfig(t, fmt.Sprintf(`
 robot_id: arm-01
 data_dir: %s
 ros: {master_uri: %q, host: 127.0.0.1}
 fsm: [{topic: /task_state, type: string, idle_states: [idle]}]
 http: {listen: "off"}
 uplink: {broker: %q}
-`, filepath.Join(tmp, "data"), m.URI, broker.URL)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	runErr := make(chan error, 1)
-	go func() { runErr <- d.Run(ctx) }()
+`, filepath.Join(tmp, "data"), m.URI, broker.URL))
+	_, run := runDaemon(t, cfg, Options{Version: "test"})
 
 	// The sink's output is a store of the robot's own format: read it
 	// with the same reader.
@@ -99,13 +85,5 @@ uplink: {broker: %q}
 		e, err := episode.Load(filepath.Join(tmp, "data", "episodes"), id)
 		return err == nil && e.Manifest.RecoveryShipped
 	})
-	cancel()
-	select {
-	case err := <-runErr:
-		if err != nil {
-			t.Fatalf("Run: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("Run did not return within 20s of cancel")
-	}
+	run.stop(t)
 }

@@ -2,9 +2,7 @@ package daemon
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -33,27 +31,11 @@ func TestReloadAddsACameraAndKeepsTheEpisode(t *testing.T) {
 			"joints: [{topic: /joint_states}]\ncameras: [%s]\nfsm: [{topic: /task/state, idle_states: [IDLE]}]\n",
 			filepath.Join(dir, "data"), m.URI, cams)
 	}
-	cfg, err := config.Parse([]byte(yaml("{topic: /cam_a/compressed}")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := parseConfig(t, yaml("{topic: /cam_a/compressed}"))
 	next := yaml("{topic: /cam_a/compressed}, {topic: /cam_b/compressed}")
 	reload := make(chan struct{})
-	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Reload: reload,
+	d, run := runDaemon(t, cfg, Options{Reload: reload,
 		LoadConfig: func() (*config.Config, error) { return config.Parse([]byte(next)) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	runErr := make(chan error, 1)
-	go func() { runErr <- d.Run(ctx) }()
-	stopped := false
-	defer func() {
-		if !stopped {
-			cancel()
-			<-runErr
-		}
-	}()
 
 	rostest.WaitFor(t, 30*time.Second, "an episode open", d.pipe.Status().EpisodeOpen)
 	before := d.pipe.Status().View().Episode.ID
@@ -83,11 +65,7 @@ func TestReloadAddsACameraAndKeepsTheEpisode(t *testing.T) {
 
 	// Stopping (SIGTERM in edged run) closes the open episode as
 	// interrupted, with its open segment.
-	cancel()
-	stopped = true
-	if err := <-runErr; err != nil {
-		t.Fatalf("Run: %v", err)
-	}
+	run.stop(t)
 	ep, err := episode.Load(filepath.Join(dir, "data", "episodes"), ms[0].ID)
 	if err != nil {
 		t.Fatal(err)
@@ -120,28 +98,13 @@ func TestReloadChecks(t *testing.T) {
 		}
 	}
 	writeRules("checks: [{name: greeted, formula: 'tr.Exists(hello.*)'}]\n")
-	cfg, err := config.Parse([]byte(fmt.Sprintf("robot_id: r1\ndata_dir: %s\nros: {master_uri: %q, host: 127.0.0.1}\n"+
+	cfg := parseConfig(t, fmt.Sprintf("robot_id: r1\ndata_dir: %s\nros: {master_uri: %q, host: 127.0.0.1}\n"+
 		"http: {listen: \"off\"}\njoints: [{topic: /joint_states}]\nfsm: [{topic: /task/state, idle_states: [IDLE]}]\n"+
-		"episode: {max_duration: 1s}\nchecks: {file: %s}\n", filepath.Join(dir, "data"), m.URI, rules)))
-	if err != nil {
-		t.Fatal(err)
-	}
+		"episode: {max_duration: 1s}\nchecks: {file: %s}\n", filepath.Join(dir, "data"), m.URI, rules))
 	logs := &lockedBuf{}
 	reload := make(chan struct{})
-	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(logs, nil)), Reload: reload,
+	d, _ := runDaemon(t, cfg, Options{Logger: slog.New(slog.NewTextHandler(logs, nil)), Reload: reload,
 		LoadConfig: func() (*config.Config, error) { c := *cfg; return &c, nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	runErr := make(chan error, 1)
-	go func() { runErr <- d.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-runErr; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
 	lastJudged := func() (string, string) {
 		j := d.pipe.Status().View().Judged
 		if len(j) == 0 || len(j[0].Verdicts) != 1 {

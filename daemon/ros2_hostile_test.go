@@ -4,7 +4,6 @@ package daemon
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -21,7 +20,6 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/capture"
-	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/ros2/dds"
 	"github.com/edged-robotics/edged/ros2/ddstest"
@@ -105,19 +103,11 @@ func TestRunROS2ParticipantIndexExhausted(t *testing.T) {
 	domain := ddstest.Domain()
 	ddstest.Start(t, tools.Pub, domain, "-n", "0").WaitLine(t, "ready") // index 0, the only one below
 	t.Setenv("CYCLONEDDS_URI", strings.Replace(dds.LoopbackConfig, "<MaxAutoParticipantIndex>60<", "<MaxAutoParticipantIndex>1<", 1))
-	cfg, err := config.Parse([]byte(fmt.Sprintf("robot_id: r1\ndata_dir: %s\nros: {version: 2}\nros2: {domain_id: %d}\nhttp: {listen: \"off\"}\nfsm: [{topic: /task/state}]\n",
-		filepath.Join(t.TempDir(), "data"), domain)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	err = d.Run(ctx)
-	if !errors.Is(err, dds.ErrNoParticipantIndex) || strings.Contains(err.Error(), "configuration valid") ||
+	cfg := parseConfig(t, fmt.Sprintf("robot_id: r1\ndata_dir: %s\nros: {version: 2}\nros2: {domain_id: %d}\nhttp: {listen: \"off\"}\nfsm: [{topic: /task/state}]\n",
+		filepath.Join(t.TempDir(), "data"), domain))
+	_, run := runDaemon(t, cfg, Options{})
+	returned, err := run.wait(30 * time.Second)
+	if !returned || !errors.Is(err, dds.ErrNoParticipantIndex) || strings.Contains(err.Error(), "configuration valid") ||
 		!strings.Contains(err.Error(), "participant index") {
 		t.Errorf("run: %v; want it to say every participant index is taken", err)
 	}

@@ -4,7 +4,6 @@ package daemon
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -17,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edged-robotics/edged/config"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/ros2/ddstest"
@@ -53,24 +51,9 @@ func runROS2With(t *testing.T, domain int, ros2, extra string, opts Options) (in
 	}
 	t.Setenv("CYCLONEDDS_URI", ddstest.LoopbackURI())
 	data := filepath.Join(t.TempDir(), "data")
-	cfg, err := config.Parse([]byte(fmt.Sprintf("robot_id: ros2-01\ndata_dir: %s\nros: {version: 2}\nros2: {domain_id: %d, %s}\nhttp: {listen: \"off\"}\n%s",
-		data, domain, ros2, extra)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := New(cfg, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	runErr := make(chan error, 1)
-	go func() { runErr <- d.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-runErr; err != nil {
-			t.Errorf("run: %v", err)
-		}
-	})
+	cfg := parseConfig(t, fmt.Sprintf("robot_id: ros2-01\ndata_dir: %s\nros: {version: 2}\nros2: {domain_id: %d, %s}\nhttp: {listen: \"off\"}\n%s",
+		data, domain, ros2, extra))
+	d, _ := runDaemon(t, cfg, opts)
 	return domain, d, filepath.Join(data, "episodes")
 }
 

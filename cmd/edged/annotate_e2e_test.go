@@ -3,9 +3,7 @@ package main
 import (
 	"encoding/json"
 	"math"
-	"net/http"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,9 +13,6 @@ import (
 	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/episode/view"
-	"github.com/edged-robotics/edged/internal/brokertest"
-	"github.com/edged-robotics/edged/internal/pipelinetest"
-	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/score"
 	"github.com/edged-robotics/edged/score/fleet"
 	"github.com/edged-robotics/edged/vlm/vlmtest"
@@ -33,28 +28,8 @@ import (
 func TestReplaySinkAnnotateScore(t *testing.T) {
 	const key, model = "sk-e2e-SECRET-57721566", "test-vlm"
 	tmp := t.TempDir()
-	bag, _ := pipelinetest.SimBag(t, tmp)
-	broker := brokertest.Start(t, brokertest.Options{})
-	sinkOut := filepath.Join(tmp, "sink")
-	addr, sink := startSink(t, "--broker", broker.URL, "--out", sinkOut, "--fleet-every", "0")
-	poll.Until(t, 15*time.Second, "the sink subscribed (/healthz ready)", func() bool {
-		code, _ := get(t, "http://"+addr+"/healthz")
-		return code == http.StatusOK
-	})
-	if out, errOut, err := edgedWithin(t, nil, 30*time.Second, "replay", "-q", "--out", filepath.Join(tmp, "robot"),
-		"--fsm", "/task/state", "--idle", "IDLE", "--broker", broker.URL, bag); err != nil {
-		t.Fatalf("replay --broker: %v\n%s%s", err, out, errOut)
-	}
+	sinkOut, sink, ep := replayToSink(t, tmp)
 	store := blob.Dir{Root: episode.StoreDir(sinkOut)}
-	var ep *episode.Episode
-	poll.Until(t, 20*time.Second, "the episode complete at the sink", func() bool {
-		ms, err := episode.ListBlobs(store)
-		if err != nil || len(ms) != 1 || !ms[0].Complete {
-			return false
-		}
-		ep, err = episode.LoadBlobs(store, ms[0].ID)
-		return err == nil
-	})
 	truth := view.Segmentation(ep)
 	if len(truth.Segments) < 2 {
 		t.Fatalf("the sink's episode has %d segments", len(truth.Segments))

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,14 +8,10 @@ import (
 	"time"
 
 	"github.com/edged-robotics/edged/bag/mcap"
-	"github.com/edged-robotics/edged/blob"
 	"github.com/edged-robotics/edged/clip"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/episode/mcapexport"
-	"github.com/edged-robotics/edged/internal/brokertest"
 	"github.com/edged-robotics/edged/internal/mcaptest"
-	"github.com/edged-robotics/edged/internal/pipelinetest"
-	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/internal/s3test"
 	"github.com/edged-robotics/edged/uplink/wire"
 )
@@ -28,29 +23,8 @@ import (
 // reader and Foxglove's @mcap/core count them.
 func TestExportMCAPOfSinkEpisode(t *testing.T) {
 	tmp := t.TempDir()
-	bag, _ := pipelinetest.SimBag(t, tmp)
-	broker := brokertest.Start(t, brokertest.Options{})
-	sinkOut := filepath.Join(tmp, "sink")
-	addr, sink := startSink(t, "--broker", broker.URL, "--out", sinkOut, "--fleet-every", "0")
+	sinkOut, sink, ep := replayToSink(t, tmp)
 	defer sink.Stop(10 * time.Second)
-	poll.Until(t, 15*time.Second, "the sink subscribed (/healthz ready)", func() bool {
-		code, _ := get(t, "http://"+addr+"/healthz")
-		return code == http.StatusOK
-	})
-	if out, errOut, err := edgedWithin(t, nil, 30*time.Second, "replay", "-q", "--out", filepath.Join(tmp, "robot"),
-		"--fsm", "/task/state", "--idle", "IDLE", "--broker", broker.URL, bag); err != nil {
-		t.Fatalf("replay --broker: %v\n%s%s", err, out, errOut)
-	}
-	store := blob.Dir{Root: episode.StoreDir(sinkOut)}
-	var ep *episode.Episode
-	poll.Until(t, 20*time.Second, "the episode complete at the sink", func() bool {
-		ms, err := episode.ListBlobs(store)
-		if err != nil || len(ms) != 1 || !ms[0].Complete {
-			return false
-		}
-		ep, err = episode.LoadBlobs(store, ms[0].ID)
-		return err == nil
-	})
 	file := filepath.Join(tmp, "episode.mcap")
 	if out, errOut, err := edgedWithin(t, nil, 30*time.Second, "export", "--dir", sinkOut, "--format", "mcap", "-o", file, ep.Manifest.ID); err != nil {
 		t.Fatalf("export --format mcap: %v\n%s%s", err, out, errOut)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,7 +12,10 @@ import (
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/edged-robotics/edged/blob"
+	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/brokertest"
+	"github.com/edged-robotics/edged/internal/pipelinetest"
 	"github.com/edged-robotics/edged/internal/poll"
 	"github.com/edged-robotics/edged/ros/rostest"
 	"github.com/edged-robotics/edged/uplink/wire"
@@ -31,6 +35,36 @@ func startSink(t *testing.T, args ...string) (addr string, p *rostest.Proc) {
 		return m != nil
 	})
 	return addr, p
+}
+
+// replayToSink replays the generated episode (`edged replay --broker`)
+// through a real mosquitto to `edged sink --out tmp/sink` and waits for
+// it complete at the sink; it returns the sink's out directory, the sink
+// (running until the test ends) and the episode as the sink stored it.
+func replayToSink(t *testing.T, tmp string) (sinkOut string, sink *rostest.Proc, ep *episode.Episode) {
+	t.Helper()
+	bag, _ := pipelinetest.SimBag(t, tmp)
+	broker := brokertest.Start(t, brokertest.Options{})
+	sinkOut = filepath.Join(tmp, "sink")
+	addr, sink := startSink(t, "--broker", broker.URL, "--out", sinkOut, "--fleet-every", "0")
+	poll.Until(t, 15*time.Second, "the sink subscribed (/healthz ready)", func() bool {
+		code, _ := get(t, "http://"+addr+"/healthz")
+		return code == http.StatusOK
+	})
+	if out, errOut, err := edgedWithin(t, nil, 30*time.Second, "replay", "-q", "--out", filepath.Join(tmp, "robot"),
+		"--fsm", "/task/state", "--idle", "IDLE", "--broker", broker.URL, bag); err != nil {
+		t.Fatalf("replay --broker: %v\n%s%s", err, out, errOut)
+	}
+	store := blob.Dir{Root: episode.StoreDir(sinkOut)}
+	poll.Until(t, 20*time.Second, "the episode complete at the sink", func() bool {
+		ms, err := episode.ListBlobs(store)
+		if err != nil || len(ms) != 1 || !ms[0].Complete {
+			return false
+		}
+		ep, err = episode.LoadBlobs(store, ms[0].ID)
+		return err == nil
+	})
+	return sinkOut, sink, ep
 }
 
 func get(t *testing.T, url string) (int, string) {
