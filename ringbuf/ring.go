@@ -122,7 +122,8 @@ type Ring struct {
 	closed  bool
 	idx     []entry // circular; head is the oldest
 	head, n int
-	wpos    int // next write offset in the arena
+	wpos    int    // next write offset in the arena
+	runSeq  uint64 // Seq of the first frame of the newest run (anyOverlap)
 	seq     uint64
 	newest  time.Time
 	stats   Stats
@@ -186,6 +187,9 @@ func (r *Ring) Put(f *capture.Frame) error {
 	}
 	off := r.place(size)
 	r.evictOverlapping(off, size)
+	if off != r.wpos {
+		r.runSeq = r.seq + 1 // a new run begins at the start of the arena
+	}
 	if r.n == len(r.idx) {
 		r.evictOldest()
 	}
@@ -261,11 +265,26 @@ func (r *Ring) evictOverlapping(off, size int) {
 }
 
 // anyOverlap reports whether any held frame overlaps [off, off+size).
+// The frames sit in the arena in arrival order in at most two runs
+// (each placed right after the one before): the oldest, and the newest
+// that began at the start of the arena. Within a run offsets grow, so
+// only a run's first frame with data can be in the way of a write (it
+// starts at or before every other of the run). Checking those two keeps
+// Put O(1); a scan of every held frame was 2% of edged's CPU.
 func (r *Ring) anyOverlap(off, size int) bool {
-	for i := 0; i < r.n; i++ {
-		e := &r.idx[(r.head+i)%len(r.idx)]
-		if e.meta.Size > 0 && e.off < off+size && off < e.off+e.meta.Size {
-			return true
+	newest := 0
+	if r.n > 0 && r.runSeq > r.at(0).meta.Seq {
+		newest = int(r.runSeq - r.at(0).meta.Seq)
+	}
+	return r.firstOverlaps(0, off, size) || r.firstOverlaps(newest, off, size)
+}
+
+// firstOverlaps reports whether the first frame with data from the i-th
+// oldest on overlaps [off, off+size).
+func (r *Ring) firstOverlaps(i, off, size int) bool {
+	for ; i < r.n; i++ {
+		if e := r.at(i); e.meta.Size > 0 {
+			return e.off < off+size && off < e.off+e.meta.Size
 		}
 	}
 	return false
