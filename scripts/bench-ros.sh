@@ -11,7 +11,8 @@
 # its row says why, and the script exits 1 (bench/ingestcmp).
 #
 # Usage: scripts/bench-ros.sh [SECONDS]   (default 20; env CAMERAS, WIDTH,
-# HEIGHT, IMG_HZ, JOINT_HZ change the load)
+# HEIGHT, IMG_HZ, JOINT_HZ change the load; WARMUP, default 5, is the
+# seconds both subscribers get to connect before the window starts)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_RUN=${1:-20}
@@ -61,8 +62,12 @@ topics=/bench/joint_states
 for ((c = 0; c < CAMERAS; c++)); do topics="$topics,/bench/cam$c/image_raw"; done
 
 echo "receiving for ${SECONDS_RUN}s with both subscribers at once..."
-start sub "$work/sub" "$SECONDS_RUN" ${topics//,/ }
-EDGED_BENCH_MASTER=$ROS_MASTER_URI EDGED_BENCH_TOPICS=$topics EDGED_BENCH_SECONDS=$SECONDS_RUN \
+# Both measure the same wall-clock window, from WARMUP seconds on (each
+# connects and warms up before it): their counts of the same streams
+# then agree to a message or so, and bench/ingestcmp can hold them to it.
+window_start=$(python3 -c "import time; print(f'{time.time() + ${WARMUP:-5}:.3f}')")
+BENCH_START=$window_start start sub "$work/sub" "$SECONDS_RUN" ${topics//,/ }
+EDGED_BENCH_MASTER=$ROS_MASTER_URI EDGED_BENCH_TOPICS=$topics EDGED_BENCH_SECONDS=$SECONDS_RUN EDGED_BENCH_START=$window_start \
   "$work/ros.test" -test.run '^$' -test.bench BenchmarkIngestLive -test.benchtime 1x >"$work/edged.log" 2>&1 || {
   cat "$work/edged.log" >&2; exit 1; }
 for _ in $(seq 600); do grep -q '^roscpp ' "$work/sub.log" && break; sleep 0.1; done

@@ -2,16 +2,18 @@
 // it reads the one-line reports of edged's subscriber and of the
 // reference subscriber that received the same streams in the same run,
 //
-//	edged messages=N bytes=B cpu_s=C seq_gaps=G [ctxsw_per_msg=S wakeups_per_msg=W]
-//	roscpp messages=N bytes=B cpu_s=C seq_gaps=G [ctxsw=S wakeups=W]
+//	edged messages=N bytes=B cpu_s=C seq_gaps=G [max_idle_ms=I ctxsw_per_msg=S wakeups_per_msg=W]
+//	roscpp messages=N bytes=B cpu_s=C seq_gaps=G [max_idle_ms=I ctxsw=S wakeups=W]
 //
 // prints each side's rate and CPU seconds per GB and make bench's
 // RESULT line (bench/benchtable). A CPU ratio is only meaningful for
 // equal work: when edged received more or fewer bytes or messages than
-// the reference beyond -tolerance, or shows sequence gaps the reference
-// does not (beyond -gap-tolerance of the reference's messages: the
-// publisher dropped messages for edged alone, so edged stalled), it
-// prints why on stderr and as "RESULT NAME failed ..." and exits 1.
+// the reference beyond -tolerance, or one of them shows sequence gaps
+// the other does not (beyond -gap-tolerance of the other's messages:
+// the publisher dropped messages for that one alone, which fell
+// behind), it prints why on stderr and as "RESULT NAME failed ..." and
+// exits 1. Gaps both show are the publisher's own (it was starved and
+// overflowed every subscriber's queue): they void nothing.
 //
 // Usage: ingestcmp -name NAME -seconds S EDGED_LINE REFERENCE_LINE
 package main
@@ -56,9 +58,9 @@ func run(out, errOut io.Writer, name string, seconds float64, tol tolerance, edg
 
 func compare(out, errOut io.Writer, name string, seconds float64, tol tolerance, e, r report) int {
 	for _, s := range []report{e, r} {
-		fmt.Fprintf(out, "%-7s: %7.1f MB/s received, %d messages, %.0f seq gaps, %.3f CPU s/GB, "+
+		fmt.Fprintf(out, "%-7s: %7.1f MB/s received, %d messages, %.0f seq gaps, longest wait %.0f ms, %.3f CPU s/GB, "+
 			"%.2f context switches and %.2f wake-ups per message\n",
-			s.who, s.bytes/1e6/seconds, uint64(s.messages), s.gaps, s.cpuPerGB(), s.ctxswPerMsg, s.wakeupsPerMsg)
+			s.who, s.bytes/1e6/seconds, uint64(s.messages), s.gaps, s.maxIdleMs, s.cpuPerGB(), s.ctxswPerMsg, s.wakeupsPerMsg)
 	}
 	if why := unequalWork(e, r, tol); why != "" {
 		fmt.Fprintf(errOut, "ingestcmp: the run is void, the CPU ratio would compare unequal work: %s\n", why)

@@ -28,6 +28,10 @@ func TestRun(t *testing.T) {
 		// issue: 5,742 seq gaps on edged's side, 4 on roscpp's
 		{"gaps roscpp does not show", "edged messages=21800 bytes=4990000000 cpu_s=1.0 seq_gaps=5742", ref,
 			1, "RESULT ros1-ingest-cpu-per-GB failed unequal work:", "edged shows 5742 seq gaps, roscpp 4"},
+		// run 2 of this branch: roscpp fell behind, edged did not
+		{"gaps edged does not show", "edged messages=21810 bytes=5001416552 cpu_s=1.7 seq_gaps=0",
+			"roscpp messages=21700 bytes=4990000000 cpu_s=5.0 seq_gaps=100",
+			1, "RESULT ros1-ingest-cpu-per-GB failed unequal work:", "roscpp shows 100 seq gaps, edged 0 (at most 21 allowed)"},
 		{"nothing received", "edged messages=0 bytes=0 cpu_s=0.1 seq_gaps=0", ref,
 			1, "RESULT ros1-ingest-cpu-per-GB failed unequal work:", "edged received nothing"},
 		{"no reference line", "edged messages=1 bytes=1 cpu_s=0 seq_gaps=0", "",

@@ -28,6 +28,7 @@ type report struct {
 	who                         string
 	messages, bytes, cpuS, gaps float64
 	ctxswPerMsg, wakeupsPerMsg  float64
+	maxIdleMs                   float64 // the longest wait between two messages of a topic (optional)
 }
 
 func (r report) cpuPerGB() float64 { return r.cpuS / (r.bytes / 1e9) }
@@ -59,6 +60,7 @@ func parseReport(line string) (report, error) {
 		}
 	}
 	r.messages, r.bytes, r.cpuS, r.gaps = kv["messages"], kv["bytes"], kv["cpu_s"], kv["seq_gaps"]
+	r.maxIdleMs = kv["max_idle_ms"]
 	msgs := max(r.messages, 1)
 	r.ctxswPerMsg, r.wakeupsPerMsg = kv["ctxsw_per_msg"], kv["wakeups_per_msg"]
 	if _, ok := kv["ctxsw_per_msg"]; !ok {
@@ -75,18 +77,28 @@ func unequalWork(e, r report, tol tolerance) string {
 		}
 	}
 	if d := relDiff(e.bytes, r.bytes); d > tol.work {
-		return fmt.Sprintf("%s received %.0f MB, %s %.0f MB (%.1f%% apart, tolerance %.1f%%)",
-			e.who, e.bytes/1e6, r.who, r.bytes/1e6, 100*d, 100*tol.work)
+		return fmt.Sprintf("%s received %.0f MB, %s %.0f MB (%.1f%% apart, tolerance %.1f%%; seq gaps %.0f and %.0f)",
+			e.who, e.bytes/1e6, r.who, r.bytes/1e6, 100*d, 100*tol.work, e.gaps, r.gaps)
 	}
 	if d := relDiff(e.messages, r.messages); d > tol.work {
-		return fmt.Sprintf("%s received %.0f messages, %s %.0f (%.1f%% apart, tolerance %.1f%%)",
-			e.who, e.messages, r.who, r.messages, 100*d, 100*tol.work)
+		return fmt.Sprintf("%s received %.0f messages, %s %.0f (%.1f%% apart, tolerance %.1f%%; seq gaps %.0f and %.0f)",
+			e.who, e.messages, r.who, r.messages, 100*d, 100*tol.work, e.gaps, r.gaps)
 	}
-	if allowed := r.gaps + math.Floor(tol.gaps*r.messages); e.gaps > allowed {
-		return fmt.Sprintf("%s shows %.0f seq gaps, %s %.0f (at most %.0f allowed): the publisher dropped messages for %s alone",
-			e.who, e.gaps, r.who, r.gaps, allowed, e.who)
+	if why := excessGaps(e, r, tol); why != "" {
+		return why
 	}
-	return ""
+	return excessGaps(r, e, tol)
+}
+
+// excessGaps says when a shows more seq gaps than b beyond tol: the
+// publisher dropped messages for a alone (a fell behind), or "".
+func excessGaps(a, b report, tol tolerance) string {
+	allowed := b.gaps + math.Floor(tol.gaps*b.messages)
+	if a.gaps <= allowed {
+		return ""
+	}
+	return fmt.Sprintf("%s shows %.0f seq gaps, %s %.0f (at most %.0f allowed): the publisher dropped messages for %s alone",
+		a.who, a.gaps, b.who, b.gaps, allowed, a.who)
 }
 
 // relDiff is |a-b| relative to the larger of them.
