@@ -157,9 +157,9 @@ func (c *pubConn) session(reconnect, verbose bool) (connected bool, err error) {
 	defer stop()
 	if tc, ok := conn.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(c.sub.opts.TCPNoDelay)
-		// room for a few large frames while we are scheduled out; no more
-		// than a message's worth on topics of small messages
-		_ = tc.SetReadBuffer(min(4<<20, max(256<<10, c.sub.opts.MaxMessageBytes)))
+		if n := readBufferSize(c.sub.opts.MaxMessageBytes, autotuneMax()); n > 0 { // rcvbuf.go
+			_ = tc.SetReadBuffer(n)
+		}
 	}
 	_ = conn.SetDeadline(time.Now().Add(node.cfg.CallTimeout))
 	ph, err := tcpros.Handshake(conn, tcpros.SubscriberHeader{
