@@ -12,9 +12,9 @@ import (
 // slow Handler) before the publisher's own queue overflows and it drops
 // messages for this subscriber alone. Setting SO_RCVBUF fixes the buffer
 // at twice the value asked (the kernel's bookkeeping) and turns the
-// kernel's autotuning off; left alone, autotuning grows a lagging
-// connection's buffer up to net.ipv4.tcp_rmem's maximum, as it does for
-// roscpp's subscribers. On a host whose tcp_rmem maximum was raised to
+// kernel's autotuning off; left alone, autotuning grows a connection's
+// buffer with the rate it is drained at, up to net.ipv4.tcp_rmem's
+// maximum, as it does for roscpp's subscribers. On a host whose tcp_rmem maximum was raised to
 // 32 MiB, a fixed 4 MiB (8 MiB in the kernel) carried edged through a
 // quarter of the stall roscpp rode out: about 100 ms of one 720p camera
 // against 400 ms (bench-ros, ss -tm: rb8388608 against rb33554432).
@@ -24,19 +24,28 @@ import (
 // reader is scheduled out.
 const maxFixedReadBuffer = 4 << 20
 
-// readBufferSize is the SO_RCVBUF to ask for a subscriber connection,
-// or 0 to leave the kernel's autotuning in charge: topics of small
-// messages get no more than a message's worth (at least 256 KiB), and
-// topics of large ones the autotuning that reaches further than
-// maxFixedReadBuffer would (autotuneMax: tcp_rmem's maximum, 0 when
-// unknown), else maxFixedReadBuffer.
-func readBufferSize(maxMessageBytes, autotuneMax int) int {
+// readBufferPlan is the SO_RCVBUF to ask for a subscriber connection at
+// once (0: none), and the one to ask for once its first frame shows the
+// topic's messages small (ifSmall, 0: none). Topics of small messages
+// (MaxMessageBytes) get no more than a message's worth, at least
+// 256 KiB. Otherwise a fixed maxFixedReadBuffer, unless the kernel's
+// autotuning reaches further (autotuneMax: tcp_rmem's maximum, 0 when
+// unknown): the connection starts autotuned, which keeps it if its
+// frames are large (a camera's grow its buffer within the first
+// frames); frames under smallFrame (joint states at 1 kHz) never grow
+// it past a few hundred KiB, a few dozen milliseconds of them, so such
+// a connection gets the fixed buffer after its first frame.
+func readBufferPlan(maxMessageBytes, autotuneMax int) (now, ifSmall int) {
 	want := min(maxFixedReadBuffer, max(256<<10, maxMessageBytes))
 	if want == maxFixedReadBuffer && autotuneMax > 2*want {
-		return 0
+		return 0, want
 	}
-	return want
+	return want, 0
 }
+
+// smallFrame: a connection whose first frame is smaller keeps the fixed
+// buffer (readBufferPlan).
+const smallFrame = 256 << 10
 
 // autotuneMax reads net.ipv4.tcp_rmem's maximum once (0 where there is
 // none, as off Linux).
