@@ -10,10 +10,11 @@ import (
 // tolerance is how far the two subscribers' work may differ and the run
 // still count.
 type tolerance struct {
-	// work: relative difference of bytes and of messages. Both windows
-	// last the same time but start apart (each warms up on its own), so
-	// at a steady publishing rate they differ by a frame or so per topic
-	// (3 x 2.8 MB of 5 GB in the default run: 0.2%).
+	// work: relative difference of bytes and of messages. Both measure
+	// one wall-clock window (bench-ros.sh's BENCH_START), so they differ
+	// only by what was in flight at its edges: nothing in a quiet run
+	// (21800 messages each), under 2% unless a side lagged by hundreds
+	// of milliseconds.
 	work float64
 	// gaps: seq gaps edged may show beyond the reference's, as a
 	// fraction of the reference's messages (0.1%: 22 in the default run;
