@@ -143,10 +143,16 @@ func ingestPath(direct bool) string {
 // BenchmarkIngestLive subscribes to real publishers on an external
 // master, for scripts/bench-ros.sh: EDGED_BENCH_MASTER (required, else
 // skipped), EDGED_BENCH_TOPICS (comma-separated), EDGED_BENCH_SECONDS,
-// EDGED_BENCH_NODE (default /edged_bench).
+// EDGED_BENCH_NODE (default /edged_bench), EDGED_BENCH_START (the
+// window's start, Unix seconds: both subscribers of the script measure
+// the same window, so their counts compare; default: once warm).
 // Run it with -benchtime 1x. It prints one line:
 //
-//	edged messages=N bytes=B cpu_s=C drops=D seq_gaps=G allocs_per_msg=A ctxsw_per_msg=S wakeups_per_msg=W
+//	edged messages=N bytes=B cpu_s=C drops=D seq_gaps=G reconnects=R max_idle_ms=I allocs_per_msg=A ctxsw_per_msg=S wakeups_per_msg=W
+//
+// max_idle_ms is the longest wait between two messages of one topic: a
+// stall of this side shows there (and in seq_gaps) while the other
+// side's stays near the slowest topic's period.
 func BenchmarkIngestLive(b *testing.B) {
 	uri := os.Getenv("EDGED_BENCH_MASTER")
 	if uri == "" {
@@ -178,6 +184,7 @@ func BenchmarkIngestLive(b *testing.B) {
 		subs = append(subs, s)
 	}
 	poll.Until(b, 30*time.Second, "every topic delivered", func() bool { return allSeen(counters) })
+	waitForWindow(b)
 	baseStats := make([]SubscriptionStats, len(subs))
 	for i, s := range subs {
 		baseStats[i] = s.Stats()
@@ -194,22 +201,47 @@ func BenchmarkIngestLive(b *testing.B) {
 		counters[i].measure(false)
 	}
 	runtime.ReadMemStats(&ms1)
-	var msgs, bytes, drops, gaps uint64
+	var msgs, bytes, drops, gaps, reconnects uint64
+	var maxIdle time.Duration
 	for i, s := range subs {
 		st := s.Stats()
 		msgs += st.Messages - baseStats[i].Messages
 		bytes += st.Bytes - baseStats[i].Bytes
 		drops += st.Drops - baseStats[i].Drops
+		reconnects += st.Reconnects - baseStats[i].Reconnects
 		gaps += counters[i].gaps
+		maxIdle = max(maxIdle, counters[i].maxIdle)
 	}
 	allocs := float64(ms1.Mallocs-ms0.Mallocs) / float64(max(msgs, 1))
 	perMsg := func(n int64) float64 { return float64(n) / float64(max(msgs, 1)) }
-	fmt.Printf("edged messages=%d bytes=%d cpu_s=%.3f drops=%d seq_gaps=%d allocs_per_msg=%.3f ctxsw_per_msg=%.3f wakeups_per_msg=%.3f\n",
-		msgs, bytes, cpu, drops, gaps, allocs, perMsg(sw.voluntary+sw.involuntary), perMsg(sw.voluntary))
+	fmt.Printf("edged messages=%d bytes=%d cpu_s=%.3f drops=%d seq_gaps=%d reconnects=%d max_idle_ms=%.1f "+
+		"allocs_per_msg=%.3f ctxsw_per_msg=%.3f wakeups_per_msg=%.3f\n",
+		msgs, bytes, cpu, drops, gaps, reconnects, maxIdle.Seconds()*1e3, allocs, perMsg(sw.voluntary+sw.involuntary), perMsg(sw.voluntary))
 	b.ReportMetric(cpu/(float64(bytes)/1e9), "cpu-s/GB")
 	b.ReportMetric(float64(drops), "drops")
 	b.ReportMetric(allocs, "allocs/msg")
 	sw.report(b, int(msgs))
+}
+
+// waitForWindow sleeps until EDGED_BENCH_START, when set: the wall-clock
+// instant the script gave both subscribers to start measuring at. It
+// fails when that instant passed before this side was warm (its window
+// would be shorter than the reference's).
+func waitForWindow(b *testing.B) {
+	v := os.Getenv("EDGED_BENCH_START")
+	if v == "" {
+		return
+	}
+	secs, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		b.Fatalf("EDGED_BENCH_START=%q: want Unix seconds: %v", v, err)
+	}
+	start := time.Unix(0, int64(secs*1e9))
+	late := time.Since(start)
+	if late > 0 {
+		b.Fatalf("edged was warm %v after the window's start (EDGED_BENCH_START): give the subscribers more time to warm up", late)
+	}
+	time.Sleep(-late)
 }
 
 // ctxSwitches counts the context switches of every thread of this
@@ -245,6 +277,8 @@ type liveCounter struct {
 	measuring bool
 	gaps      uint64
 	lastSeq   int64
+	last      time.Time     // the last message's arrival
+	maxIdle   time.Duration // the longest wait between two messages while measuring
 }
 
 func (c *liveCounter) measure(on bool) {
@@ -262,6 +296,10 @@ func (c *liveCounter) handle(m *Message) {
 		}
 		c.lastSeq = seq
 	}
+	if c.measuring && c.seen {
+		c.maxIdle = max(c.maxIdle, m.Received.Sub(c.last))
+	}
+	c.last = m.Received
 	c.seen = true
 	c.mu.Unlock()
 	m.Release()

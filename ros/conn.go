@@ -56,6 +56,9 @@ type pubConn struct {
 	localPort int
 	logLim    loglimit.Limiter // run's log lines
 	reserved  int              // bytes of the frame being read charged to the budget (readLoop only)
+	// rcvbufIfSmall: SO_RCVBUF to set if the session's first frame is
+	// small, 0 once decided (session, then readLoop only; rcvbuf.go)
+	rcvbufIfSmall int
 }
 
 func newPubConn(s *Subscription, uri string) *pubConn {
@@ -157,9 +160,11 @@ func (c *pubConn) session(reconnect, verbose bool) (connected bool, err error) {
 	defer stop()
 	if tc, ok := conn.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(c.sub.opts.TCPNoDelay)
-		// room for a few large frames while we are scheduled out; no more
-		// than a message's worth on topics of small messages
-		_ = tc.SetReadBuffer(min(4<<20, max(256<<10, c.sub.opts.MaxMessageBytes)))
+		var now int
+		now, c.rcvbufIfSmall = readBufferPlan(c.sub.opts.MaxMessageBytes, autotuneMax()) // rcvbuf.go
+		if now > 0 {
+			_ = tc.SetReadBuffer(now)
+		}
 	}
 	_ = conn.SetDeadline(time.Now().Add(node.cfg.CallTimeout))
 	ph, err := tcpros.Handshake(conn, tcpros.SubscriberHeader{
@@ -245,8 +250,21 @@ func (c *pubConn) readLoop(conn net.Conn, info *PublisherInfo) error {
 			}
 			return err
 		}
+		if c.rcvbufIfSmall > 0 {
+			c.fixReadBufferIfSmall(conn, n)
+		}
 		c.handOn(c.message(info, buf, n))
 	}
+}
+
+// fixReadBufferIfSmall sets the fixed receive buffer on a connection
+// left to autotuning when its first frame, of n bytes, is small
+// (readBufferPlan); either way the question is settled.
+func (c *pubConn) fixReadBufferIfSmall(conn net.Conn, n int) {
+	if tc, ok := conn.(*net.TCPConn); ok && n < smallFrame {
+		_ = tc.SetReadBuffer(c.rcvbufIfSmall)
+	}
+	c.rcvbufIfSmall = 0
 }
 
 // message wraps a frame body read whole in a pooled Message.

@@ -14,7 +14,8 @@ import (
 // fit drops the oldest queued message; if it still does not fit it
 // is read and discarded. Besides that, per publisher connection: a
 // 64 KiB read buffer, its connection header (<= MaxHeaderBytes,
-// default 1 MiB) and the kernel's socket buffer (<= 4 MiB). So one
+// default 1 MiB) and the kernel's socket buffer (8 MiB, or up to
+// tcp_rmem's maximum where that is higher: rcvbuf.go). So one
 // topic costs at most QueueBytes + MaxPublishers x ~1.1 MiB of user
 // memory, however many peers flood, stall or lie. The buffer pool's
 // size classes add up to 25% over the bytes charged.
