@@ -22,9 +22,10 @@
 // shipped; the status the page shows and the counts /metrics exports.
 //
 // Episodes come from the fsm stage: when one begins, a sheet.Builder per
-// camera starts on its tick grid, each closed segment gets a labeling
-// sheet once its last tick is final, and the end finishes the builders
-// and ships the manifest with its verdicts. Without an FSM, sessions
+// camera starts on its tick grid (the camera's builder of the last
+// episode, Reset, so its buffers are reused), each closed segment gets a
+// labeling sheet once its last tick is final, and the end finishes the
+// builders and ships the manifest with its verdicts. Without an FSM, sessions
 // (episodes named "session", cut at episode.max_duration) hold the
 // sheets, so that the store's retention bounds them (session.go).
 //

@@ -73,6 +73,7 @@ type Runner struct {
 	session  bool
 	recipe   sheet.Recipe
 	cur      *sheetSession
+	spare    spareBuilders // the builders of the last session, for the next
 	// The open session's episode (session true) and when the store last
 	// refused to begin one (zero: it did not).
 	sessionW      *epstore.Writer
@@ -83,7 +84,7 @@ type Runner struct {
 // StartFSM, as sessions when no fsm stage runs.
 func (p *Pipeline) NewRunner() *Runner {
 	p.startClips()
-	return &Runner{p: p, storeDir: p.store.Dir(), session: p.machine == nil, recipe: p.cfg.Sheet.Recipe()}
+	return &Runner{p: p, storeDir: p.store.Dir(), session: p.machine == nil, recipe: p.cfg.Sheet.Recipe(), spare: spareBuilders{}}
 }
 
 // Step is how far the stream clock moves between two ticks: the live
@@ -93,7 +94,7 @@ func (r *Runner) Step() time.Duration { return r.recipe.Interval / 5 }
 func (r *Runner) open(id, dir string, start time.Time) {
 	p := r.p
 	r.clipEpisode(id, dir)
-	s, err := newSheetSession(id, dir, start, r.recipe, p.topo.Load().cams, p.log.With("episode", id), &p.stats, p.sheetBuilt, p.out, p.observeBuild)
+	s, err := newSheetSession(id, dir, start, r.recipe, p.topo.Load().cams, r.spare, p.log.With("episode", id), &p.stats, p.sheetBuilt, p.out, p.observeBuild)
 	if err != nil {
 		p.log.Error("daemon: no sheets for this episode", "episode", id, "err", err)
 		return
@@ -183,6 +184,7 @@ func (r *Runner) Tick(now time.Time) {
 func (r *Runner) Stop(now time.Time, ok bool) {
 	r.Drain()
 	defer r.clipFlush()
+	defer r.spare.close()
 	if r.session {
 		r.closeSession(now, ok, episode.EndShutdown)
 		return

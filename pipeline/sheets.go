@@ -34,6 +34,8 @@ type sheetSession struct {
 	start    time.Time
 	recipe   sheet.Recipe
 	builders []*sheet.Builder
+	topics   []string // per builder: its camera's topic
+	spare    spareBuilders
 	writers  []*sheet.DirWriter
 	pending  []labelRequest
 	log      *slog.Logger
@@ -54,9 +56,10 @@ type labelRequest struct {
 	start, end time.Time
 }
 
-func newSheetSession(id, dir string, start time.Time, r sheet.Recipe, cams []camera, log *slog.Logger, st *counters,
+func newSheetSession(id, dir string, start time.Time, r sheet.Recipe, cams []camera, spare spareBuilders, log *slog.Logger, st *counters,
 	onSheet func(camera string, index int, jpeg []byte), up shipper, observe func(float64)) (*sheetSession, error) {
-	s := &sheetSession{id: id, start: start, recipe: r, log: log, stats: st, onSheet: onSheet, up: up, observe: observe}
+	s := &sheetSession{id: id, start: start, recipe: r, log: log, stats: st, onSheet: onSheet, up: up, observe: observe, spare: spare}
+	defer spare.close() // what no camera of this session took
 	for _, c := range cams {
 		w, err := sheet.NewDirWriter(episode.SheetDir(dir, c.name))
 		if err != nil {
@@ -75,13 +78,14 @@ func newSheetSession(id, dir string, start time.Time, r sheet.Recipe, cams []cam
 		// sheets nor keeps the tiles they need: whoever reads the
 		// episode composes them from the contact sheets
 		// (sheet.LabelImage), as the cloud does.
-		b, err := sheet.NewBuilder(sheet.BuilderConfig{Camera: c.topic, Name: c.configuredName(), Recipe: r, Start: start, Source: c.ring,
+		b, err := spare.take(c.topic, sheet.BuilderConfig{Camera: c.topic, Name: c.configuredName(), Recipe: r, Start: start, Source: c.ring,
 			Emit: s.emitTo(w), Logger: log, NoTileCache: !r.ShipLabelSheets})
 		if err != nil {
 			s.close()
 			return nil, fmt.Errorf("sheet builder for %s: %w", c.topic, err)
 		}
 		s.builders, s.writers = append(s.builders, b), append(s.writers, w)
+		s.topics = append(s.topics, c.topic)
 		s.spent = append(s.spent, 0)
 	}
 	return s, nil
@@ -184,9 +188,47 @@ func (s *sheetSession) finish(end time.Time) {
 	s.close()
 }
 
+// close hands the builders to the spares, for the next session's.
 func (s *sheetSession) close() {
-	for _, b := range s.builders {
-		b.Close()
+	for i, b := range s.builders {
+		s.spare.put(s.topics[i], b)
 	}
-	s.builders = nil
+	s.builders, s.topics = nil, nil
+}
+
+// spareBuilders keeps each camera's builder between sessions, so that the
+// camera's builder of the next session is the same one reset
+// (sheet.Builder.Reset: its TurboJPEG handles and megabytes of buffers
+// kept) rather than a new one. Owned by the Runner, on its goroutine;
+// the builders of cameras the next session lacks are closed when it
+// opens, the rest when the Runner stops.
+type spareBuilders map[string]*sheet.Builder
+
+// take is the camera's spare builder reset for cfg, or a new one.
+func (sp spareBuilders) take(topic string, cfg sheet.BuilderConfig) (*sheet.Builder, error) {
+	b, ok := sp[topic]
+	if !ok {
+		return sheet.NewBuilder(cfg)
+	}
+	delete(sp, topic)
+	if err := b.Reset(cfg); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (sp spareBuilders) put(topic string, b *sheet.Builder) {
+	if old, ok := sp[topic]; ok {
+		old.Close()
+	}
+	sp[topic] = b
+}
+
+// close closes every spare builder.
+func (sp spareBuilders) close() {
+	for topic, b := range sp {
+		b.Close()
+		delete(sp, topic)
+	}
 }

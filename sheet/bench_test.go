@@ -106,3 +106,71 @@ func BenchmarkResize(b *testing.B) {
 		rs.resize(dst, dw, dh, dw*3, src, sw, sh, sw*3)
 	}
 }
+
+// BenchmarkEpisodeSheets is one 14-s episode of one camera (as in the
+// soak: a full sheet of 20 ticks, then a shorter one at Finish) from
+// 720p frames at 2 Hz; one op is one episode. "new" builds each episode
+// with a new builder (closed after), "reset" with the camera's previous
+// one (Builder.Reset), as the pipeline does.
+func BenchmarkEpisodeSheets(b *testing.B) {
+	var frames [][]byte
+	var total int64
+	for _, p := range panFrames(b, 15) {
+		d, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		frames = append(frames, d)
+	}
+	const ticks = 28
+	for i := range ticks {
+		total += int64(len(frames[i%len(frames)]))
+	}
+	for _, reuse := range []bool{false, true} {
+		b.Run(map[bool]string{false: "new", true: "reset"}[reuse], func(b *testing.B) {
+			ring := newRing(b, ringbuf.Config{MaxBytes: 16 << 20, MaxAge: 3 * time.Second})
+			var bl *Builder
+			defer func() { bl.Close() }()
+			n := 0
+			episode := func() {
+				start := epoch.Add(time.Duration(n) * 500 * time.Millisecond)
+				cfg := BuilderConfig{Camera: "/bench", Recipe: DefaultRecipe(), Start: start, Source: ring,
+					NoTileCache: true, Emit: func(*Sheet) error { return nil }}
+				var err error
+				switch {
+				case bl != nil && reuse:
+					err = bl.Reset(cfg)
+				default:
+					if bl != nil {
+						bl.Close()
+					}
+					bl, err = NewBuilder(cfg)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				var fr capture.Frame
+				for i := range ticks {
+					fr = capture.Frame{Stamp: epoch.Add(time.Duration(n) * 500 * time.Millisecond), Format: capture.FormatJPEG, Data: frames[i%len(frames)]}
+					if err := ring.Put(&fr); err != nil {
+						b.Fatal(err)
+					}
+					if err := bl.Advance(fr.Stamp); err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+				if err := bl.Finish(fr.Stamp); err != nil {
+					b.Fatal(err)
+				}
+				n += 4 // the idle time between episodes
+			}
+			episode()
+			b.SetBytes(total)
+			b.ReportAllocs()
+			for b.Loop() {
+				episode()
+			}
+		})
+	}
+}

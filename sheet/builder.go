@@ -74,10 +74,17 @@ type Stats struct {
 // mutex); the usual driver is one goroutine calling Advance with the
 // capture clock, plus LabelSheet when a segment closes.
 type Builder struct {
-	mu   sync.Mutex
-	cfg  BuilderConfig
-	r    Recipe
-	half time.Duration
+	mu sync.Mutex
+	builderState
+}
+
+// builderState is what a Builder holds for its episode; Reset replaces
+// it whole, carrying over only the memory it reuses.
+type builderState struct {
+	cfg    BuilderConfig
+	r      Recipe
+	half   time.Duration
+	closed bool // Close freed the tiler's handles
 
 	tiler  *Tiler
 	next   int64 // next tick to finalize
@@ -96,23 +103,9 @@ type Builder struct {
 
 // NewBuilder returns a builder for one camera and episode.
 func NewBuilder(cfg BuilderConfig) (*Builder, error) {
-	if err := cfg.Recipe.Validate(); err != nil {
+	b := &Builder{}
+	if err := b.Reset(cfg); err != nil {
 		return nil, err
-	}
-	if cfg.Source == nil || cfg.Emit == nil {
-		return nil, errors.New("sheet: BuilderConfig needs Source and Emit")
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
-	t, err := NewTiler(cfg.Limits)
-	if err != nil {
-		return nil, err
-	}
-	b := &Builder{cfg: cfg, r: cfg.Recipe, half: cfg.Recipe.Interval / 2, tiler: t, logged: map[string]bool{}}
-	b.tiles = make([]TileMeta, 0, b.r.TilesPerSheet())
-	if !cfg.NoTileCache {
-		b.cache = newTileCache(2 * 3600 * int(time.Second/b.r.Interval) / 2)
 	}
 	return b, nil
 }
@@ -123,6 +116,7 @@ func (b *Builder) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.tiler.Close()
+	b.closed = true
 }
 
 // TickTime is the time of tick k: start + k x interval, computed from k

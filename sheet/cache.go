@@ -25,6 +25,22 @@ func newTileCache(entries int) *tileCache {
 	return &tileCache{entries: make([]cacheEntry, 0, entries)}
 }
 
+// reuse is an empty cache for a new episode of room for entries, in
+// c's storage when c has one: its entries' array and its first chunk
+// (later chunks go, so that a long episode's tiles are not kept past it).
+func (c *tileCache) reuse(entries int) *tileCache {
+	if c == nil || cap(c.entries) < entries {
+		return newTileCache(entries)
+	}
+	c.entries = c.entries[:0]
+	clear(c.chunks[min(1, len(c.chunks)):])
+	c.chunks = c.chunks[:min(1, len(c.chunks))]
+	if len(c.chunks) == 1 {
+		c.chunks[0] = c.chunks[0][:0]
+	}
+	return c
+}
+
 func (c *tileCache) put(m TileMeta, jpeg []byte) {
 	e := cacheEntry{meta: m}
 	if len(jpeg) > 0 {

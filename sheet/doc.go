@@ -19,7 +19,9 @@
 // Who calls what: edged run creates, per camera and episode, a Builder
 // reading from the camera's ringbuf.Ring (Source) and drives it with the
 // capture clock through Advance (the pipeline's sheet loop does that);
-// Finish ends the episode and emits the last, possibly shorter, sheet.
+// Finish ends the episode and emits the last, possibly shorter, sheet;
+// Reset then makes the builder the camera's next episode's, keeping its
+// TurboJPEG handles and buffers (no new canvas or output per episode).
 // When a segment closes, LabelSheet builds its labeling sheet from the
 // tile cache (the pipeline does only when it ships them,
 // sheet.ship_label_sheets; else it sets NoTileCache): one per segment, always, named by the segment's index

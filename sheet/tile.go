@@ -41,9 +41,7 @@ type Tiler struct {
 
 // NewTiler returns a tiler enforcing limits (zero fields: defaults).
 func NewTiler(limits turbojpeg.Limits) (*Tiler, error) {
-	if limits == (turbojpeg.Limits{}) {
-		limits = turbojpeg.DefaultLimits
-	}
+	limits = withDefaultLimits(limits)
 	dec, enc, err := newCodecs(limits)
 	if err != nil {
 		return nil, err

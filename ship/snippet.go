@@ -138,12 +138,19 @@ func (r *Recorder) ForSheet(episode string, m *sheet.Meta) *wire.Snippet {
 	defer r.cut.Unlock()
 	r.sampleTimes(m, tickTime, from, to)
 	r.copyWindow(from.Add(-r.cfg.MaxGap), to.Add(r.cfg.MaxGap))
-	defer clear(r.window) // keep no sample alive the ring has let go
+	defer r.release()
 	topics := r.index.build(r.window, r.topics[:0])
 	r.topics = topics
 	sn.Names = slices.Clone(r.index.names)
 	sn.Samples = r.sample(topics, len(sn.Names))
 	return sn
+}
+
+// release drops the scratch's references to samples, so that it keeps
+// none alive the ring has let go.
+func (r *Recorder) release() {
+	clear(r.window)
+	clear(r.index.last)
 }
 
 // sampleTime is a time the snippet samples: a tile's tick, or -1 between
@@ -196,8 +203,8 @@ func (r *Recorder) sample(topics []string, n int) []wire.JointSample {
 		v := values[3*n*k : 3*n*(k+1)]
 		js := wire.JointSample{Tick: a.tick, Stamp: a.t.UnixNano(),
 			Position: v[:n:n], Velocity: v[n : 2*n : 2*n], Effort: v[2*n : 3*n : 3*n]}
-		for _, topic := range topics {
-			s, ok := nearest(r.window, topic, a.t, r.cfg.MaxGap)
+		for ti := range topics {
+			s, ok := nearest(r.window, r.index.byTopic[ti], r.index.ordered[ti], a.t, r.cfg.MaxGap)
 			if !ok {
 				continue
 			}
@@ -222,23 +229,48 @@ func (r *Recorder) Dropped() uint64 {
 	return r.dropped
 }
 
+// nameIndex lists the topics and joint names of a snippet's window and,
+// per topic, its samples (their indices in the window), so that sampling
+// a time looks at one topic's samples only.
 type nameIndex struct {
-	names []string
-	pos   map[string]int
+	names   []string
+	pos     map[string]int
+	byTopic [][]int32  // per topic: indices into the window, in window order
+	ordered []bool     // per topic: its samples' stamps never go back
+	last    [][]string // per topic: the names of its last sample indexed
 }
 
 // build lists the topics (appended to topics) and joint names of
-// samples, in order of first appearance, reusing idx's storage.
+// samples, in order of first appearance, reusing idx's storage. A sample
+// naming the same joints as its topic's previous one (the usual case: a
+// publisher's names do not change) costs no map lookup.
 func (idx *nameIndex) build(samples []capture.JointSample, topics []string) []string {
 	if idx.pos == nil {
 		idx.pos = map[string]int{}
 	}
 	clear(idx.pos)
 	idx.names = idx.names[:0]
-	for _, s := range samples {
-		if !slices.Contains(topics, s.Topic) {
-			topics = append(topics, s.Topic)
+	idx.byTopic = idx.byTopic[:0]
+	idx.ordered = idx.ordered[:0]
+	idx.last = idx.last[:0]
+	ti := -1
+	for i, s := range samples {
+		if ti < 0 || topics[ti] != s.Topic {
+			ti = slices.Index(topics, s.Topic)
 		}
+		if ti < 0 {
+			ti = len(topics)
+			topics = append(topics, s.Topic)
+			idx.addTopic()
+		}
+		if seen := idx.byTopic[ti]; len(seen) > 0 && s.Stamp.Before(samples[seen[len(seen)-1]].Stamp) {
+			idx.ordered[ti] = false
+		}
+		idx.byTopic[ti] = append(idx.byTopic[ti], int32(i))
+		if slices.Equal(s.Names, idx.last[ti]) {
+			continue
+		}
+		idx.last[ti] = s.Names
 		for _, n := range s.Names {
 			if _, ok := idx.pos[n]; !ok && len(idx.names) < 4096 {
 				idx.pos[n] = len(idx.names)
@@ -249,13 +281,52 @@ func (idx *nameIndex) build(samples []capture.JointSample, topics []string) []st
 	return topics
 }
 
-func nearest(samples []capture.JointSample, topic string, t time.Time, maxGap time.Duration) (capture.JointSample, bool) {
+// addTopic appends a topic's entries, reusing the storage of a previous
+// window's.
+func (idx *nameIndex) addTopic() {
+	n := len(idx.byTopic)
+	if n < cap(idx.byTopic) {
+		idx.byTopic = idx.byTopic[:n+1]
+		idx.byTopic[n] = idx.byTopic[n][:0]
+	} else {
+		idx.byTopic = append(idx.byTopic, nil)
+	}
+	idx.ordered = append(idx.ordered, true)
+	idx.last = append(idx.last, nil)
+}
+
+// nearest is the sample among samples[at...] (one topic's, in window
+// order) nearest t within maxGap; of equally near ones the first. When
+// their stamps never go back (ordered) it is a binary search: the first
+// at or after t, or the first of those stamped like the last before t.
+func nearest(samples []capture.JointSample, at []int32, ordered bool, t time.Time, maxGap time.Duration) (capture.JointSample, bool) {
+	if !ordered {
+		return nearestScan(samples, at, t, maxGap)
+	}
+	i, _ := slices.BinarySearchFunc(at, t, func(j int32, t time.Time) int { return samples[j].Stamp.Compare(t) })
+	best, bestGap := -1, maxGap+1
+	if i > 0 {
+		before := samples[at[i-1]].Stamp
+		first, _ := slices.BinarySearchFunc(at[:i], before, func(j int32, t time.Time) int { return samples[j].Stamp.Compare(t) })
+		best, bestGap = first, t.Sub(before)
+	}
+	if i < len(at) {
+		if gap := samples[at[i]].Stamp.Sub(t); gap < bestGap {
+			best, bestGap = i, gap
+		}
+	}
+	if best < 0 || bestGap > maxGap {
+		return capture.JointSample{}, false
+	}
+	return samples[at[best]], true
+}
+
+// nearestScan is nearest for samples whose stamps go back somewhere.
+func nearestScan(samples []capture.JointSample, at []int32, t time.Time, maxGap time.Duration) (capture.JointSample, bool) {
 	var best capture.JointSample
 	bestGap := maxGap + 1
-	for _, s := range samples {
-		if s.Topic != topic {
-			continue
-		}
+	for _, j := range at {
+		s := samples[j]
 		gap := s.Stamp.Sub(t)
 		if gap < 0 {
 			gap = -gap
