@@ -14,10 +14,28 @@ import (
 // errPlaneArgs: a plane resize whose sizes or buffers do not fit.
 var errPlaneArgs = errors.New("sheet: plane resize: invalid argument")
 
-// PlaneResizer area-filters single 8-bit planes. It keeps its tables and
-// scratch between calls (no allocation when sizes repeat). Not safe for
-// concurrent use.
-type PlaneResizer struct{ r resizer }
+// PlaneResizer area-filters single 8-bit planes. It keeps the tables
+// and scratch of two sizes between calls (luma and chroma of 4:2:0
+// alternate: no table rebuilt, no allocation when sizes repeat). Not
+// safe for concurrent use.
+type PlaneResizer struct {
+	rs   [2]resizer
+	next int // the one to rebuild when neither has the sizes
+}
+
+// pick returns the resizer holding the tables for sw x sh -> dw x dh, or
+// the least recently rebuilt one.
+func (p *PlaneResizer) pick(sw, sh, dw, dh int) *resizer {
+	for i := range p.rs {
+		r := &p.rs[i]
+		if r.x.src == sw && r.x.dst == dw && r.x.ch == planeChannels && r.y.src == sh && r.y.dst == dh {
+			return r
+		}
+	}
+	r := &p.rs[p.next]
+	p.next = 1 - p.next
+	return r
+}
 
 // Resize scales src (sw x sh, rows sstride bytes apart) into dst (dw x dh,
 // rows dstride bytes apart). Sizes that do not fit the buffers are an
@@ -29,7 +47,7 @@ func (p *PlaneResizer) Resize(dst []byte, dw, dh, dstride int, src []byte, sw, s
 	if err := checkPlane("source", len(src), sw, sh, sstride); err != nil {
 		return err
 	}
-	p.r.scale(dst, dw, dh, dstride, src, sw, sh, sstride, planeChannels)
+	p.pick(sw, sh, dw, dh).scale(dst, dw, dh, dstride, src, sw, sh, sstride, planeChannels)
 	return nil
 }
 

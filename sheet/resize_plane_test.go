@@ -77,3 +77,31 @@ func unpad(p []byte, w, h, stride int) []byte {
 	}
 	return out
 }
+
+// BenchmarkResizePlanes420 is BenchmarkResize's tile in planar 4:2:0:
+// Y 320x180 -> 224x126 and two chroma planes 160x90 -> 112x63 (half
+// the samples of packed RGB).
+func BenchmarkResizePlanes420(b *testing.B) {
+	type plane struct {
+		src, dst       []byte
+		sw, sh, dw, dh int
+	}
+	var planes []plane
+	for _, s := range [][4]int{{320, 180, 224, 126}, {160, 90, 112, 63}, {160, 90, 112, 63}} {
+		p := plane{make([]byte, s[0]*s[1]), make([]byte, s[2]*s[3]), s[0], s[1], s[2], s[3]}
+		for i := range p.src {
+			p.src[i] = byte(i * 7)
+		}
+		planes = append(planes, p)
+	}
+	var rs PlaneResizer
+	b.SetBytes(320 * 180 * 3 / 2)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, p := range planes {
+			if err := rs.Resize(p.dst, p.dw, p.dh, p.dw, p.src, p.sw, p.sh, p.sw); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
