@@ -15,6 +15,8 @@
 // with the VLM token cost, the episode's tile cache and labeling sheets
 // for segments, segment images composed from stored contact sheets, and
 // an atomic directory writer. It knows neither ROS nor MQTT.
+// PlaneResizer (the area filter on one 8-bit plane) serves issue 25's
+// planar-YCbCr prototype in bench/sheet; the Builder composes RGB.
 //
 // Who calls what: edged run creates, per camera and episode, a Builder
 // reading from the camera's ringbuf.Ring (Source) and drives it with the

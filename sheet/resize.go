@@ -1,6 +1,6 @@
 package sheet
 
-// Area (box) resampling of packed RGB: each destination pixel is the
+// Area (box) resampling of packed RGB, or of one 8-bit plane (resize_plane.go): each destination pixel is the
 // average of the source area it covers, with fractional edge weights, so
 // every source pixel contributes and small objects survive downscaling.
 // Weights are 14-bit fixed point and summed exactly to 1<<14 per pixel.
@@ -13,6 +13,7 @@ const weightBits = 14
 // samples starting at first[i], with weights w[off[i]:off[i]+n[i]].
 type axis struct {
 	src, dst int
+	ch       int // channels per pixel the t3 offsets count in
 	first    []int32
 	n        []int32
 	off      []int32
@@ -23,16 +24,19 @@ type axis struct {
 	t3 []tap3
 }
 
-// tap3 is one destination sample's 3-tap window: byte offset 3 x first
-// source sample, and the weights.
+// tap3 is one destination sample's 3-tap window: byte offset of the
+// first source sample (ch x its index), and the weights.
 type tap3 struct{ off, w0, w1, w2 int32 }
 
-// build fills a for src -> dst samples, reusing its slices.
-func (a *axis) build(src, dst int) {
-	if a.src == src && a.dst == dst {
+// build fills a for src -> dst samples of packed RGB, reusing its slices.
+func (a *axis) build(src, dst int) { a.buildCh(src, dst, rgbChannels) }
+
+// buildCh is build for ch channels per pixel (only t3's offsets differ).
+func (a *axis) buildCh(src, dst, ch int) {
+	if a.src == src && a.dst == dst && a.ch == ch {
 		return
 	}
-	a.src, a.dst = src, dst
+	a.src, a.dst, a.ch = src, dst, ch
 	a.first, a.n, a.off, a.w = a.first[:0], a.n[:0], a.off[:0], a.w[:0]
 	// Work in units of 1/dst source pixels: destination i covers
 	// [i*src, (i+1)*src) in those units.
@@ -80,11 +84,11 @@ func (a *axis) buildTap3() {
 		s := min(f, a.src-3)
 		var w [3]int32
 		copy(w[f-s:], a.w[a.off[i]:int(a.off[i])+n])
-		a.t3 = append(a.t3, tap3{off: int32(3 * s), w0: w[0], w1: w[1], w2: w[2]})
+		a.t3 = append(a.t3, tap3{off: int32(a.ch * s), w0: w[0], w1: w[1], w2: w[2]})
 	}
 }
 
-// resizer scales packed RGB images; it keeps its tables and scratch
+// resizer scales packed RGB images (or single planes); it keeps its tables and scratch
 // between calls (no allocation when sizes repeat). Not safe for
 // concurrent use.
 type resizer struct {
@@ -100,12 +104,26 @@ type resizer struct {
 // of as many rows as one output row reads: the window stays in the L1
 // cache, where a whole horizontally scaled frame would not.
 func (r *resizer) resize(dst []byte, dw, dh, dstride int, src []byte, sw, sh, sstride int) {
+	r.scale(dst, dw, dh, dstride, src, sw, sh, sstride, rgbChannels)
+}
+
+// Channels per pixel of what scale reads and writes: packed RGB, or one
+// plane (Y, Cb or Cr of a planar YUV image).
+const (
+	rgbChannels   = 3
+	planeChannels = 1
+)
+
+// scale is resize for ch channels per pixel (rgbChannels or
+// planeChannels): the vertical pass works on rows of dw x ch samples
+// whatever ch is; only the horizontal pass differs.
+func (r *resizer) scale(dst []byte, dw, dh, dstride int, src []byte, sw, sh, sstride, ch int) {
 	if dw <= 0 || dh <= 0 || sw <= 0 || sh <= 0 {
 		return
 	}
-	r.x.build(sw, dw)
-	r.y.build(sh, dh)
-	rowLen := dw * 3
+	r.x.buildCh(sw, dw, ch)
+	r.y.build(sh, dh) // vertical taps index rows: ch does not matter
+	rowLen := dw * ch
 	win := int(slices.Max(r.y.n))
 	if n := rowLen * win; cap(r.tmp) < n {
 		r.tmp = make([]uint16, n)
@@ -121,7 +139,12 @@ func (r *resizer) resize(dst []byte, dw, dh, dstride int, src []byte, sw, sh, ss
 		f, o := int(first[j]), int(off[j])
 		ws := wts[o : o+int(cnt[j])]
 		for ; next < f+len(ws); next++ {
-			horizontal(row(next), src[next*sstride:next*sstride+sw*3], &r.x)
+			srow := src[next*sstride : next*sstride+sw*ch]
+			if ch == planeChannels {
+				horizontalPlane(row(next), srow, &r.x)
+			} else {
+				horizontal(row(next), srow, &r.x)
+			}
 		}
 		out := dst[j*dstride : j*dstride+rowLen]
 		switch len(ws) { // fused loops for the usual 1-3 taps

@@ -75,6 +75,11 @@ func run(allDir, floor string, iters, reps int, cacheHour bool) error {
 		return err
 	}
 	defer cachedB.close()
+	yuvB, err := newYUVBench(frames)
+	if err != nil {
+		return err
+	}
+	defer yuvB.close()
 	type contender struct {
 		name    string
 		measure func() (time.Duration, error)
@@ -85,11 +90,14 @@ func run(allDir, floor string, iters, reps int, cacheHour bool) error {
 		{name: "edged", measure: func() (time.Duration, error) { return edgedB.measure(iters) }},
 		{name: "edged+cache", measure: func() (time.Duration, error) { return cachedB.measure(iters) }},
 		{name: "floor", measure: func() (time.Duration, error) { return measureFloor(floor, iters, r, paths) }},
+		{name: "edged-yuv", measure: func() (time.Duration, error) { return yuvB.measure(iters) }},
+		{name: "floor-yuv", measure: func() (time.Duration, error) { return measureFloor(floor, iters, r, paths, "-yuv") }},
 		{name: "ffmpeg", measure: func() (time.Duration, error) { return measureFFmpeg(allDir, r) }},
 		{name: "stdlib", measure: func() (time.Duration, error) { return measureStdlib(frames, max(iters/5, 2), r) }},
 	}
 	if floor == "" {
 		cs[2].err = fmt.Errorf("no -floor program")
+		cs[4].err = cs[2].err
 	}
 	for i := 0; i < reps; i++ {
 		for _, c := range cs {
@@ -127,6 +135,9 @@ func run(allDir, floor string, iters, reps int, cacheHour bool) error {
 	}
 	if d, ok := med["ffmpeg"]; ok {
 		fmt.Printf("%-34s %8.2f ms/sheet  ffmpeg/edged = %.1fx (aim >= 20x)\n", "ffmpeg tile filter, 300 frames", ms(d), d.Seconds()/edged.Seconds())
+	}
+	if err := printYUV(edged, med, edgedB, yuvB, floor, paths); err != nil {
+		return err
 	}
 	std := med["stdlib"]
 	fmt.Printf("%-34s %8.2f ms/sheet  stdlib/edged = %.1fx (aim >= 4x)\n", "Go image/jpeg + x/image/draw", ms(std), std.Seconds()/edged.Seconds())
@@ -194,6 +205,8 @@ type edgedBench struct {
 	size    int
 	mallocs uint64
 	sheets  int
+	keep    bool   // copy each sheet into last (pixel comparisons, not timed)
+	last    []byte // the last sheet when keep
 }
 
 func newEdgedBench(frames [][]byte, noCache bool) (*edgedBench, error) {
@@ -203,7 +216,13 @@ func newEdgedBench(frames [][]byte, noCache bool) (*edgedBench, error) {
 	}
 	e := &edgedBench{frames: frames, ring: ring, start: time.Unix(1776842526, 0)}
 	e.b, err = sheet.NewBuilder(sheet.BuilderConfig{Camera: "/bench", Recipe: sheet.DefaultRecipe(), Start: e.start, Source: ring,
-		NoTileCache: noCache, Emit: func(s *sheet.Sheet) error { e.size = len(s.JPEG); return nil }})
+		NoTileCache: noCache, Emit: func(s *sheet.Sheet) error {
+			e.size = len(s.JPEG)
+			if e.keep {
+				e.last = append(e.last[:0], s.JPEG...)
+			}
+			return nil
+		}})
 	if err != nil {
 		return nil, err
 	}
@@ -249,8 +268,9 @@ func (e *edgedBench) measure(iters int) (time.Duration, error) {
 
 func (e *edgedBench) allocsPerSheet() uint64 { return e.mallocs / uint64(max(e.sheets, 1)) }
 
-func measureFloor(floor string, iters int, r sheet.Recipe, paths []string) (time.Duration, error) {
-	args := append([]string{strconv.Itoa(iters), strconv.Itoa(r.TileWidth), strconv.Itoa(r.Quality)}, paths...)
+// measureFloor runs the floor program; flags ("-yuv") go first.
+func measureFloor(floor string, iters int, r sheet.Recipe, paths []string, flags ...string) (time.Duration, error) {
+	args := append(append(flags, strconv.Itoa(iters), strconv.Itoa(r.TileWidth), strconv.Itoa(r.Quality)), paths...)
 	out, err := exec.Command(floor, args...).Output()
 	if err != nil {
 		return 0, fmt.Errorf("floor: %w", err)

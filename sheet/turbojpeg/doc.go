@@ -6,7 +6,14 @@
 // scaling factor of n/8 (decoding a 1280x720 frame at 2/8 for a 224 px tile
 // is most of the speed), either into a packed buffer (Decode) or into a
 // larger image with a pitch (DecodeInto: a tile's place in a sheet), and
-// encode packed RGB with a quality and chroma subsampling.
+// encode packed RGB with a quality and chroma subsampling. For issue
+// 25's prototype (bench/sheet's edged-yuv; the sheet builder does not
+// use them) it also decodes straight to planar YCbCr at a scale into the
+// caller's planes (DecodeYUVInto: tjDecompressToYUVPlanes, no colour
+// conversion, no chroma upsampling; the header is checked again in C so
+// a stale one cannot make it write past the planes) and encodes from
+// planes (EncodeYUV: tjCompressFromYUVPlanes); the purego fallback
+// returns ErrNotSupported for both.
 //
 // Concurrency: a Decoder or Encoder wraps one TurboJPEG handle that is
 // created once and reused for every call; it is NOT safe for concurrent
