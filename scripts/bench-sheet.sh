@@ -11,7 +11,11 @@
 #     edged's figure also holds the ring copies of edged run;
 #   - ffmpeg building the same sheet with its tile filter from all 300
 #     frames (30 fps);
-#   - Go's image/jpeg with golang.org/x/image/draw.
+#   - Go's image/jpeg with golang.org/x/image/draw;
+#   - edged-yuv and floor-yuv (floor -yuv): the same sheet built in planar
+#     YCbCr 4:2:0 (decode to planes, resize each plane, encode from
+#     planes), the prototype of issue 25 (bench/sheet/yuv.go says what
+#     integrating it would take); reported, not judged.
 # Also: raw rgb8 720p -> one tile, allocations per sheet, and the tile
 # cache of a one-hour episode. Env: SHEET_N (sheets per measurement, 20),
 # SHEET_REPS (round-robin repetitions, median reported, 5).
