@@ -153,11 +153,12 @@ def read_events(work):
 
 def outages(events, t_stop):
     """Windows in which the uplink or ROS was disturbed: from a broker or
-    master going down to 10 s after it was back (reconnect backoff), and
-    from SIGTERM on."""
+    master going down, or a camera killed, to 10 s after it was back
+    (reconnect backoff), and from SIGTERM on. A killed camera's sheet
+    waits sheet.grace for the frames that never come, as it should."""
     wins, down = [], {}
     for t, what in events:
-        kind = what.split()[0]
+        kind = what.split()[0].replace("camera_kill", "camera_down").replace("camera_start", "camera_up")
         if kind.endswith("_down"):
             down[kind[:-5]] = t
         elif kind.endswith("_up") and kind[:-3] in down:
