@@ -137,21 +137,27 @@ func checkSchema(t *testing.T, what string, b []byte, doc map[string]string) {
 func TestExportVistaETP(t *testing.T) {
 	data := simData(t)
 	var v, doc dataset.Vista
-	vb := []byte(edged(t, true, "export", "--dir", data, "--format", "vista", "replay"))
+	// -o: the robot shipped no labeling sheets (the default), so the
+	// export composes them beside the sample.
+	sample := filepath.Join(t.TempDir(), "vista.json")
+	edged(t, true, "export", "--dir", data, "--format", "vista", "-o", sample, "replay")
+	vb, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
 	checkSchema(t, "vista export", vb, docSchema(t, "ViSTa export"))
 	strict(t, "vista export", vb, &v)
 	strict(t, "docs' vista sample", docSample(t, "vista"), &doc)
 	if v.Format != dataset.VistaFormat || v.Level != 6 || len(v.Steps) != 6 || v.Description == "" {
 		t.Fatalf("vista: %+v", v)
 	}
-	epDir := filepath.Join(data, "episodes", v.Episode)
 	for i, s := range v.Steps {
 		if s.Step != i+1 || s.Description == "" || s.Action == "" || s.EndSec < s.StartSec || len(s.Sheets) != 1 {
 			t.Errorf("step %+v", s)
 		}
 		for _, sh := range s.Sheets {
-			if _, err := os.Stat(filepath.Join(epDir, sh.Path)); err != nil {
-				t.Errorf("step %d: sheet %s: %v", s.Step, sh.Path, err)
+			if _, err := os.Stat(filepath.Join(filepath.Dir(sample), sh.Path)); err != nil || !sh.Composed {
+				t.Errorf("step %d: sheet %s (composed %v): %v", s.Step, sh.Path, sh.Composed, err)
 			}
 		}
 	}
