@@ -1,10 +1,14 @@
-// Command ingestcmp ends an ingest benchmark (scripts/bench-ros.sh):
-// it reads the one-line reports of edged's subscriber and of the
-// reference subscriber that received the same streams in the same run,
+// Command ingestcmp ends an ingest benchmark (scripts/bench-ros.sh,
+// scripts/bench-ros2.sh): it reads the one-line reports of edged's
+// subscriber and of the reference subscriber that received the same
+// streams in the same wall-clock window (BENCH_START),
 //
 //	edged messages=N bytes=B cpu_s=C seq_gaps=G [max_idle_ms=I ctxsw_per_msg=S wakeups_per_msg=W]
 //	roscpp messages=N bytes=B cpu_s=C seq_gaps=G [max_idle_ms=I ctxsw=S wakeups=W]
+//	edged messages=N bytes=B cpu_s=C drops=D seq_gaps=G ctxsw=S wakeups=W   (ROS 2: bench/ros2/ingest)
+//	c messages=N bytes=B cpu_s=C drops=D seq_gaps=G ctxsw=S wakeups=W       (ROS 2: bench/ros2/sub.c)
 //
+// (other keys, such as drops, are ignored: a drop shows as a seq gap),
 // prints each side's rate and CPU seconds per GB and make bench's
 // RESULT line (bench/benchtable). A CPU ratio is only meaningful for
 // equal work: when edged received more or fewer bytes or messages than

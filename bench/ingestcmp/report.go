@@ -11,7 +11,7 @@ import (
 // still count.
 type tolerance struct {
 	// work: relative difference of bytes and of messages. Both measure
-	// one wall-clock window (bench-ros.sh's BENCH_START), so they differ
+	// one wall-clock window (the scripts' BENCH_START), so they differ
 	// only by what was in flight at its edges: nothing in a quiet run
 	// (21800 messages each), under 2% unless a side lagged by hundreds
 	// of milliseconds.

@@ -4,8 +4,10 @@
 // (deserializing) every sample as a C/C++ ROS 2 node would, counting it
 // and discarding it. Reader QoS as edged's: reliable, volatile, keep all.
 //
-// Warms up until every topic delivered, then receives for SECONDS and
-// prints one line:
+// Warms up until every topic delivered, then receives for SECONDS, from
+// $BENCH_START (Unix seconds) when set: the wall-clock window edged's
+// side (bench/ros2/ingest) measures too, so that bench/ingestcmp can
+// hold both to the same work. It prints one line:
 //   c messages=N bytes=B cpu_s=C drops=D seq_gaps=G ctxsw=S wakeups=W
 // bytes are the samples' serialized sizes (encapsulation header
 // included, as edged counts them); cpu_s is this process's utime+stime
@@ -14,7 +16,7 @@
 // ctxsw the process's context switches and wakeups the voluntary ones
 // (getrusage), as edged's side counts them.
 //
-// Usage: sub SECONDS DOMAIN [cameras=3]
+// Usage: [BENCH_START=UNIX_SECONDS] sub SECONDS DOMAIN [cameras=3]
 
 #include <stdio.h>
 #include <sys/resource.h>
@@ -55,6 +57,12 @@ static double cpu_seconds(void) {
 static double mono_s(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double wall_s(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -155,6 +163,9 @@ int main(int argc, char **argv) {
 	unsigned long long messages = 0, bytes = 0, gaps = 0;
 	int measuring = 0, seen = 0;
 	double cpu0 = 0, end = mono_s() + 30; // warm-up deadline
+	const char *start_env = getenv("BENCH_START");
+	double start_at = start_env != NULL ? atof(start_env) : 0; // the window's start, wall clock
+	int warm = 0;
 	long vol0 = 0, inv0 = 0, vol1, inv1;
 	uint32_t lost0 = 0;
 	void *samples[BATCH];
@@ -167,7 +178,16 @@ int main(int argc, char **argv) {
 			fprintf(stderr, "sub: only %d of %d topics delivered within 30 s\n", seen, nt);
 			return 1;
 		}
-		if (!measuring && seen == nt) { // warm: measure from here
+		if (!warm && seen == nt) {
+			warm = 1;
+			end = now + 1e9; // no deadline while waiting for the window
+			if (start_at > 0 && wall_s() > start_at) {
+				fprintf(stderr, "sub: warm %.3fs after the window's start (BENCH_START): give the subscribers more time to warm up (WARMUP)\n",
+				        wall_s() - start_at);
+				return 1;
+			}
+		}
+		if (!measuring && warm && wall_s() >= start_at) { // warm and the window opened: measure from here
 			measuring = 1;
 			messages = bytes = gaps = 0;
 			lost0 = 0;

@@ -4,7 +4,9 @@
 // and capture's queue bounds,
 // decoding every sample (cdr.DecodeImage, cdr.DecodeJointState) and
 // releasing it. It warms up until every topic delivered, then receives
-// for SECONDS and prints one line, as bench/ros2/sub.c does:
+// for SECONDS, from $BENCH_START (Unix seconds) when set: the wall-clock
+// window bench/ros2/sub.c measures too, so that bench/ingestcmp can hold
+// both to the same work. It prints one line, as bench/ros2/sub.c does:
 //
 //	edged messages=N bytes=B cpu_s=C drops=D seq_gaps=G ctxsw=S wakeups=W
 //
@@ -14,7 +16,7 @@
 // lost), seq_gaps the sequence numbers never seen, ctxsw the process's
 // context switches and wakeups the voluntary ones (getrusage).
 //
-// Usage: ingest SECONDS DOMAIN [cameras=3]
+// Usage: [BENCH_START=UNIX_SECONDS] ingest SECONDS DOMAIN [cameras=3]
 //
 // ingest loopback-config prints dds.LoopbackConfig, the CYCLONEDDS_URI
 // the script gives the C programs so that every process agrees.
@@ -112,6 +114,9 @@ func run(args []string) error {
 			return errors.New("not every topic delivered within 30 s (is the publisher running on this domain?)")
 		}
 	}
+	if err := waitForWindow(os.Getenv("BENCH_START")); err != nil {
+		return err
+	}
 	m0, b0, g0, d0 := totals(subs, counts)
 	vol0, inv0 := switches()
 	cpu0, err := cpuSeconds()
@@ -175,6 +180,26 @@ func consume(ctx context.Context, s *dds.Subscription, image bool, c *counters) 
 			c.seen.Store(true)
 		}
 	}
+}
+
+// waitForWindow sleeps until start (Unix seconds), when set: the
+// instant the script gave both subscribers to start measuring at. It
+// fails when that instant passed before this side was warm (its window
+// would not be the reference's).
+func waitForWindow(start string) error {
+	if start == "" {
+		return nil
+	}
+	secs, err := strconv.ParseFloat(start, 64)
+	if err != nil {
+		return fmt.Errorf("BENCH_START=%q: want Unix seconds: %w", start, err)
+	}
+	late := time.Since(time.Unix(0, int64(secs*1e9)))
+	if late > 0 {
+		return fmt.Errorf("warm %v after the window's start (BENCH_START): give the subscribers more time to warm up (WARMUP)", late)
+	}
+	time.Sleep(-late) // until the window opens, not a synchronization
+	return nil
 }
 
 func allSeen(counts []*counters) bool {
