@@ -176,13 +176,7 @@ func FuzzDecode(f *testing.F) {
 // gives Decode's pixels at that place and leaves the rest alone; a
 // destination too short for the scaled image is refused before decoding.
 func TestDecodeInto(t *testing.T) {
-	j := encodeTest(t, 1280, 720)
-	d, _ := NewDecoder(Limits{})
-	defer d.Close()
-	hd, err := d.Header(j)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j, d, hd := decoderFor(t, encodeTest(t, 1280, 720))
 	w, h, want, err := d.Decode(j, 2, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -237,4 +231,20 @@ func TestDecodeInto(t *testing.T) {
 			}
 		})
 	}
+}
+
+// decoderFor returns j with a decoder (closed when the test ends) and j's
+// header.
+func decoderFor(t *testing.T, j []byte) ([]byte, *Decoder, Header) {
+	t.Helper()
+	d, err := NewDecoder(Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	hd, err := d.Header(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j, d, hd
 }

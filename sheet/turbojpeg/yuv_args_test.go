@@ -13,13 +13,7 @@ import (
 // header that is not the data's, and bad arguments are errors before
 // anything is written (a truncated scan fails part way).
 func TestDecodeYUVIntoArgs(t *testing.T) {
-	j := encodeTest(t, 1280, 720)
-	d, _ := NewDecoder(Limits{})
-	defer d.Close()
-	hd, err := d.Header(j)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j, d, hd := decoderFor(t, encodeTest(t, 1280, 720))
 	const num, w, h, cw, ch = 2, 320, 180, 160, 90
 	want := yuvImage(w, h, Subsamp420)
 	if _, _, err := d.DecodeYUVInto(j, hd, num, want); err != nil {
