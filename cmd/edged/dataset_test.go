@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/edged-robotics/edged/dataset"
 )
@@ -160,6 +161,14 @@ func TestExportVistaETP(t *testing.T) {
 				t.Errorf("step %d: sheet %s (composed %v): %v", s.Step, sh.Path, sh.Composed, err)
 			}
 		}
+	}
+	// On stdout nothing can be composed: the sample has no sheets, and
+	// stderr says how to get them.
+	stdout, stderr, err := edgedWithin(t, os.Environ(), time.Minute, "export", "--dir", data, "--format", "vista", "replay")
+	var plain dataset.Vista
+	if err != nil || json.Unmarshal([]byte(stdout), &plain) != nil || !noSheets(plain) ||
+		!strings.Contains(stderr, "give -o FILE to compose them") {
+		t.Errorf("vista on stdout: err %v, steps %+v, stderr %q", err, plain.Steps, stderr)
 	}
 	v.Steps = v.Steps[:len(doc.Steps)]
 	if !reflect.DeepEqual(doc, v) {

@@ -47,7 +47,7 @@ func newExportCmd() *cobra.Command {
 			if format == mcapexport.Format {
 				return writeMCAP(e, store, outFile, cmd.ErrOrStderr())
 			}
-			if err := writeExport(e, blob.Sub(store, e.Manifest.ID), format, rate, outFile, cmd.OutOrStdout()); err != nil {
+			if err := writeExport(e, blob.Sub(store, e.Manifest.ID), format, rate, outFile, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
 				return err
 			}
 			for _, p := range e.Problems {
@@ -64,8 +64,9 @@ func newExportCmd() *cobra.Command {
 }
 
 // writeExport writes episode e (its files in files) in format to
-// outFile: a directory for etp, else a file, "" or "-" for stdout.
-func writeExport(e *episode.Episode, files blob.Blobs, format string, rate float64, outFile string, stdout io.Writer) error {
+// outFile: a directory for etp, else a file, "" or "-" for stdout. Notes
+// for the user go to stderr.
+func writeExport(e *episode.Episode, files blob.Blobs, format string, rate float64, outFile string, stdout, stderr io.Writer) error {
 	if format == "etp" {
 		if outFile == "" || outFile == "-" {
 			return fmt.Errorf("export: --format etp writes a directory (etp.json, first_frame.jpg): give it with -o DIR")
@@ -93,6 +94,9 @@ func writeExport(e *episode.Episode, files blob.Blobs, format string, rate float
 		if _, err := dataset.ComposeVistaSheets(filepath.Dir(outFile), &v, e, files); err != nil {
 			return err
 		}
+	} else if noSheets(v) {
+		fmt.Fprintln(stderr, "note: the robot shipped no labeling sheets (sheet.ship_label_sheets off, the default): "+
+			"give -o FILE to compose them from the contact sheets beside the sample")
 	}
 	return writeIndented(w, v)
 }
@@ -125,4 +129,14 @@ func writeIndented(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// noSheets reports whether v has steps and none of them a labeling sheet.
+func noSheets(v dataset.Vista) bool {
+	for _, st := range v.Steps {
+		if len(st.Sheets) > 0 {
+			return false
+		}
+	}
+	return len(v.Steps) > 0
 }
