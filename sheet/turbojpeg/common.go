@@ -110,8 +110,10 @@ func checkScale(num int) error {
 	return nil
 }
 
-// checkInto validates DecodeInto's arguments and returns the scaled size.
-func checkInto(jpeg []byte, hd Header, num, n, pitch int) (w, h int, err error) {
+// checkDecode validates what every decode into a caller's buffer
+// (DecodeInto, DecodeYUVInto: op) takes besides the buffer, and returns
+// the scaled size.
+func checkDecode(op string, jpeg []byte, hd Header, num int) (w, h int, err error) {
 	if len(jpeg) == 0 {
 		return 0, 0, ErrEmpty
 	}
@@ -119,9 +121,17 @@ func checkInto(jpeg []byte, hd Header, num, n, pitch int) (w, h int, err error) 
 		return 0, 0, err
 	}
 	if hd.Width <= 0 || hd.Height <= 0 {
-		return 0, 0, fmt.Errorf("%w: decode into: header %dx%d", ErrArgument, hd.Width, hd.Height)
+		return 0, 0, fmt.Errorf("%w: %s: header %dx%d", ErrArgument, op, hd.Width, hd.Height)
 	}
-	w, h = Scaled(hd.Width, num), Scaled(hd.Height, num)
+	return Scaled(hd.Width, num), Scaled(hd.Height, num), nil
+}
+
+// checkInto validates DecodeInto's arguments and returns the scaled size.
+func checkInto(jpeg []byte, hd Header, num, n, pitch int) (w, h int, err error) {
+	w, h, err = checkDecode("decode into", jpeg, hd, num)
+	if err != nil {
+		return 0, 0, err
+	}
 	if pitch < 3*w || n < pitch*(h-1)+3*w {
 		return 0, 0, fmt.Errorf("%w: decode %dx%d into %d bytes with pitch %d", ErrArgument, w, h, n, pitch)
 	}

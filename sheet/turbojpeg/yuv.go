@@ -72,16 +72,10 @@ func checkYUV(p YUV, w, h int, sub Subsamp) error {
 // checkYUVInto validates DecodeYUVInto's arguments and returns the
 // scaled size.
 func checkYUVInto(jpeg []byte, hd Header, num int, dst YUV) (w, h int, err error) {
-	if len(jpeg) == 0 {
-		return 0, 0, ErrEmpty
-	}
-	if err := checkScale(num); err != nil {
+	w, h, err = checkDecode("decode to planes", jpeg, hd, num)
+	if err != nil {
 		return 0, 0, err
 	}
-	if hd.Width <= 0 || hd.Height <= 0 {
-		return 0, 0, fmt.Errorf("%w: decode to planes: header %dx%d", ErrArgument, hd.Width, hd.Height)
-	}
-	w, h = Scaled(hd.Width, num), Scaled(hd.Height, num)
 	return w, h, checkYUV(dst, w, h, hd.Subsamp)
 }
 
