@@ -235,11 +235,11 @@ func (r *Ring) place(size int) int {
 // byte rate may grow by that much before frames are evicted earlier than
 // max_age would (never out of oldest-first order).
 func (r *Ring) wrapEarly(size int) bool {
-	if r.n == 0 || size == 0 {
+	if r.n == 0 || size == 0 || r.newestRun() > 0 {
 		return false
 	}
-	head, newest := r.at(0).off, r.at(r.n-1).off
-	return newest >= head && head >= size && head >= r.wpos/8
+	head := r.at(0).off
+	return head >= size && head >= r.wpos/8
 }
 
 // reset empties the ring after time ran backwards further than MaxAge (a
@@ -272,11 +272,16 @@ func (r *Ring) evictOverlapping(off, size int) {
 // starts at or before every other of the run). Checking those two keeps
 // Put O(1); a scan of every held frame was 2% of edged's CPU.
 func (r *Ring) anyOverlap(off, size int) bool {
-	newest := 0
+	return r.firstOverlaps(0, off, size) || r.firstOverlaps(r.newestRun(), off, size)
+}
+
+// newestRun is the index (0: the oldest) of the first held frame of the
+// newest run; 0 when the held frames form one run.
+func (r *Ring) newestRun() int {
 	if r.n > 0 && r.runSeq > r.at(0).meta.Seq {
-		newest = int(r.runSeq - r.at(0).meta.Seq)
+		return int(r.runSeq - r.at(0).meta.Seq)
 	}
-	return r.firstOverlaps(0, off, size) || r.firstOverlaps(newest, off, size)
+	return 0
 }
 
 // firstOverlaps reports whether the first frame with data from the i-th
