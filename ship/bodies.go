@@ -12,22 +12,10 @@ import (
 
 // SheetBody encodes a sheet with its metadata (compact JSON, the
 // receiver writes it beside the JPEG). segment < 0 is a contact sheet;
-// otherwise the labeling sheet of that segment, indexed by it.
+// otherwise the labeling sheet of that segment, indexed by it. The body
+// is the caller's (a Shipper encodes in scratch it reuses, bodyScratch).
 func SheetBody(s *sheet.Sheet, segment int) ([]byte, error) {
-	meta, err := json.Marshal(&s.Meta)
-	if err != nil {
-		return nil, fmt.Errorf("ship: sheet metadata: %w", err)
-	}
-	return appendSheetBody(nil, s, segment, meta)
-}
-
-func appendSheetBody(dst []byte, s *sheet.Sheet, segment int, meta []byte) ([]byte, error) {
-	idx := int64(s.Meta.Index)
-	if segment >= 0 {
-		idx = int64(segment)
-	}
-	return (&wire.SheetBody{Camera: s.Meta.CameraID(), Index: idx, Segment: int64(segment), Name: sheet.Name(s),
-		Meta: meta, JPEG: s.JPEG}).MarshalMsg(dst)
+	return new(bodyScratch).encode(s, segment)
 }
 
 // bodyScratch encodes sheet bodies into buffers it reuses: a body is as
@@ -41,7 +29,8 @@ type bodyScratch struct {
 	body []byte
 }
 
-// encode is SheetBody in sc's buffers, valid until sc encodes again.
+// encode encodes the wire body of s (see SheetBody) in sc's buffers,
+// valid until sc encodes again.
 func (sc *bodyScratch) encode(s *sheet.Sheet, segment int) ([]byte, error) {
 	if sc.enc == nil {
 		sc.enc = json.NewEncoder(&sc.meta)
@@ -50,8 +39,13 @@ func (sc *bodyScratch) encode(s *sheet.Sheet, segment int) ([]byte, error) {
 	if err := sc.enc.Encode(&s.Meta); err != nil {
 		return nil, fmt.Errorf("ship: sheet metadata: %w", err)
 	}
-	meta := bytes.TrimSuffix(sc.meta.Bytes(), []byte("\n")) // Encode ends a value with one; Marshal does not
-	b, err := appendSheetBody(sc.body[:0], s, segment, meta)
+	meta := bytes.TrimSuffix(sc.meta.Bytes(), []byte("\n")) // Encode ends a value with one
+	idx := int64(s.Meta.Index)
+	if segment >= 0 {
+		idx = int64(segment)
+	}
+	b, err := (&wire.SheetBody{Camera: s.Meta.CameraID(), Index: idx, Segment: int64(segment), Name: sheet.Name(s),
+		Meta: meta, JPEG: s.JPEG}).MarshalMsg(sc.body[:0])
 	if err != nil {
 		return nil, err
 	}
