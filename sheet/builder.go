@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync"
 	"time"
 
@@ -99,6 +100,26 @@ type builderState struct {
 	cache  *tileCache
 	logged map[string]bool
 	stats  Stats
+
+	yielded time.Time // when finalize last yielded the thread
+}
+
+// yieldEvery bounds how long a run of tiles holds its thread. A loop
+// that renders tile after tile (replay, a backlog, the benchmarks) would
+// otherwise hold it for tens of ms; the runtime then preempts it every
+// 10 ms, taking its P away inside a long TurboJPEG call, and each time
+// puts its monitor thread back to waking every 20 us: perf had 3% of
+// such a loop's CPU in nanosleep and 4x the context switches. A yield
+// itself wakes an idle thread (a futex call or two), so not every tile.
+const yieldEvery = 4 * time.Millisecond
+
+// yield lets the scheduler run once yieldEvery has passed since the last
+// time, so no goroutine looks to the runtime as if it ran 10 ms straight.
+func (b *Builder) yield() {
+	if now := time.Now(); now.Sub(b.yielded) >= yieldEvery {
+		runtime.Gosched()
+		b.yielded = now
+	}
 }
 
 // NewBuilder returns a builder for one camera and episode.
@@ -269,6 +290,7 @@ func (b *Builder) setTileHeight(h int) {
 // finalize settles tick b.next: picks its frame, renders its tile into
 // the canvas and closes the sheet when it was the last tick.
 func (b *Builder) finalize() error {
+	b.yield()
 	k := b.next
 	b.next++
 	b.stats.Ticks++

@@ -36,28 +36,77 @@ func main() {
 	iters := flag.Int("n", 30, "sheets per measurement")
 	reps := flag.Int("reps", 3, "measurements per contender (the median is reported)")
 	cacheHour := flag.Bool("cache-hour", true, "measure the tile cache of a one-hour episode")
+	only := flag.String("only", "", "build sheets with this one in-process contender (edged, edged-yuv) for -n sheets and nothing else: for perf or pprof")
 	flag.Parse()
+	if *only != "" {
+		if err := runOnly(*all, *only, *iters); err != nil {
+			fmt.Fprintln(os.Stderr, "sheetbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*all, *floor, *iters, *reps, *cacheHour); err != nil {
 		fmt.Fprintln(os.Stderr, "sheetbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(allDir, floor string, iters, reps int, cacheHour bool) error {
+// loadFrames reads every 15th of the 300 frames in allDir: one sheet's.
+func loadFrames(allDir string) (paths []string, frames [][]byte, err error) {
 	allPaths, _ := filepath.Glob(filepath.Join(allDir, "f*.jpg"))
 	sort.Strings(allPaths)
 	if len(allPaths) < 300 {
-		return fmt.Errorf("want 300 frames in %s, found %d", allDir, len(allPaths))
+		return nil, nil, fmt.Errorf("want 300 frames in %s, found %d", allDir, len(allPaths))
 	}
-	var paths []string
-	var frames [][]byte
 	for i := 0; i < 300; i += 15 {
 		paths = append(paths, allPaths[i])
 		b, err := os.ReadFile(allPaths[i])
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		frames = append(frames, b)
+	}
+	return paths, frames, nil
+}
+
+// runOnly builds iters sheets with one in-process contender and nothing
+// else, so a profiler attached to this process sees that one alone.
+func runOnly(allDir, name string, iters int) error {
+	_, frames, err := loadFrames(allDir)
+	if err != nil {
+		return err
+	}
+	var measure func(int) (time.Duration, error)
+	switch name {
+	case "edged":
+		b, err := newEdgedBench(frames, true)
+		if err != nil {
+			return err
+		}
+		defer b.close()
+		measure = b.measure
+	case "edged-yuv":
+		b, err := newYUVBench(frames)
+		if err != nil {
+			return err
+		}
+		defer b.close()
+		measure = b.measure
+	default:
+		return fmt.Errorf("-only %q: want edged or edged-yuv", name)
+	}
+	d, err := measure(iters)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s %.2f ms/sheet (CPU time, %d sheets)\n", name, ms(d), iters)
+	return nil
+}
+
+func run(allDir, floor string, iters, reps int, cacheHour bool) error {
+	paths, frames, err := loadFrames(allDir)
+	if err != nil {
+		return err
 	}
 	r := sheet.DefaultRecipe()
 	fmt.Printf("one sheet = %d frames of 1280x720 JPEG -> %dx%d tiles of %d px, quality %d (CPU time, median of %d)\n",
@@ -126,7 +175,7 @@ func run(allDir, floor string, iters, reps int, cacheHour bool) error {
 		med[c.name] = c.times[len(c.times)/2]
 	}
 	edged := med["edged"]
-	fmt.Printf("%-34s %8.2f ms/sheet  %d allocs/sheet  %d bytes\n", "edged (libturbojpeg)", ms(edged), edgedB.allocsPerSheet(), edgedB.size)
+	fmt.Printf("%-34s %8.2f ms/sheet  %d allocs/sheet  %.1f context switches/sheet  %d bytes\n", "edged (libturbojpeg)", ms(edged), edgedB.allocsPerSheet(), edgedB.ctxswPerSheet(), edgedB.size)
 	if d, ok := med["edged+cache"]; ok {
 		fmt.Printf("%-34s %8.2f ms/sheet  (%+.0f%%: each tile also kept as JPEG for labeling sheets)\n", "edged with episode tile cache", ms(d), 100*(d.Seconds()/edged.Seconds()-1))
 	}
@@ -194,6 +243,14 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// contextSwitches counts this process's voluntary and involuntary
+// context switches so far, all threads.
+func contextSwitches() int64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Nvcsw + ru.Nivcsw
+}
+
 // edgedBench streams the 20 frames through a ring into one long-lived
 // builder, as edged run does.
 type edgedBench struct {
@@ -204,6 +261,7 @@ type edgedBench struct {
 	n       int
 	size    int
 	mallocs uint64
+	ctxsw   int64
 	sheets  int
 	keep    bool   // copy each sheet into last (pixel comparisons, not timed)
 	last    []byte // the last sheet when keep
@@ -253,13 +311,14 @@ func (e *edgedBench) sheet() error {
 func (e *edgedBench) measure(iters int) (time.Duration, error) {
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
-	t0 := cpuTime()
+	t0, c0 := cpuTime(), contextSwitches()
 	for i := 0; i < iters; i++ {
 		if err := e.sheet(); err != nil {
 			return 0, err
 		}
 	}
 	d := (cpuTime() - t0) / time.Duration(iters)
+	e.ctxsw += contextSwitches() - c0
 	runtime.ReadMemStats(&m1)
 	e.mallocs += m1.Mallocs - m0.Mallocs
 	e.sheets += iters
@@ -267,6 +326,11 @@ func (e *edgedBench) measure(iters int) (time.Duration, error) {
 }
 
 func (e *edgedBench) allocsPerSheet() uint64 { return e.mallocs / uint64(max(e.sheets, 1)) }
+
+// ctxswPerSheet is the context switches of the whole process per sheet
+// while this bench measured: the Go runtime's hand-offs around the long
+// TurboJPEG calls.
+func (e *edgedBench) ctxswPerSheet() float64 { return float64(e.ctxsw) / float64(max(e.sheets, 1)) }
 
 // measureFloor runs the floor program; flags ("-yuv") go first.
 func measureFloor(floor string, iters int, r sheet.Recipe, paths []string, flags ...string) (time.Duration, error) {
