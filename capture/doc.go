@@ -38,11 +38,12 @@
 // synchronously, on the record time (replay.go).
 //
 // Hand-offs (docs/DESIGN.md, "Hand-offs per message"). A Node whose
-// subscriptions are Direct (FromROS1) calls SubscribeOptions.Handle on
-// its socket readers: a frame is read, decoded and copied into its ring
+// subscriptions are Direct (FromROS1; the daemon's ROS 2 adapter) calls
+// SubscribeOptions.Handle on its readers (a socket reader, a DDS
+// reader's goroutine): a frame is read, decoded and copied into its ring
 // on one goroutine (per-topic mutex over the decode scratch, for several
-// publishers). Other Nodes (ROS 2) deliver on Messages(), read by one
-// goroutine per topic. Sinks must be fast and never block: a slow sink
+// publishers). Other Nodes (tests' fakes) deliver on Messages(), read by
+// one goroutine per topic. Sinks must be fast and never block: a slow sink
 // stalls the topic's reader (Direct) or overflows the subscription's
 // queue (TopicStats.SubscriptionDrops). Capture never decodes JPEG.
 //

@@ -66,12 +66,21 @@ func (n ddsNode) Subscribe(ctx context.Context, o capture.SubscribeOptions) (cap
 		q = autoQoS
 	}
 	s, err := n.p.Subscribe(ctx, dds.SubscribeOptions{Topic: o.Topic, Types: o.Types, QoS: q, QueueSize: o.QueueSize,
-		MaxMessageBytes: o.MaxMessageBytes, QueueBytes: o.QueueBytes})
+		MaxMessageBytes: o.MaxMessageBytes, QueueBytes: o.QueueBytes, Handler: o.Handle})
 	if err != nil {
 		return nil, err // not a typed nil inside the interface
 	}
-	return s, nil
+	return ddsSub{s, o.Handle != nil}, nil
 }
+
+// ddsSub is a ROS 2 subscription; direct (capture.Direct) when it was
+// given a Handle, which its reader goroutine then calls for every sample.
+type ddsSub struct {
+	*dds.Subscription
+	direct bool
+}
+
+func (s ddsSub) HandlesDirectly() bool { return s.direct }
 
 // ros2Topics are the ROS 2 graph's published topics, for discovery: one
 // pair per type a topic's writers declare, so that a writer of another

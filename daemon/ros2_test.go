@@ -4,6 +4,7 @@ package daemon
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -16,8 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edged-robotics/edged/capture"
 	"github.com/edged-robotics/edged/episode"
 	"github.com/edged-robotics/edged/internal/poll"
+	"github.com/edged-robotics/edged/ros"
+	"github.com/edged-robotics/edged/ros2/dds"
 	"github.com/edged-robotics/edged/ros2/ddstest"
 )
 
@@ -320,5 +324,39 @@ func TestRunROS2StatusHasNoMaster(t *testing.T) {
 				t.Errorf("%s has %q under ROS 2:\n%s", tc.name, a, tc.text)
 			}
 		}
+	}
+}
+
+// Under ROS 2, as under ROS1, capture's topics are Direct: each
+// subscription's reader goroutine calls capture's Handle, so a frame
+// crosses no goroutine between Cyclone and its ring (docs/DESIGN.md,
+// "Hand-offs per message"); without a Handle it queues as before.
+func TestDDSNodeSubscriptionsAreDirect(t *testing.T) {
+	t.Setenv("CYCLONEDDS_URI", ddstest.LoopbackURI())
+	p, err := dds.NewParticipant(dds.Config{DomainID: ddstest.Domain()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	node := ddsNode{p: p}
+	for _, tc := range []struct {
+		name   string
+		handle func(*ros.Message)
+		direct bool
+	}{
+		{"handle", func(m *ros.Message) { m.Release() }, true},
+		{"queue", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sub, err := node.Subscribe(context.Background(), capture.SubscribeOptions{Topic: "/cam/compressed", Handle: tc.handle})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sub.Close()
+			d, ok := sub.(capture.Direct)
+			if got := ok && d.HandlesDirectly(); got != tc.direct {
+				t.Errorf("HandlesDirectly = %v, want %v", got, tc.direct)
+			}
+		})
 	}
 }

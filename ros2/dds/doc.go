@@ -36,7 +36,10 @@
 //     bytes (queued plus delivered and not yet released): the reader
 //     goroutine never blocks on it; when full the oldest message is
 //     dropped, released and counted (Stats().Drops, with the samples
-//     Cyclone reports lost), logged rate limited.
+//     Cyclone reports lost), logged rate limited. With
+//     SubscribeOptions.Handler the reader goroutine calls it for each
+//     message instead (edged's capture: no hand-off between goroutines);
+//     QueueBytes still bounds what is handed and not released.
 //   - Buffer ownership: a *ros.Message's Data points into the serdata
 //     (no copy); it belongs to the receiver until Release, exactly once,
 //     which gives the serdata back to Cyclone. Messages are pooled:

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -459,5 +460,73 @@ func TestLiveIncompatibleQoSWarns(t *testing.T) {
 	}
 	if n := strings.Count(logs.String(), "incompatible"); n != 1 {
 		t.Errorf("%d warnings for one publisher, want 1:\n%s", n, logs.String())
+	}
+}
+
+// With a Handler every sample of a reliable camera is handed on the
+// subscription's goroutine, one call at a time, in order, none on
+// Messages(), each counted as a message; the byte budget counts what the
+// handler holds until it releases it.
+func TestLiveHandler(t *testing.T) {
+	const frames = 300
+	tools := ddstest.Build(t)
+	domain := ddstest.Domain()
+	var (
+		mu      sync.Mutex
+		seqs    []uint32
+		held    []*ros.Message
+		calls   = make(chan struct{}, frames)
+		inCall  atomic.Bool
+		overlap atomic.Bool
+	)
+	handler := func(m *ros.Message) {
+		if inCall.Swap(true) {
+			overlap.Store(true)
+		}
+		defer inCall.Store(false)
+		mu.Lock()
+		seqs = append(seqs, imageSeq(t, m.Data))
+		held = append(held, m)
+		if len(held) >= 4 { // hold a few unreleased, as a slow consumer would
+			for _, h := range held {
+				h.Release()
+			}
+			held = held[:0]
+		}
+		mu.Unlock()
+		calls <- struct{}{}
+	}
+	s := subscribe(t, participant(t, domain), dds.SubscribeOptions{Topic: "/camera/image/compressed", Handler: handler})
+	pub := ddstest.Start(t, tools.Pub, domain, "-t", "/camera/image/compressed", "-k", "image", "-w", "-D", "0",
+		"-n", strconv.Itoa(frames), "-s", "150000")
+	pub.WaitLine(t, "ready")
+	for got := 0; got < frames; got++ {
+		select {
+		case <-calls:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("handler called %d times of %d; stats %+v", got, frames, s.Stats())
+		}
+	}
+	select {
+	case m := <-s.Messages():
+		t.Fatalf("a message on Messages() beside the Handler: %d bytes", len(m.Data))
+	default:
+	}
+	mu.Lock()
+	for i, seq := range seqs {
+		if seq != uint32(i) {
+			t.Fatalf("sample %d has sequence %d: want every sample, in order", i, seq)
+		}
+	}
+	for _, h := range held {
+		h.Release()
+	}
+	held = nil
+	mu.Unlock()
+	if st := s.Stats(); st.Messages != frames || st.Drops != 0 || st.HeldBytes != 0 {
+		t.Errorf("stats %+v: want %d messages, no drops, nothing held", st, frames)
+	}
+	if overlap.Load() {
+		t.Error("the handler ran twice at once")
 	}
 }

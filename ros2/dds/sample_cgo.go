@@ -52,6 +52,11 @@ func (s *Subscription) accept(c *C.edged_sample, now time.Time) {
 	sm.sd, sm.reserved = c.sd, n
 	sm.m = ros.Message{Topic: s.opts.Topic, Publisher: s.publisher(uint64(c.writer)), Data: unsafe.Slice((*byte)(unsafe.Pointer(c.data)), n), Received: now}
 	sm.m.SetRelease(s.releaseFn)
+	if h := s.opts.Handler; h != nil {
+		s.queue.Handed()
+		h(&sm.m)
+		return
+	}
 	s.queue.Deliver(&sm.m)
 }
 

@@ -51,7 +51,8 @@ import (
 // transient-local topic gets its history on joining), creates the
 // reader and a waitset, then takes batches of samples (one cgo call
 // per wake-up: take, or wait and take) and yields to the consumers
-// it readied before it blocks again. Profiles: ProfileDefault, ProfileSensorData,
+// it readied before it blocks again (or, with SubscribeOptions.Handler,
+// hands each sample to it on this goroutine). Profiles: ProfileDefault, ProfileSensorData,
 // ProfileLatched. Publishers that appear later with an incompatible
 // QoS (or any, under a QoS override they cannot serve) are not
 // matched, as in ROS 2: a warning names the policy, once per such
@@ -217,7 +218,7 @@ func (s *Subscription) run() {
 		for i := 0; i < int(n); i++ {
 			s.accept(&batch[i], now)
 		}
-		if n > 0 {
+		if n > 0 && s.opts.Handler == nil {
 			// Let the consumers just readied run on this thread before it
 			// blocks in C: a goroutine left in the queue of a P held by a
 			// cgo call is taken back by sysmon (which then polls every

@@ -1,7 +1,7 @@
 // Command ingest is edged's side of the ROS 2 ingest benchmark
 // (scripts/bench-ros2.sh): it receives bench/ros2/pub.c's topics as
-// capture does, through package ros2/dds readers with automatic QoS
-// and capture's queue bounds,
+// capture does, through package ros2/dds readers with capture's queue
+// bounds and a Handler on the reader's goroutine (capture's Handle),
 // decoding every sample (cdr.DecodeImage, cdr.DecodeJointState) and
 // releasing it. It warms up until every topic delivered, then receives
 // for SECONDS, from $BENCH_START (Unix seconds) when set: the wall-clock
@@ -30,18 +30,19 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/edged-robotics/edged/capture"
+	"github.com/edged-robotics/edged/ros"
 	"github.com/edged-robotics/edged/ros/msg"
 	"github.com/edged-robotics/edged/ros2/cdr"
 	"github.com/edged-robotics/edged/ros2/dds"
 )
 
-// counters of one topic, written by its goroutine, read by main.
+// counters of one topic, written by its subscription's goroutine (the
+// Handler), read by main.
 type counters struct {
 	messages, bytes, gaps, errors atomic.Uint64
 	seen                          atomic.Bool
@@ -72,40 +73,41 @@ func run(args []string) error {
 	if err := errors.Join(err1, err2, err3); err != nil || cams < 0 || cams > 16 {
 		return fmt.Errorf("bad arguments %q: want SECONDS DOMAIN [cameras 0..16]: %v", args, err)
 	}
-	p, err := dds.NewParticipant(dds.Config{DomainID: domain, CycloneConfig: dds.LoopbackConfig})
+	// The script gives every process one CYCLONEDDS_URI: edged's side
+	// must read it too (an explicit CycloneConfig would override it, and
+	// the two subscribers would then differ in socket buffers and
+	// fragment sizes, which decide how many packets the kernel drops).
+	conf := dds.LoopbackConfig
+	if os.Getenv("CYCLONEDDS_URI") != "" {
+		conf = ""
+	}
+	p, err := dds.NewParticipant(dds.Config{DomainID: domain, CycloneConfig: conf})
 	if err != nil {
 		return err
 	}
 	defer p.Close()
 
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	defer wg.Wait() // after cancel: every goroutine is owned
-	defer cancel()
+	ctx := context.Background()
 	var subs []*dds.Subscription
 	var counts []*counters
 	for i := 0; i <= cams; i++ {
+		c := new(counters)
 		// capture's bounds: a camera gets the default queue, a state
-		// topic capture's state queue
+		// topic capture's state queue; each sample is handed to the
+		// counter on the reader's goroutine, as capture's Handle is
 		opts := dds.SubscribeOptions{Topic: fmt.Sprintf("/bench/cam%d/image_raw", i), Type: "sensor_msgs/msg/Image",
-			QueueBytes: capture.DefaultQueueBytes}
+			QueueBytes: capture.DefaultQueueBytes, Handler: c.imageHandler()}
 		if i == cams {
 			opts = dds.SubscribeOptions{Topic: "/bench/joint_states", Type: "sensor_msgs/msg/JointState",
 				QueueSize: capture.DefaultStateQueueSize, MaxMessageBytes: capture.DefaultMaxStateMessageBytes,
-				QueueBytes: capture.DefaultStateQueueBytes}
+				QueueBytes: capture.DefaultStateQueueBytes, Handler: c.jointsHandler()}
 		}
 		s, err := p.Subscribe(ctx, opts)
 		if err != nil {
 			return err
 		}
 		defer s.Close()
-		c := new(counters)
 		subs, counts = append(subs, s), append(counts, c)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			consume(ctx, s, i < cams, c)
-		}()
 	}
 
 	// warm up: poll with a deadline until every topic delivered
@@ -142,43 +144,49 @@ func run(args []string) error {
 	return nil
 }
 
-// consume decodes and releases every message of s, counting, until ctx
-// ends or s closes.
-func consume(ctx context.Context, s *dds.Subscription, image bool, c *counters) {
+// imageHandler decodes a sensor_msgs/Image sample (its data starts with
+// the publisher's sequence number), releases it and counts it.
+func (c *counters) imageHandler() func(*ros.Message) {
 	var img msg.Image
-	var js msg.JointState
-	last := int64(-1)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case m, ok := <-s.Messages():
-			if !ok {
-				return
-			}
-			var seq int64
-			var err error
-			if image {
-				if err = cdr.DecodeImage(m.Data, &img); err == nil && len(img.Data) >= 4 {
-					seq = int64(binary.LittleEndian.Uint32(img.Data))
-				}
-			} else if err = cdr.DecodeJointState(m.Data, &js); err == nil && len(js.Position) > 0 {
-				seq = int64(js.Position[0])
-			}
-			n := len(m.Data)
-			m.Release()
-			if err != nil {
-				c.errors.Add(1)
-				continue
-			}
-			if last >= 0 && seq > last+1 {
-				c.gaps.Add(uint64(seq - last - 1))
-			}
-			last = seq
-			c.messages.Add(1)
-			c.bytes.Add(uint64(n))
-			c.seen.Store(true)
+	return c.handler(func(data []byte) (int64, error) {
+		if err := cdr.DecodeImage(data, &img); err != nil || len(img.Data) < 4 {
+			return 0, err
 		}
+		return int64(binary.LittleEndian.Uint32(img.Data)), nil
+	})
+}
+
+// jointsHandler does the same for sensor_msgs/JointState (the sequence
+// number is position[0]).
+func (c *counters) jointsHandler() func(*ros.Message) {
+	var js msg.JointState
+	return c.handler(func(data []byte) (int64, error) {
+		if err := cdr.DecodeJointState(data, &js); err != nil || len(js.Position) == 0 {
+			return 0, err
+		}
+		return int64(js.Position[0]), nil
+	})
+}
+
+// handler decodes (seq), releases and counts each message, on the
+// subscription's goroutine (calls are sequential).
+func (c *counters) handler(seq func([]byte) (int64, error)) func(*ros.Message) {
+	last := int64(-1)
+	return func(m *ros.Message) {
+		n := len(m.Data)
+		s, err := seq(m.Data)
+		m.Release()
+		if err != nil {
+			c.errors.Add(1)
+			return
+		}
+		if last >= 0 && s > last+1 {
+			c.gaps.Add(uint64(s - last - 1))
+		}
+		last = s
+		c.messages.Add(1)
+		c.bytes.Add(uint64(n))
+		c.seen.Store(true)
 	}
 }
 
