@@ -3,7 +3,9 @@
 # readers, cdr decoding, Release; bench/ros2/ingest) against a plain
 # Cyclone DDS C subscriber with idlc-generated types (bench/ros2/sub.c),
 # receiving the same real streams in the same run: 3 topics of 1280x720
-# rgb8 sensor_msgs/Image at 30 Hz plus JointState at 1 kHz from a C
+# rgb8 sensor_msgs/Image at 10 Hz (84 MB/s; at 30 Hz, 250 MB/s to each
+# subscriber, the publisher and the two subscribers overran this 2-core
+# machine and fell behind: void runs) plus JointState at 1 kHz from a C
 # publisher (bench/ros2/pub.c), as scripts/bench-ros.sh does for ROS1, on
 # a private domain id over loopback (dds.LoopbackConfig). Both
 # subscribers run at the same time against the same publisher, as in
@@ -24,7 +26,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_RUN=${1:-15}
-CAMERAS=${CAMERAS:-3} WIDTH=${WIDTH:-1280} HEIGHT=${HEIGHT:-720} IMG_HZ=${IMG_HZ:-30} JOINT_HZ=${JOINT_HZ:-1000}
+CAMERAS=${CAMERAS:-3} WIDTH=${WIDTH:-1280} HEIGHT=${HEIGHT:-720} IMG_HZ=${IMG_HZ:-10} JOINT_HZ=${JOINT_HZ:-1000}
 DOMAIN=${DOMAIN:-$((100 + RANDOM % 130))}
 
 for bin in gcc idlc go python3; do
@@ -49,7 +51,14 @@ echo "building edged's ingest..."
 go build -o "$work/ingest" ./bench/ros2/ingest
 go build -o "$work/ingestcmp" ./bench/ingestcmp
 
-CYCLONEDDS_URI=$("$work/ingest" loopback-config)
+# Every process gets one configuration: edged's loopback domain, with
+# the datagrams a machine streaming raw images over loopback would use
+# (64 KB fragments, not Cyclone's 1344 B: a 2.76 MB image is 43
+# datagrams, not ~2,000) and socket receive buffers up to 4 MB. With
+# Cyclone's defaults this 2-core machine could not carry the load for
+# the publisher and both subscribers: both fell behind (seq gaps), at
+# 30 Hz and at 10 Hz, and every run was void.
+CYCLONEDDS_URI="$("$work/ingest" loopback-config),<CycloneDDS><Domain><General><MaxMessageSize>65500B</MaxMessageSize><FragmentSize>65000B</FragmentSize></General><Internal><SocketReceiveBufferSize min=\"default\" max=\"4MB\"/></Internal></Domain></CycloneDDS>"
 export CYCLONEDDS_URI
 
 start() { # start NAME CMD...: in its own process group, output to $work/NAME.log

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime"
 	"sync"
 	"time"
 
+	"github.com/edged-robotics/edged/internal/yield"
 	"github.com/edged-robotics/edged/ringbuf"
 	"github.com/edged-robotics/edged/sheet/turbojpeg"
 )
@@ -101,25 +101,7 @@ type builderState struct {
 	logged map[string]bool
 	stats  Stats
 
-	yielded time.Time // when finalize last yielded the thread
-}
-
-// yieldEvery bounds how long a run of tiles holds its thread. A loop
-// that renders tile after tile (replay, a backlog, the benchmarks) would
-// otherwise hold it for tens of ms; the runtime then preempts it every
-// 10 ms, taking its P away inside a long TurboJPEG call, and each time
-// puts its monitor thread back to waking every 20 us: perf had 3% of
-// such a loop's CPU in nanosleep and 4x the context switches. A yield
-// itself wakes an idle thread (a futex call or two), so not every tile.
-const yieldEvery = 4 * time.Millisecond
-
-// yield lets the scheduler run once yieldEvery has passed since the last
-// time, so no goroutine looks to the runtime as if it ran 10 ms straight.
-func (b *Builder) yield() {
-	if now := time.Now(); now.Sub(b.yielded) >= yieldEvery {
-		runtime.Gosched()
-		b.yielded = now
-	}
+	yield yield.Yielder // a run of tiles yields its thread now and then
 }
 
 // NewBuilder returns a builder for one camera and episode.
@@ -290,7 +272,7 @@ func (b *Builder) setTileHeight(h int) {
 // finalize settles tick b.next: picks its frame, renders its tile into
 // the canvas and closes the sheet when it was the last tick.
 func (b *Builder) finalize() error {
-	b.yield()
+	b.yield.Maybe() // replay and backlogs render tile after tile: internal/yield
 	k := b.next
 	b.next++
 	b.stats.Ticks++

@@ -15,7 +15,7 @@ const module = "github.com/edged-robotics/edged/"
 // layer of every package: a package imports only packages of a lower
 // layer. Tools (bench, soak, stress) sit on top.
 var layer = map[string]int{
-	"internal/fsutil": 0, "internal/fielderr": 0, "internal/loglimit": 0, "internal/poll": 0, "internal/sampledata": 0, "internal/brokertest": 1, "internal/s3test": 1, "internal/freeport": 0, "internal/pki": 0, "internal/httpserve": 0, "internal/cpuprofile": 0,
+	"internal/fsutil": 0, "internal/fielderr": 0, "internal/loglimit": 0, "internal/poll": 0, "internal/sampledata": 0, "internal/brokertest": 1, "internal/s3test": 1, "internal/freeport": 0, "internal/pki": 0, "internal/httpserve": 0, "internal/cpuprofile": 0, "internal/yield": 0,
 	"internal/chromium": 1, "internal/layers": 0, "internal/mcaptest": 0, "internal/cliptest": 3, "clip/policy": 3, "clip/upload": 4, "clip": 6,
 	"rosmsg": 0, "ros/xmlrpc": 0, "ros/tcpros": 0, "ros/msg": 1, "ros/rosout": 1, "ros/master": 1, "ros": 2, "ros/rostest": 2,
 	"fsm/fsmkind": 0, "score": 0, "rtl": 0, "sheet/recipe": 1, "sheet/turbojpeg": 0,

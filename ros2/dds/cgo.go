@@ -9,7 +9,6 @@ package dds
 
 int edged_take(dds_entity_t rd, edged_sample *out, int n);
 void edged_unref(edged_serdata *sd);
-int edged_wait(dds_entity_t ws, int64_t timeout_ns);
 int edged_graph_take(dds_entity_t rd, edged_pub *out, int n);
 
 #include <stdio.h>
@@ -47,6 +46,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -129,34 +129,51 @@ func acquireDomain(cfg Config) (release func(), err error) {
 	}, nil
 }
 
-// waitset wraps a Cyclone waitset that a run loop blocks on and Close
-// wakes (its trigger).
+// waitset wraps a Cyclone waitset that the participant's pump blocks on
+// and Close wakes (its trigger, attached as idTrigger). Readers are
+// attached by read conditions, each with its attach argument: the
+// conditions stay triggered while their reader holds samples.
 type waitset struct{ ws C.dds_entity_t }
 
-func newWaitset(pp C.dds_entity_t, rd C.dds_entity_t) (waitset, error) {
+func newWaitset(pp C.dds_entity_t) (waitset, error) {
 	ws := C.dds_create_waitset(pp)
 	if ws < 0 {
 		return waitset{}, ddsError("create waitset", C.dds_return_t(ws))
 	}
-	rc := C.dds_create_readcondition(rd, C.DDS_ANY_STATE)
-	if rc < 0 {
-		C.dds_delete(ws)
-		return waitset{}, ddsError("create read condition", C.dds_return_t(rc))
-	}
-	if r := C.dds_waitset_attach(ws, rc, 1); r < 0 {
-		C.dds_delete(ws)
-		return waitset{}, ddsError("attach read condition", r)
-	}
-	if r := C.dds_waitset_attach(ws, ws, 0); r < 0 {
+	if r := C.dds_waitset_attach(ws, ws, idTrigger); r < 0 {
 		C.dds_delete(ws)
 		return waitset{}, ddsError("attach trigger", r)
 	}
 	return waitset{ws}, nil
 }
 
-// wait blocks until data or the trigger (or a second passes: a safety
-// net, not a synchronization).
-func (w waitset) wait() { C.edged_wait(w.ws, C.int64_t(1e9)) }
+// attach attaches a read condition on rd (any sample state) as id and
+// returns the condition.
+func (w waitset) attach(rd C.dds_entity_t, id C.dds_attach_t) (C.dds_entity_t, error) {
+	rc := C.dds_create_readcondition(rd, C.DDS_ANY_STATE)
+	if rc < 0 {
+		return 0, ddsError("create read condition", C.dds_return_t(rc))
+	}
+	if r := C.dds_waitset_attach(w.ws, rc, id); r < 0 {
+		C.dds_delete(rc)
+		return 0, ddsError("attach read condition", r)
+	}
+	return rc, nil
+}
+
+// detach detaches and deletes a condition attach returned.
+func (w waitset) detach(rc C.dds_entity_t) {
+	C.dds_waitset_detach(w.ws, rc)
+	C.dds_delete(rc)
+}
+
+// wait blocks until a condition triggers or a second passes (a safety
+// net, not a synchronization) and fills xs with the attach arguments of
+// the triggered ones; it returns how many triggered (possibly more than
+// len(xs)) or a negative code.
+func (w waitset) wait(xs []C.dds_attach_t) int {
+	return int(C.dds_waitset_wait(w.ws, &xs[0], C.size_t(len(xs)), C.dds_duration_t(time.Second)))
+}
 
 func (w waitset) wake() { C.dds_waitset_set_trigger(w.ws, true) }
 

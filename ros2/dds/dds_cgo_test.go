@@ -5,6 +5,8 @@ package dds
 import (
 	"bytes"
 	"context"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,4 +68,62 @@ func TestGoWriterToSubscription(t *testing.T) {
 	if len(pubs) != 1 || pubs[0].Topic != "/chatter" || pubs[0].Type != "std_msgs/msg/String" || pubs[0].DDSTopic != "rt/chatter" {
 		t.Errorf("publications %+v", pubs)
 	}
+}
+
+// One goroutine of a participant waits in Cyclone, however many topics it
+// reads: a goroutine blocked in a C call per topic (and one for the
+// graph) kept the Go runtime taking their Ps back and its monitor thread
+// polling every 20 us (pump_cgo.go). Samples of every topic still arrive.
+func TestOneGoroutineWaitsInCyclone(t *testing.T) {
+	domain := testDomain()
+	pub, sub := newTestParticipant(t, domain), newTestParticipant(t, domain)
+	topics := []string{"/a", "/b", "/c"}
+	var subs []*Subscription
+	for _, topic := range topics {
+		s, err := sub.Subscribe(context.Background(), SubscribeOptions{Topic: topic, Type: "std_msgs/msg/String", QoS: ProfileDefault})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		subs = append(subs, s)
+	}
+	for i, topic := range topics {
+		w, err := pub.NewWriter(topic, "std_msgs/msg/String", ProfileDefault)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		poll.Until(t, 10*time.Second, "the writer to match the reader", func() bool { return w.Matched() > 0 })
+		if err := w.Write(cdrString(topic)); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case m := <-subs[i].Messages():
+			if !bytes.Equal(m.Data, cdrString(topic)) {
+				t.Errorf("%s: got %q", topic, m.Data)
+			}
+			m.Release()
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no sample", topic)
+		}
+	}
+	// both participants: each has one goroutine in a waitset wait
+	poll.Until(t, 10*time.Second, "the pumps back in their waits", func() bool { return waitingInCyclone() == 2 })
+	if n := waitingInCyclone(); n != 2 {
+		t.Errorf("%d goroutines wait in Cyclone for 2 participants and %d topics: want one a participant", n, len(topics))
+	}
+}
+
+// waitingInCyclone counts the goroutines in a cgo call that waits on a
+// Cyclone waitset.
+func waitingInCyclone() int {
+	buf := make([]byte, 1<<20)
+	stacks := string(buf[:runtime.Stack(buf, true)])
+	n := 0
+	for _, g := range strings.Split(stacks, "\n\n") {
+		if strings.Contains(g, "_Cfunc_dds_waitset_wait") || strings.Contains(g, "_Cfunc_edged_wait") || strings.Contains(g, "_Cfunc_edged_take_wait") {
+			n++
+		}
+	}
+	return n
 }

@@ -13,8 +13,8 @@
 //
 // Contract:
 //   - NewParticipant joins a domain (Config.CycloneConfig, e.g.
-//     LoopbackConfig, else CYCLONEDDS_URI) and starts the graph
-//     goroutine, which follows the DCPSPublication built-in topic:
+//     LoopbackConfig, else CYCLONEDDS_URI) and starts its pump, which
+//     follows the DCPSPublication built-in topic:
 //     Publications, WaitPublications and Topics give topics with ROS 2
 //     names, types and each writer's QoS.
 //   - Node names: writers are mapped to their node's full name from
@@ -23,8 +23,9 @@
 //   - Subscribe returns at once; the subscription's goroutine waits for
 //     a publisher of one of SubscribeOptions.Types, adopts its QoS when
 //     the QoS is automatic (QoS.Resolve; profiles ProfileDefault,
-//     ProfileSensorData, ProfileLatched), then takes batches of samples
-//     (sub_cgo.go). A reader has one type: writers of another are
+//     ProfileSensorData, ProfileLatched), then attaches the reader to
+//     the participant's pump, which takes its samples in batches
+//     (pump_cgo.go). A reader has one type: writers of another are
 //     warned about and counted (Mismatched, sub_writers_cgo.go).
 //     Incompatible QoS is not matched, as in ROS 2, with a warning.
 //   - NewParticipant returns ErrNoParticipantIndex when every automatic
@@ -46,11 +47,17 @@
 //     steady-state receiving allocates nothing per message in Go.
 //     PublisherInfo (Type, Encoding cdr, CallerID) is shared per writer
 //     and read-only.
-//   - Goroutines: the Participant owns the graph goroutine; each
-//     Subscription owns its reader goroutine. Close wakes it (the
-//     waitset's trigger), waits for it, deletes the DDS entities and
-//     closes Messages(); messages still held stay valid until released.
-//     Participant.Close closes its subscriptions first. Every method is
+//   - Goroutines: the Participant owns the pump, its one goroutine
+//     blocked in Cyclone (a waitset holding the graph's readers and
+//     every subscription's): it takes, queues or calls each Handler, one
+//     subscription at a time, and yields its thread every 4 ms
+//     (internal/yield). A Handler must therefore be quick and must not
+//     close a subscription of its participant. Each Subscription owns a
+//     goroutine that creates and attaches its reader, then watches for
+//     silence (noteIncompatible); Close cancels it, it detaches the
+//     reader (once the pump is not serving it), deletes the DDS entities
+//     and closes Messages(); messages still held stay valid until
+//     released. Participant.Close closes its subscriptions first. Every method is
 //     safe for concurrent use, except Writer's.
 //   - Writer publishes raw samples (the daemon's ~snapshot replies,
 //     tests and tools). Services: ServiceTopics names a service's

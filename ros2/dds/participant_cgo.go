@@ -28,12 +28,6 @@ static dds_entity_t edged_discovery_reader(dds_entity_t pp, const char *topic, c
 	return rd; // the topic goes with the participant
 }
 
-static int edged_attach(dds_entity_t ws, dds_entity_t rd) {
-	dds_entity_t rc = dds_create_readcondition(rd, DDS_ANY_STATE);
-	if (rc < 0)
-		return rc;
-	return dds_waitset_attach(ws, rc, rd);
-}
 */
 import "C"
 
@@ -66,7 +60,8 @@ type Participant struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	gws    waitset
+	ws     waitset // the pump's: the graph's readers and every subscription's
+	pump   pump
 
 	discoveryLog loglimit.Limiter
 
@@ -94,20 +89,24 @@ func NewParticipant(cfg Config) (*Participant, error) {
 		return nil, err
 	}
 	p := &Participant{cfg: cfg, log: cfg.Logger, pp: pp, releaseDomain: release, graph: newGraph(),
-		subs: map[*Subscription]struct{}{}}
+		subs: map[*Subscription]struct{}{}, pump: pump{subs: map[C.dds_attach_t]*Subscription{}, next: firstSubID}}
 	rd := C.dds_create_reader(pp, C.DDS_BUILTIN_TOPIC_DCPSPUBLICATION, nil, nil)
 	if rd < 0 {
 		p.destroy()
 		return nil, ddsError("create DCPSPublication reader", C.dds_return_t(rd))
 	}
-	if p.gws, err = newWaitset(pp, rd); err != nil {
+	if p.ws, err = newWaitset(pp); err != nil {
+		p.destroy()
+		return nil, err
+	}
+	if _, err = p.ws.attach(rd, idPublications); err != nil {
 		p.destroy()
 		return nil, err
 	}
 	drd := p.discoveryReader()
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.wg.Add(1)
-	go p.followGraph(rd, drd)
+	go p.run(rd, drd)
 	return p, nil
 }
 
@@ -126,48 +125,51 @@ func (p *Participant) WaitPublications(ctx context.Context, ok func([]Publicatio
 	return p.graph.wait(ctx, ok)
 }
 
-// discoveryReader creates the ros_discovery_info reader on the graph
-// waitset, or returns 0 (logged: publishers then go unnamed).
+// discoveryReader creates the ros_discovery_info reader on the
+// participant's waitset, or returns 0 (logged: publishers then go
+// unnamed).
 func (p *Participant) discoveryReader() C.dds_entity_t {
 	ctopic, ctype := C.CString(discoveryTopic), C.CString(discoveryType)
 	defer C.free(unsafe.Pointer(ctopic))
 	defer C.free(unsafe.Pointer(ctype))
 	drd := C.edged_discovery_reader(p.pp, ctopic, ctype, maxDiscoveryBytes)
-	if drd >= 0 {
-		rc := C.edged_attach(p.gws.ws, drd)
-		if rc >= 0 {
-			return drd
-		}
-		C.dds_delete(drd)
-		drd = C.dds_entity_t(rc)
+	if drd < 0 {
+		p.log.Warn("dds: cannot read ros_discovery_info; publishers' node names stay unknown", "err", ddsError("create reader", C.dds_return_t(drd)))
+		return 0
 	}
-	p.log.Warn("dds: cannot read ros_discovery_info; publishers' node names stay unknown", "err", ddsError("create reader", C.dds_return_t(drd)))
-	return 0
+	if _, err := p.ws.attach(drd, idDiscovery); err != nil {
+		C.dds_delete(drd)
+		p.log.Warn("dds: cannot read ros_discovery_info; publishers' node names stay unknown", "err", err)
+		return 0
+	}
+	return drd
 }
 
-// followGraph is the graph goroutine: it takes DCPSPublication and
-// ros_discovery_info samples into the graph until Close.
-func (p *Participant) followGraph(rd, drd C.dds_entity_t) {
-	defer p.wg.Done()
-	batch := make([]C.edged_pub, 64) // on the heap once: &batch[0] goes to C
-	samples := make([]C.edged_sample, 16)
-	for p.ctx.Err() == nil {
-		n := C.edged_graph_take(rd, &batch[0], C.int(len(batch)))
-		if n < 0 {
-			p.log.Warn("dds: reading DCPSPublication failed; the graph may be stale", "err", ddsError("take", C.dds_return_t(n)))
-		}
-		for i := 0; i < int(n); i++ {
-			p.notePublication(&batch[i])
-		}
-		var d C.int
-		if drd != 0 {
-			d = C.edged_take(drd, &samples[0], C.int(len(samples)))
-			for i := 0; i < int(d); i++ {
-				p.noteDiscovery(&samples[i])
-			}
-		}
-		if n <= 0 && d <= 0 {
-			p.gws.wait()
+// graphBatch is the pump's memory for the graph's takes, on the heap
+// once (&pubs[0] goes to C).
+type graphBatch struct {
+	pubs    []C.edged_pub
+	samples []C.edged_sample
+}
+
+func newGraphBatch() *graphBatch {
+	return &graphBatch{pubs: make([]C.edged_pub, 64), samples: make([]C.edged_sample, 16)}
+}
+
+// takeGraph takes a batch of DCPSPublication and of ros_discovery_info
+// samples into the graph (what is left keeps its condition triggered).
+func (p *Participant) takeGraph(rd, drd C.dds_entity_t, g *graphBatch) {
+	n := C.edged_graph_take(rd, &g.pubs[0], C.int(len(g.pubs)))
+	if n < 0 {
+		p.log.Warn("dds: reading DCPSPublication failed; the graph may be stale", "err", ddsError("take", C.dds_return_t(n)))
+	}
+	for i := 0; i < int(n); i++ {
+		p.notePublication(&g.pubs[i])
+	}
+	if drd != 0 {
+		d := C.edged_take(drd, &g.samples[0], C.int(len(g.samples)))
+		for i := 0; i < int(d); i++ {
+			p.noteDiscovery(&g.samples[i])
 		}
 	}
 }
@@ -208,7 +210,7 @@ func (p *Participant) notePublication(c *C.edged_pub) {
 	p.graph.update(uint64(c.handle), true, pub)
 }
 
-// Close closes every subscription, stops the graph goroutine and leaves
+// Close closes every subscription, stops the pump and leaves
 // the domain. Safe to call twice.
 func (p *Participant) Close() error {
 	p.mu.Lock()
@@ -226,7 +228,7 @@ func (p *Participant) Close() error {
 		s.Close()
 	}
 	p.cancel()
-	p.gws.wake()
+	p.ws.wake()
 	p.wg.Wait()
 	p.destroy()
 	return nil

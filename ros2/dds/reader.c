@@ -32,25 +32,8 @@ int edged_take(dds_entity_t rd, edged_sample *out, int n) {
 	return k;
 }
 
-// Takes a batch; when there is none, waits on ws (data or its trigger,
-// at most timeout_ns) and takes again: a subscription's goroutine
-// crosses into C once per wake-up, not three times (take, an empty take,
-// wait), and each crossing costs the runtime's cgo bookkeeping.
-int edged_take_wait(dds_entity_t rd, dds_entity_t ws, edged_sample *out, int n, int64_t timeout_ns) {
-	int k = edged_take(rd, out, n);
-	if (k != 0)
-		return k;
-	dds_waitset_wait(ws, NULL, 0, timeout_ns);
-	return edged_take(rd, out, n);
-}
-
 void edged_unref(edged_serdata *sd) {
 	ddsi_serdata_unref(&sd->c);
-}
-
-// Waits until a condition attached to ws triggers or timeout_ns passes.
-int edged_wait(dds_entity_t ws, int64_t timeout_ns) {
-	return dds_waitset_wait(ws, NULL, 0, timeout_ns);
 }
 
 static void copy_name(char *dst, const char *src, int *truncated) {

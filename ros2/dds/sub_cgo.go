@@ -6,8 +6,6 @@ package dds
 #include <stdlib.h>
 #include "edged_dds.h"
 
-int edged_take_wait(dds_entity_t rd, dds_entity_t ws, edged_sample *out, int n, int64_t timeout_ns);
-
 static uint32_t edged_refused(edged_sertype *st) { return ddsrt_atomic_ld32(&st->refused); }
 
 // lost counts the samples Cyclone lost (sequence gaps) and those a
@@ -32,11 +30,9 @@ import "C"
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/edged-robotics/edged/internal/loglimit"
 	"github.com/edged-robotics/edged/ros"
@@ -72,25 +68,28 @@ type Subscription struct {
 	closeOnce sync.Once
 	releaseFn func(*ros.Message)
 
-	mu      sync.Mutex // guards the entities below (created by run, read by Stats and Close)
+	mu      sync.Mutex // guards the entities below (created by run, read by Stats)
 	rd, tp  C.dds_entity_t
-	ws      waitset
 	sertype *C.edged_sertype
 	qos     QoS
 	info    *ros.PublisherInfo
 
+	// on the participant's waitset (the pump's, under its mutex)
+	id C.dds_attach_t
+	rc C.dds_entity_t
+
 	// writers caches each writer's PublisherInfo by publication handle
-	// (reader goroutine only)
+	// (the pump only)
 	writers    map[uint64]writerInfo
 	lastWriter uint64
 	lastInfo   writerInfo
 
 	bytes atomic.Uint64
 
-	incompatible uint32 // publishers refused for their QoS, as last logged (reader goroutine only)
+	incompatible uint32 // publishers refused for their QoS, as last logged (the subscription's goroutine only)
 
-	// writers of a type the subscription does not read (reader goroutine
-	// only, but mismatched)
+	// writers of a type the subscription does not read (the pump only,
+	// but mismatched; open's first look happens before attach)
 	readType     string // the reader's DDS type once created
 	mismatchSeen map[string]struct{}
 	writersGen   uint64
@@ -98,7 +97,8 @@ type Subscription struct {
 	mismatchLog  loglimit.Limiter
 }
 
-// takeHook, when set (tests only), runs before every take.
+// takeHook, when set (tests only), runs before every take of a
+// subscription's samples.
 var takeHook atomic.Pointer[func()]
 
 // Subscribe starts a subscription. It returns at once: the reader is
@@ -163,11 +163,6 @@ func (s *Subscription) Stats() ros.SubscriptionStats {
 func (s *Subscription) Close() error {
 	s.closeOnce.Do(func() {
 		s.cancel()
-		s.mu.Lock()
-		if s.rd != 0 {
-			s.ws.wake()
-		}
-		s.mu.Unlock()
 		<-s.done
 		s.p.mu.Lock()
 		delete(s.p.subs, s)
@@ -187,45 +182,31 @@ func (s *Subscription) run() {
 		return
 	}
 	defer s.closeReader()
-	// In C memory, allocated once: a Go array passed to C escapes to
-	// the heap on every call (2.5 KB per batch), and a Go slice of
-	// structs that hold pointers is scanned by cgocheck on every call.
-	const batchSize = 64
-	cbatch := (*C.edged_sample)(C.calloc(batchSize, C.sizeof_edged_sample))
-	if cbatch == nil {
-		s.p.log.Error("dds: out of memory; the topic stays silent", "topic", s.opts.Topic)
+	if err := s.p.attach(s); err != nil {
+		s.p.log.Error("dds: cannot subscribe; the topic stays silent", "topic", s.opts.Topic, "err", err)
 		return
 	}
-	defer C.free(unsafe.Pointer(cbatch))
-	batch := unsafe.Slice(cbatch, batchSize)
-	for s.ctx.Err() == nil {
-		if h := takeHook.Load(); h != nil {
-			(*h)() // tests: hold the reader goroutine back
-		}
-		// take, or wait for data (or Close's trigger, or a second: a
-		// safety net, not a synchronization) and take
-		n := C.edged_take_wait(s.rd, s.ws.ws, cbatch, batchSize, C.int64_t(time.Second))
-		if n < 0 {
-			s.p.log.Warn("dds: take failed", "topic", s.opts.Topic, "err", ddsError("take", C.dds_return_t(n)))
-			s.ws.wait() // do not spin on a failing reader
-			continue
-		}
-		if n == 0 {
-			s.noteIncompatible() // a stream that delivers nothing: is that why?
-		}
-		s.checkWriters()
-		now := time.Now()
-		for i := 0; i < int(n); i++ {
-			s.accept(&batch[i], now)
-		}
-		if n > 0 && s.opts.Handler == nil {
-			// Let the consumers just readied run on this thread before it
-			// blocks in C: a goroutine left in the queue of a P held by a
-			// cgo call is taken back by sysmon (which then polls every
-			// 20 us) and handed to another thread woken for it. Halved the
-			// context switches and CPU of a 1 kHz JointState stream
-			// (scripts/bench-ros2.sh measures the whole ingest).
-			runtime.Gosched()
+	defer s.p.detach(s)
+	s.watchSilence()
+}
+
+// watchSilence waits for Close; after a second in which the topic
+// delivered nothing it asks Cyclone why (noteIncompatible), so a busy
+// stream pays nothing.
+func (s *Subscription) watchSilence() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	last := s.queue.Messages()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+			if m := s.queue.Messages(); m != last {
+				last = m
+				continue
+			}
+			s.noteIncompatible()
 		}
 	}
 }

@@ -93,8 +93,8 @@ func (s *Subscription) open() error {
 	return s.create(typ, ddsType, qos)
 }
 
-// create makes the topic, the reader with qos and its waitset, under
-// s.mu, unless Close came first.
+// create makes the topic and the reader with qos, under s.mu, unless
+// Close came first.
 func (s *Subscription) create(typ, ddsType string, qos QoS) error {
 	ctopic, ctype := C.CString(s.opts.ddsTopic()), C.CString(ddsType)
 	defer C.free(unsafe.Pointer(ctopic))
@@ -112,24 +112,17 @@ func (s *Subscription) create(typ, ddsType string, qos QoS) error {
 		return fmt.Errorf("%w (topic %s, type %s: another participant of this process may use the topic with another type)",
 			ddsError("create reader", C.dds_return_t(rd)), s.opts.Topic, typ)
 	}
-	ws, err := newWaitset(s.p.pp, rd)
-	if err != nil {
-		C.dds_delete(rd)
-		C.dds_delete(tp)
-		return err
-	}
-	s.rd, s.tp, s.ws, s.sertype, s.qos = rd, tp, ws, st, qos
+	s.rd, s.tp, s.sertype, s.qos = rd, tp, st, qos
 	s.info = &ros.PublisherInfo{Type: typ, Encoding: ros.EncodingCDR}
 	s.readType = ddsType
 	s.p.log.Debug("dds: reader created", "topic", s.opts.Topic, "type", typ, "qos", qos.String())
 	return nil
 }
 
-// closeReader deletes the waitset, the reader and the topic.
+// closeReader deletes the reader and the topic.
 func (s *Subscription) closeReader() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ws.delete()
 	C.dds_delete(s.rd)
 	C.dds_delete(s.tp)
 }
