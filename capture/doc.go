@@ -44,6 +44,7 @@
 // on one goroutine (per-topic mutex over the decode scratch, for several
 // publishers). Other Nodes (tests' fakes) deliver on Messages(), read by
 // one goroutine per topic. Sinks must be fast and never block: a slow sink
+// (under ROS 2 it stalls every topic of the participant, and discovery)
 // stalls the topic's reader (Direct) or overflows the subscription's
 // queue (TopicStats.SubscriptionDrops). Capture never decodes JPEG.
 //

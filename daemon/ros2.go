@@ -74,7 +74,8 @@ func (n ddsNode) Subscribe(ctx context.Context, o capture.SubscribeOptions) (cap
 }
 
 // ddsSub is a ROS 2 subscription; direct (capture.Direct) when it was
-// given a Handle, which its reader goroutine then calls for every sample.
+// given a Handle, which the participant's pump then calls for every
+// sample.
 type ddsSub struct {
 	*dds.Subscription
 	direct bool

@@ -16,8 +16,10 @@
 #     YCbCr 4:2:0 (decode to planes, resize each plane, encode from
 #     planes), the prototype of issue 25 (bench/sheet/yuv.go says what
 #     integrating it would take); reported, not judged.
-# Also: raw rgb8 720p -> one tile, allocations per sheet, and the tile
-# cache of a one-hour episode. Env: SHEET_N (sheets per measurement, 20),
+# Also: raw rgb8 720p -> one tile, allocations and context switches per
+# sheet (the Go runtime's hand-offs around the long TurboJPEG calls), and
+# the tile cache of a one-hour episode. sheetbench -only edged -n N
+# builds sheets with edged alone, for perf or pprof. Env: SHEET_N (sheets per measurement, 20),
 # SHEET_REPS (round-robin repetitions, median reported, 5).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -13,7 +13,8 @@
 // idle thread (a futex call or two), so a Yielder yields at most every
 // Every, not on every call.
 //
-// A Yielder belongs to one goroutine; its zero value is ready.
+// A Yielder is used by one goroutine at a time (its own, or under the
+// owner's lock); its zero value is ready.
 package yield
 
 import (

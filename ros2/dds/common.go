@@ -112,15 +112,18 @@ type SubscribeOptions struct {
 	// else itself (counted in Drops). Must be >= MaxMessageBytes.
 	// Default ros.DefaultQueueBytes (2 x MaxMessageBytes).
 	QueueBytes int
-	// Handler, when set, takes every sample on the subscription's
-	// goroutine instead of Messages() (which then delivers nothing), so a
-	// sample crosses no goroutine between Cyclone and the consumer: a
-	// queue hand-off costs each message a wake-up of the consumer and of
-	// an idle thread the runtime starts for it. Calls are sequential; the
-	// handler releases each message and must not block: the reader's
-	// history holds what arrives meanwhile. QueueBytes still bounds the
-	// bytes handed and not yet released. Close returns once no call is
-	// running.
+	// Handler, when set, takes every sample on the participant's pump
+	// instead of Messages() (which then delivers nothing), so a sample
+	// crosses no goroutine between Cyclone and the consumer: a queue
+	// hand-off costs each message a wake-up of the consumer and of an
+	// idle thread the runtime starts for it. Calls are sequential, for
+	// all the participant's topics alike; the handler releases each
+	// message and must be quick and never block: while it runs no other
+	// topic of the participant is taken and the graph is not followed
+	// (the readers' histories hold what arrives meanwhile), so it must
+	// not close the participant or a subscription of it, nor wait for the
+	// graph. QueueBytes still bounds the bytes handed and not yet
+	// released. Close returns once no call is running.
 	Handler func(*ros.Message)
 }
 

@@ -38,8 +38,8 @@
 //     goroutine never blocks on it; when full the oldest message is
 //     dropped, released and counted (Stats().Drops, with the samples
 //     Cyclone reports lost), logged rate limited. With
-//     SubscribeOptions.Handler the reader goroutine calls it for each
-//     message instead (edged's capture: no hand-off between goroutines);
+//     SubscribeOptions.Handler the pump calls it for each message
+//     instead (edged's capture: no hand-off between goroutines);
 //     QueueBytes still bounds what is handed and not released.
 //   - Buffer ownership: a *ros.Message's Data points into the serdata
 //     (no copy); it belongs to the receiver until Release, exactly once,
@@ -51,8 +51,10 @@
 //     blocked in Cyclone (a waitset holding the graph's readers and
 //     every subscription's): it takes, queues or calls each Handler, one
 //     subscription at a time, and yields its thread every 4 ms
-//     (internal/yield). A Handler must therefore be quick and must not
-//     close a subscription of its participant. Each Subscription owns a
+//     (internal/yield). A Handler therefore delays every topic and the
+//     graph of its participant while it runs: it must be quick, and must
+//     not close the participant or one of its subscriptions, nor wait
+//     for the graph (WaitPublications, Subscribe's automatic type). Each Subscription owns a
 //     goroutine that creates and attaches its reader, then watches for
 //     silence (noteIncompatible); Close cancels it, it detaches the
 //     reader (once the pump is not serving it), deletes the DDS entities

@@ -4,8 +4,10 @@ package dds
 
 import "sync"
 
-// PauseReaders holds every subscription's reader goroutine before its
-// next take until resume is called (once or more): a reader falling behind, on demand.
+// PauseReaders holds every participant's pump before its next take of a
+// subscription's samples until resume is called (once or more): a reader
+// falling behind, on demand. While paused, the graph is not followed and
+// closing a subscription that has data waits for resume.
 func PauseReaders() (resume func()) {
 	ch := make(chan struct{})
 	h := func() { <-ch }

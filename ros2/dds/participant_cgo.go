@@ -48,7 +48,8 @@ import (
 // log sink watches while edged creates its domain and participant).
 
 // Participant is one DDS domain participant: edged's presence on a ROS 2
-// graph. It owns the graph goroutine (DCPSPublication) and its
+// graph. It owns the pump (pump_cgo.go: the graph's DCPSPublication and
+// ros_discovery_info readers and every subscription's) and its
 // subscriptions.
 type Participant struct {
 	cfg           Config

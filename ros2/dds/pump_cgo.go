@@ -36,10 +36,12 @@ const (
 	firstSubID     = 16 // subscriptions, one each, never reused
 )
 
-// maxTriggered is how many triggered conditions one wait reports; more
-// are served by the next wait, which returns at once (a read condition
-// stays triggered while its reader holds samples).
-const maxTriggered = 32
+// minTriggered is how many triggered conditions a wait reports at first;
+// when more triggered, the pump grows its array to hold them all for the
+// next wait (which returns at once: a read condition stays triggered
+// while its reader holds samples). Cyclone reports them in the same
+// order each time, so a fixed array would starve the ones past its end.
+const minTriggered = 32
 
 // batchSize is how many samples one take moves.
 const batchSize = 64
@@ -99,7 +101,7 @@ func (p *Participant) run(rd, drd C.dds_entity_t) {
 	}
 	defer C.free(unsafe.Pointer(cbatch))
 	batch := unsafe.Slice(cbatch, batchSize)
-	xs := make([]C.dds_attach_t, maxTriggered) // no Go pointers inside: may go to C
+	xs := make([]C.dds_attach_t, minTriggered) // no Go pointers inside: may go to C
 	var y yield.Yielder
 	p.takeGraph(rd, drd, g) // what arrived before the first wait
 	for p.ctx.Err() == nil {
@@ -119,6 +121,9 @@ func (p *Participant) run(rd, drd C.dds_entity_t) {
 		}
 		if graph {
 			p.takeGraph(rd, drd, g)
+		}
+		if n > len(xs) {
+			xs = make([]C.dds_attach_t, n)
 		}
 		if queued {
 			// Let the consumers just readied run on this thread before it

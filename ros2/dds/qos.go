@@ -39,7 +39,7 @@ type QoS struct {
 	Durability  Durability
 	// Depth is the history depth of a transient-local reader (the last
 	// samples it gets on joining); 0: 10. Other readers keep all samples
-	// until edged's reader goroutine moves them into its bounded queue
+	// until edged's pump moves them into its bounded queue
 	// (a KEEP_LAST history there would overwrite samples uncounted).
 	Depth int
 }

@@ -65,7 +65,7 @@ func (s *Subscription) accept(c *C.edged_sample, now time.Time) {
 // ros_discovery_info and DCPSPublication have told it. The name is
 // looked up again after any graph change; a new PublisherInfo is made
 // only when it differs, so steady state costs one atomic load per sample
-// and allocates nothing. Reader goroutine only.
+// and allocates nothing. The pump only.
 func (s *Subscription) publisher(h uint64) *ros.PublisherInfo {
 	gen := s.p.graph.gen.Load()
 	if h == s.lastWriter && s.lastInfo.gen == gen && s.lastInfo.info != nil {

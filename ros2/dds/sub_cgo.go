@@ -45,18 +45,18 @@ import (
 // the publishers' reliability and durability
 // (QoS.Resolve: a best-effort camera gets best effort, a
 // transient-local topic gets its history on joining), creates the
-// reader and a waitset, then takes batches of samples (one cgo call
-// per wake-up: take, or wait and take) and yields to the consumers
-// it readied before it blocks again (or, with SubscribeOptions.Handler,
-// hands each sample to it on this goroutine). Profiles: ProfileDefault, ProfileSensorData,
-// ProfileLatched. Publishers that appear later with an incompatible
+// reader and attaches it to the participant's pump, which takes its
+// samples in batches into Messages() (or, with
+// SubscribeOptions.Handler, hands each to it). Profiles: ProfileDefault,
+// ProfileSensorData, ProfileLatched. Publishers that appear later with an incompatible
 // QoS (or any, under a QoS override they cannot serve) are not
 // matched, as in ROS 2: a warning names the policy, once per such
 // publisher (a restart of edged re-resolves an automatic QoS).
 
 // Subscription reads one ROS 2 topic. Its goroutine waits for the topic's
-// type and publishers' QoS when they are automatic, creates the reader,
-// then takes serialized samples into Messages().
+// type and publishers' QoS when they are automatic, creates the reader
+// and attaches it to the participant's pump, which takes serialized
+// samples into Messages() (or the Handler).
 type Subscription struct {
 	p     *Participant
 	opts  SubscribeOptions

@@ -7,14 +7,15 @@ package dds
 #include "edged_dds.h"
 
 // The reader's history is KEEP_ALL without resource limits. KEEP_LAST
-// overwrote the oldest sample whenever the reader goroutine fell behind
+// overwrote the oldest sample whenever edged's pump fell behind
 // a reliable burst, and Cyclone counts that nowhere (most frames of a
 // fast reliable camera were lost silently); a bounded KEEP_ALL history
 // refuses samples when full and Cyclone 0.10 then stalls the stream
 // (refused samples are not delivered again after the reader takes). The
-// reader goroutine never blocks: it moves every sample at once into
-// edged's bounded queue, where a drop is counted, so what Cyclone holds
-// is what arrived while the goroutine was not scheduled. A
+// pump never blocks on a queue: it moves every sample at once into
+// edged's bounded queue, where a drop is counted (or to a Handler, which
+// must be quick), so what Cyclone holds is what arrived while the pump
+// was busy or not scheduled. A
 // transient-local reader keeps KEEP_LAST depth: on joining it wants the
 // last depth samples of a latched topic, which is never a fast stream.
 static dds_qos_t *edged_reader_qos(int reliable, int transient_local, int depth) {
@@ -54,8 +55,8 @@ import (
 )
 
 // Reader history: KEEP_ALL (transient-local: KEEP_LAST Depth), so
-// Cyclone never overwrites a sample the reader goroutine has not
-// taken yet; the goroutine never blocks, so loss happens only in the
+// Cyclone never overwrites a sample the pump has not taken yet; the
+// pump never blocks on a queue, so loss happens only in the
 // bounded queue below, counted. A reliable writer that keeps only its
 // last N samples may still skip samples a slow network has not
 // acknowledged: that is the publisher's QoS.
@@ -119,10 +120,12 @@ func (s *Subscription) create(typ, ddsType string, qos QoS) error {
 	return nil
 }
 
-// closeReader deletes the reader and the topic.
+// closeReader deletes the reader and the topic; Stats reads them no
+// more (its sertype goes with the topic).
 func (s *Subscription) closeReader() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer func() { s.rd, s.tp, s.sertype = 0, 0, nil }()
 	C.dds_delete(s.rd)
 	C.dds_delete(s.tp)
 }

@@ -41,7 +41,7 @@ import "strings"
 
 // reads reports whether the subscription reads writer p: of its reader's
 // type once created, else of a ROS 2 type SubscribeOptions accepts.
-// Subscription goroutine only.
+// The subscription's goroutine before attach, the pump after.
 func (s *Subscription) reads(p Publication) bool {
 	if s.readType != "" {
 		return p.DDSType == s.readType
@@ -53,7 +53,7 @@ func (s *Subscription) reads(p Publication) bool {
 // subscription does not read (nothing it sends arrives: DDS matches
 // readers and writers by type) and counts it (Mismatched), so that a
 // writer squatting a topic with another type is visible rather than
-// silent. Subscription goroutine only.
+// silent. The subscription's goroutine before attach, the pump after.
 func (s *Subscription) noteMismatched(pubs []Publication) {
 	for _, p := range pubs {
 		if s.reads(p) {
@@ -91,7 +91,7 @@ func (s *Subscription) wants() string {
 }
 
 // checkWriters looks for writers of another type after a graph change
-// (one atomic load when nothing changed). Subscription goroutine only.
+// (one atomic load when nothing changed). The pump only.
 func (s *Subscription) checkWriters() {
 	gen := s.p.graph.gen.Load()
 	if gen == s.writersGen || s.opts.DDSTopic != "" { // the graph knows rt/ topics only
@@ -109,7 +109,8 @@ func (s *Subscription) Mismatched() uint64 { return s.mismatched.Load() }
 // match (a reliable reader and a best-effort publisher, a
 // transient-local reader and a volatile one): Cyclone does not connect
 // them, so the topic stays silent, which only a log can explain. Called
-// when a wait ends without data, so a busy stream pays nothing.
+// after a second without data (watchSilence), so a busy stream pays
+// nothing.
 func (s *Subscription) noteIncompatible() {
 	var policy *C.char
 	n := uint32(C.edged_incompatible(s.rd, &policy))
