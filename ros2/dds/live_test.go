@@ -464,7 +464,7 @@ func TestLiveIncompatibleQoSWarns(t *testing.T) {
 }
 
 // With a Handler every sample of a reliable camera is handed on the
-// subscription's goroutine, one call at a time, in order, none on
+// participant's pump, one call at a time, in order, none on
 // Messages(), each counted as a message; the byte budget counts what the
 // handler holds until it releases it.
 func TestLiveHandler(t *testing.T) {

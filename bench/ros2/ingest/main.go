@@ -1,7 +1,7 @@
 // Command ingest is edged's side of the ROS 2 ingest benchmark
 // (scripts/bench-ros2.sh): it receives bench/ros2/pub.c's topics as
 // capture does, through package ros2/dds readers with capture's queue
-// bounds and a Handler on the reader's goroutine (capture's Handle),
+// bounds and a Handler on the participant's pump (capture's Handle),
 // decoding every sample (cdr.DecodeImage, cdr.DecodeJointState) and
 // releasing it. It warms up until every topic delivered, then receives
 // for SECONDS, from $BENCH_START (Unix seconds) when set: the wall-clock
@@ -41,7 +41,7 @@ import (
 	"github.com/edged-robotics/edged/ros2/dds"
 )
 
-// counters of one topic, written by its subscription's goroutine (the
+// counters of one topic, written by the participant's pump (the
 // Handler), read by main.
 type counters struct {
 	messages, bytes, gaps, errors atomic.Uint64
@@ -94,7 +94,7 @@ func run(args []string) error {
 		c := new(counters)
 		// capture's bounds: a camera gets the default queue, a state
 		// topic capture's state queue; each sample is handed to the
-		// counter on the reader's goroutine, as capture's Handle is
+		// counter on the participant's pump, as capture's Handle is
 		opts := dds.SubscribeOptions{Topic: fmt.Sprintf("/bench/cam%d/image_raw", i), Type: "sensor_msgs/msg/Image",
 			QueueBytes: capture.DefaultQueueBytes, Handler: c.imageHandler()}
 		if i == cams {
@@ -169,7 +169,7 @@ func (c *counters) jointsHandler() func(*ros.Message) {
 }
 
 // handler decodes (seq), releases and counts each message, on the
-// subscription's goroutine (calls are sequential).
+// participant's pump (calls are sequential).
 func (c *counters) handler(seq func([]byte) (int64, error)) func(*ros.Message) {
 	last := int64(-1)
 	return func(m *ros.Message) {
