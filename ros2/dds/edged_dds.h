@@ -21,6 +21,7 @@ typedef struct edged_serdata {
 	struct ddsi_serdata c;
 	uint32_t size;
 	unsigned char *data;
+	int cls; // its buffer's class in bufpool.c
 } edged_serdata;
 
 // What edged_write takes: bytes to send as one sample.
@@ -51,6 +52,10 @@ typedef struct edged_pub {
 	char type_name[256];
 	int truncated;
 } edged_pub;
+
+void *edged_buf_get(size_t size, int *cls);
+void edged_buf_put(void *p, int cls);
+void edged_buf_stats(uint64_t *fresh, uint64_t *reused);
 
 edged_sertype *edged_sertype_new(const char *type_name, uint32_t max_bytes);
 dds_entity_t edged_topic(dds_entity_t pp, const char *topic, const char *type, uint32_t max_bytes, edged_sertype **stp);

@@ -20,3 +20,7 @@ func PauseReaders() (resume func()) {
 		})
 	}
 }
+
+// SampleBufferStats reports the large-sample buffers allocated fresh and
+// reused so far, process-wide (bufpool.c).
+func SampleBufferStats() (fresh, reused uint64) { return sampleBufferStats() }

@@ -372,6 +372,35 @@ func TestLiveCameraNoAllocs(t *testing.T) {
 	}
 }
 
+// A camera's large samples reuse their buffers: once warm, receiving and
+// releasing frames takes no fresh buffer (each took a fresh malloc, its
+// pages faulted in by Cyclone's receive thread: bufpool.c).
+func TestLiveCameraReusesSampleBuffers(t *testing.T) {
+	tools := ddstest.Build(t)
+	domain := ddstest.Domain()
+	s := subscribe(t, participant(t, domain), dds.SubscribeOptions{Topic: "/cam/compressed", Type: "sensor_msgs/msg/CompressedImage",
+		QoS: dds.ProfileDefault, QueueSize: 64})
+	pub := ddstest.Start(t, tools.Pub, domain, "-t", "/cam/compressed", "-k", "image", "-w", "-D", "0", "-p", "1",
+		"-n", "100000", "-s", "300000")
+	pub.WaitLine(t, "ready")
+	receive := func(n int) {
+		for range n {
+			next(t, s).Release()
+		}
+	}
+	receive(50) // warm up
+	fresh0, reused0 := dds.SampleBufferStats()
+	receive(200)
+	fresh1, reused1 := dds.SampleBufferStats()
+	// A few more frames may be in flight at a peak than during warm-up.
+	if f := fresh1 - fresh0; f > 4 {
+		t.Errorf("%d fresh sample buffers for 200 frames after warm-up (%d reused), want <= 4", f, reused1-reused0)
+	}
+	if r := reused1 - reused0; r < 190 {
+		t.Errorf("%d sample buffers reused for 200 frames, want >= 190", r)
+	}
+}
+
 // A publisher whose participant names its writer on ros_discovery_info
 // (as every ROS 2 node does) is known by its node's full name: in the
 // graph (edged topics --ros2) and on every sample once the name has

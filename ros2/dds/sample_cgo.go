@@ -98,3 +98,11 @@ func (s *Subscription) release(m *ros.Message) {
 	*sm = sample{}
 	samplePool.Put(sm)
 }
+
+// sampleBufferStats reports how many large-sample buffers (bufpool.c)
+// were allocated fresh and how many were reused.
+func sampleBufferStats() (fresh, reused uint64) {
+	var f, r C.uint64_t
+	C.edged_buf_stats(&f, &r)
+	return uint64(f), uint64(r)
+}

@@ -13,13 +13,16 @@
 static const struct ddsi_serdata_ops edged_serdata_ops;
 static const struct ddsi_sertype_ops edged_sertype_ops;
 
-// Allocates a serdata with room for size bytes (one malloc: the bytes
-// follow the struct). NULL when out of memory.
+// Allocates a serdata with room for size bytes (one buffer: the bytes
+// follow the struct; large ones from bufpool.c). NULL when out of
+// memory.
 static edged_serdata *serdata_new(const struct ddsi_sertype *type, enum ddsi_serdata_kind kind, size_t size) {
-	edged_serdata *sd = malloc(sizeof(*sd) + size);
+	int cls;
+	edged_serdata *sd = edged_buf_get(sizeof(*sd) + size, &cls);
 	if (sd == NULL)
 		return NULL;
 	ddsi_serdata_init(&sd->c, type, kind);
+	sd->cls = cls;
 	sd->size = (uint32_t)size;
 	sd->data = (unsigned char *)(sd + 1);
 	return sd;
@@ -67,7 +70,7 @@ static struct ddsi_serdata *sd_from_ser(const struct ddsi_sertype *type, enum dd
 		filled = end;
 	}
 	if (filled != size) {
-		free(sd);
+		edged_buf_put(sd, sd->cls);
 		return NULL;
 	}
 	return &sd->c;
@@ -166,7 +169,7 @@ static bool sd_untyped_to_sample(const struct ddsi_sertype *type, const struct d
 }
 
 static void sd_free(struct ddsi_serdata *d) {
-	free(d);
+	edged_buf_put(d, ((edged_serdata *)d)->cls);
 }
 
 static size_t sd_print(const struct ddsi_sertype *type, const struct ddsi_serdata *d, char *buf, size_t size) {
