@@ -91,6 +91,10 @@ static struct ddsi_serdata *sd_from_ser_iov(const struct ddsi_sertype *type, enu
 		memcpy(sd->data + off, iov[i].iov_base, n);
 		off += n;
 	}
+	if (off != size) { // short: the rest would be a previous sample's bytes
+		edged_buf_put(sd, sd->cls);
+		return NULL;
+	}
 	return &sd->c;
 }
 
