@@ -46,3 +46,23 @@ func TestBufPoolEvictsStaleClass(t *testing.T) {
 		}
 	}
 }
+
+// A sample given fewer bytes than its size is refused (in a pooled
+// buffer the rest would be a previous sample's) and counted in
+// Stats().Errors, not lost silently.
+func TestShortSampleRefusedAndCounted(t *testing.T) {
+	for _, c := range []struct {
+		have, size  int
+		wantBuilt   bool
+		wantRefused uint32
+	}{
+		{300 << 10, 300 << 10, true, 0},
+		{100 << 10, 300 << 10, false, 1},
+		{4, 8, false, 1},
+	} {
+		built, refused := fromShortIOV(c.have, c.size)
+		if built != c.wantBuilt || refused != c.wantRefused {
+			t.Errorf("%d of %d bytes: built %v, %d refused; want %v, %d", c.have, c.size, built, refused, c.wantBuilt, c.wantRefused)
+		}
+	}
+}
