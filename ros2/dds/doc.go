@@ -7,10 +7,11 @@
 // ROS 2 conventions: topic /a/b is DDS topic rt/a/b, type pkg/msg/T is
 // pkg::msg::dds_::T_ (names.go); the domain is ROS_DOMAIN_ID (Config:
 // 0..232). C side (serdata.c): a keyless sertype whose serdata keeps the
-// bytes as received, one buffer per sample (those of 64 KiB and more go
-// back to a pool for the next sample, at most 32 MiB of them idle:
-// bufpool.c); a sample over MaxMessageBytes is refused inside Cyclone
-// before it is copied and counted (Stats().Errors).
+// bytes as received, one buffer per sample (those from 64 KiB to 32 MiB
+// go back to a pool for the next sample, at most 32 MiB of them idle;
+// one given back evicts idle ones of other sizes: bufpool.c); a sample
+// over MaxMessageBytes is refused inside Cyclone before it is copied
+// and counted (Stats().Errors).
 //
 // Contract:
 //   - NewParticipant joins a domain (Config.CycloneConfig, e.g.

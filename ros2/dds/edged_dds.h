@@ -56,6 +56,8 @@ typedef struct edged_pub {
 void *edged_buf_get(size_t size, int *cls);
 void edged_buf_put(void *p, int cls);
 void edged_buf_stats(uint64_t *fresh, uint64_t *reused);
+int edged_buf_class(size_t size);
+void edged_buf_drain(void);
 
 edged_sertype *edged_sertype_new(const char *type_name, uint32_t max_bytes);
 dds_entity_t edged_topic(dds_entity_t pp, const char *topic, const char *type, uint32_t max_bytes, edged_sertype **stp);

@@ -28,14 +28,28 @@ static edged_serdata *serdata_new(const struct ddsi_sertype *type, enum ddsi_ser
 	return sd;
 }
 
-// oversize counts and refuses a sample over the type's cap; the caller
-// returns NULL, which Cyclone treats as a sample that cannot be read.
+// refuse counts a sample the type will not build; the caller returns
+// NULL, which Cyclone treats as a sample that cannot be read.
+static void refuse(const struct ddsi_sertype *type) {
+	const edged_sertype *st = (const edged_sertype *)type;
+	ddsrt_atomic_inc32((ddsrt_atomic_uint32_t *)&st->refused);
+}
+
+// oversize counts and refuses a sample over the type's cap.
 static bool oversize(const struct ddsi_sertype *type, size_t size) {
 	const edged_sertype *st = (const edged_sertype *)type;
 	if (size <= st->max_bytes && size >= 4)
 		return false;
-	ddsrt_atomic_inc32((ddsrt_atomic_uint32_t *)&st->refused);
+	refuse(type);
 	return true;
+}
+
+// short_fill counts and frees a serdata built from fewer bytes than its
+// size (the rest would be a previous sample's bytes: bufpool.c).
+static struct ddsi_serdata *short_fill(edged_serdata *sd) {
+	refuse(sd->c.type);
+	edged_buf_put(sd, sd->cls);
+	return NULL;
 }
 
 // Key-only serdata: a keyless topic has one instance, so the key is the
@@ -69,10 +83,8 @@ static struct ddsi_serdata *sd_from_ser(const struct ddsi_sertype *type, enum dd
 		memcpy(sd->data + filled, p + (filled - frag->min), end - filled);
 		filled = end;
 	}
-	if (filled != size) {
-		edged_buf_put(sd, sd->cls);
-		return NULL;
-	}
+	if (filled != size)
+		return short_fill(sd);
 	return &sd->c;
 }
 
@@ -91,10 +103,8 @@ static struct ddsi_serdata *sd_from_ser_iov(const struct ddsi_sertype *type, enu
 		memcpy(sd->data + off, iov[i].iov_base, n);
 		off += n;
 	}
-	if (off != size) { // short: the rest would be a previous sample's bytes
-		edged_buf_put(sd, sd->cls);
-		return NULL;
-	}
+	if (off != size)
+		return short_fill(sd);
 	return &sd->c;
 }
 

@@ -138,8 +138,8 @@ func (s *Subscription) QoS() (QoS, bool) {
 
 // Stats returns the subscription's counters. Publishers are the matched
 // writers now, Connects all writers ever matched, Errors samples refused
-// for their size, Drops those dropped by edged's queue plus those Cyclone
-// reports lost.
+// for their size or built short (serdata.c), Drops those dropped by
+// edged's queue plus those Cyclone reports lost.
 func (s *Subscription) Stats() ros.SubscriptionStats {
 	st := ros.SubscriptionStats{Messages: s.queue.Messages(), Bytes: s.bytes.Load(), Drops: s.queue.Drops(), HeldBytes: s.queue.Held()}
 	s.mu.Lock()
