@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -69,5 +71,24 @@ func TestTable(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Every script make bench runs prints its rows: the table counts one
+// that prints none as failed, so make bench could never pass
+// (scripts/bench-uplink.sh printed none).
+func TestEveryBenchScriptPrintsRows(t *testing.T) {
+	scripts, err := filepath.Glob("../../scripts/bench-*.sh")
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no scripts/bench-*.sh found (%v)", err)
+	}
+	for _, s := range scripts {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "RESULT ") {
+			t.Errorf("%s prints no RESULT row for make bench's table", filepath.Base(s))
+		}
 	}
 }
