@@ -27,7 +27,7 @@ func TestHandlerTakesEveryMessageOnTheReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = n.Close() })
-	const burst, size = 5, 200 << 10 // over the reader's 64 KiB: the body deadline is armed
+	const burst, size = 5, 200 << 10 // over the reader's 16 KiB read-ahead: the body deadline is armed
 	pub := rostest.StartFakePublisher(t, nil, rostest.FakePublisherConfig{NodeName: "/cam", Topic: "/cam", Type: "std_msgs/String",
 		OnConnect: func(ctx context.Context, conn net.Conn, _ tcpros.Header) {
 			_ = rostest.WritePublisherHeader(conn, "/cam", "/cam", "std_msgs/String", stringMD5, stringDef, false)

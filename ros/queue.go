@@ -13,7 +13,7 @@ import (
 // all charged before their buffer is taken. A frame that does not
 // fit drops the oldest queued message; if it still does not fit it
 // is read and discarded. Besides that, per publisher connection: a
-// 64 KiB read buffer, its connection header (<= MaxHeaderBytes,
+// 16 KiB read buffer, its connection header (<= MaxHeaderBytes,
 // default 1 MiB) and the kernel's socket buffer (8 MiB, or up to
 // tcp_rmem's maximum where that is higher: rcvbuf.go). So one
 // topic costs at most QueueBytes + MaxPublishers x ~1.1 MiB of user

@@ -358,3 +358,8 @@ func TestReadLengthKeepsSyncAcrossAnError(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkFrameReaderJPEG720p is the framed reader path for a 720p
+// CompressedImage as cameras send them (~113 KB): the read-ahead copies
+// part of each body twice, the rest is read straight into its buffer.
+func BenchmarkFrameReaderJPEG720p(b *testing.B) { benchmarkFrames(b, 113_000) }
