@@ -7,10 +7,6 @@ package dds
 #include <stdlib.h>
 #include "edged_dds.h"
 
-int edged_take(dds_entity_t rd, edged_sample *out, int n);
-void edged_unref(edged_serdata *sd);
-int edged_graph_take(dds_entity_t rd, edged_pub *out, int n);
-
 #include <stdio.h>
 #include <string.h>
 
@@ -176,8 +172,6 @@ func (w waitset) wait(xs []C.dds_attach_t) int {
 }
 
 func (w waitset) wake() { C.dds_waitset_set_trigger(w.ws, true) }
-
-func (w waitset) delete() { C.dds_delete(w.ws) }
 
 var errClosed = errors.New("dds: participant closed")
 

@@ -53,6 +53,11 @@ typedef struct edged_pub {
 	int truncated;
 } edged_pub;
 
+// Batch helpers (reader.c): Go crosses into C once per batch.
+int edged_take(dds_entity_t rd, edged_sample *out, int n);
+int edged_graph_take(dds_entity_t rd, edged_pub *out, int n);
+void edged_unref(edged_serdata *sd);
+
 void *edged_buf_get(size_t size, int *cls);
 void edged_buf_put(void *p, int cls);
 void edged_buf_stats(uint64_t *fresh, uint64_t *reused);

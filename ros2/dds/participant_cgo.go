@@ -5,9 +5,6 @@ package dds
 /*
 #include <stdlib.h>
 #include "edged_dds.h"
-int edged_graph_take(dds_entity_t rd, edged_pub *out, int n);
-int edged_take(dds_entity_t rd, edged_sample *out, int n);
-void edged_unref(edged_serdata *sd);
 
 // A reader of ros_discovery_info as ROS 2 nodes write it: reliable,
 // transient local so every participant's last sample arrives on joining.

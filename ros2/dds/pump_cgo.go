@@ -5,7 +5,6 @@ package dds
 /*
 #include <stdlib.h>
 #include "edged_dds.h"
-int edged_take(dds_entity_t rd, edged_sample *out, int n);
 */
 import "C"
 

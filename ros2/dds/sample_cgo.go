@@ -4,8 +4,6 @@ package dds
 
 /*
 #include "edged_dds.h"
-
-void edged_unref(edged_serdata *sd);
 */
 import "C"
 
