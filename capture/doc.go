@@ -39,8 +39,8 @@
 //
 // Hand-offs (docs/DESIGN.md, "Hand-offs per message"). A Node whose
 // subscriptions are Direct (FromROS1; the daemon's ROS 2 adapter) calls
-// SubscribeOptions.Handle on its readers (a socket reader, a DDS
-// reader's goroutine): a frame is read, decoded and copied into its ring
+// SubscribeOptions.Handle on its readers (a socket reader, the DDS
+// participant's pump): a frame is read, decoded and copied into its ring
 // on one goroutine (per-topic mutex over the decode scratch, for several
 // publishers). Other Nodes (tests' fakes) deliver on Messages(), read by
 // one goroutine per topic. Sinks must be fast and never block: a slow sink
