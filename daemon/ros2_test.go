@@ -327,8 +327,8 @@ func TestRunROS2StatusHasNoMaster(t *testing.T) {
 	}
 }
 
-// Under ROS 2, as under ROS1, capture's topics are Direct: each
-// subscription's reader goroutine calls capture's Handle, so a frame
+// Under ROS 2, as under ROS1, capture's topics are Direct: the
+// participant's pump calls capture's Handle, so a frame
 // crosses no goroutine between Cyclone and its ring (docs/DESIGN.md,
 // "Hand-offs per message"); without a Handle it queues as before.
 func TestDDSNodeSubscriptionsAreDirect(t *testing.T) {
