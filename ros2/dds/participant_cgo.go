@@ -131,12 +131,13 @@ func (p *Participant) discoveryReader() C.dds_entity_t {
 	defer C.free(unsafe.Pointer(ctopic))
 	defer C.free(unsafe.Pointer(ctype))
 	drd := C.edged_discovery_reader(p.pp, ctopic, ctype, maxDiscoveryBytes)
+	var err error
 	if drd < 0 {
-		p.log.Warn("dds: cannot read ros_discovery_info; publishers' node names stay unknown", "err", ddsError("create reader", C.dds_return_t(drd)))
-		return 0
-	}
-	if _, err := p.ws.attach(drd, idDiscovery); err != nil {
+		err = ddsError("create reader", C.dds_return_t(drd))
+	} else if _, err = p.ws.attach(drd, idDiscovery); err != nil {
 		C.dds_delete(drd)
+	}
+	if err != nil {
 		p.log.Warn("dds: cannot read ros_discovery_info; publishers' node names stay unknown", "err", err)
 		return 0
 	}
